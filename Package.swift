@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "forcetrace",
+    products: [
+        .executable(name: "forcetrace", targets: ["forcetrace"]),
+        .library(name: "ForceTrace", targets: ["ForceTrace"]),
+    ],
+    targets: [
+        // C shims only: what Swift cannot import from the system libraries.
+        .systemLibrary(
+            name: "CHDF5",
+            pkgConfig: "hdf5",
+            providers: [.apt(["libhdf5-dev"])]
+        ),
+        // The thin safe layer over HDF5: no hid_t escapes it.
+        .target(name: "HDF5", dependencies: ["CHDF5"]),
+        // The library: decoding, formats, trace files, analysis.
+        .target(name: "ForceTrace", dependencies: ["HDF5"]),
+        // The command-line layer, one file per subcommand.
+        .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
+        .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
+        .testTarget(name: "ForceTraceTests", dependencies: ["ForceTrace", "HDF5"]),
+    ]
+)

@@ -1,0 +1,183 @@
+import CHDF5
+import Foundation
+
+/// An attribute's value. Strings are stored as variable-length UTF-8, which
+/// h5py returns as `str`; integers as int64; reals as float64.
+public enum AttributeValue: Equatable, Sendable, CustomStringConvertible {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case ints([Int64])
+    case doubles([Double])
+    case strings([String])
+
+    public var description: String {
+        switch self {
+        case .string(let value): value
+        case .int(let value): String(value)
+        case .double(let value): String(value)
+        case .ints(let values): values.map(String.init).joined(separator: " ")
+        case .doubles(let values): values.map { String($0) }.joined(separator: " ")
+        case .strings(let values): values.joined(separator: ", ")
+        }
+    }
+
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    public var intValue: Int64? {
+        switch self {
+        case .int(let value): value
+        case .ints(let values) where values.count == 1: values[0]
+        case .double(let value) where value.rounded() == value: Int64(exactly: value)
+        default: nil
+        }
+    }
+    public var intsValue: [Int64]? {
+        switch self {
+        case .ints(let values): values
+        case .int(let value): [value]
+        default: nil
+        }
+    }
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let value): value
+        case .int(let value): Double(value)
+        default: nil
+        }
+    }
+}
+
+/// Creates a variable-length UTF-8 string type; the caller closes it.
+func makeStringType() throws -> hid_t {
+    let type = try checkID(H5Tcopy(CHDF5_C_S1()), "H5Tcopy", "string type")
+    try checkStatus(H5Tset_size(type, CHDF5_T_VARIABLE()), "H5Tset_size", "string type")
+    try checkStatus(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset", "string type")
+    return type
+}
+
+/// Writes variable-length strings with `write(pointers)`, keeping the C
+/// strings alive for the duration of the call.
+func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    return try body(duplicates.map { UnsafePointer($0) })
+}
+
+extension Group {
+    /// Sets an attribute on this group, replacing any with that name.
+    /// The corresponding C functions are `H5Acreate2` and `H5Awrite`.
+    public func setAttribute(_ name: String, _ value: AttributeValue) throws {
+        try withHDF5 { try writeAttribute(on: try handle.validID(displayPath), name, value, context: displayPath) }
+    }
+
+    /// Reads an attribute, or nil when there is none with that name.
+    public func attribute(_ name: String) throws -> AttributeValue? {
+        try withHDF5 { try readAttribute(on: try handle.validID(displayPath), name, context: displayPath) }
+    }
+
+    /// Names of this group's attributes.
+    public func attributeNames() throws -> [String] {
+        try withHDF5 { try listAttributes(on: try handle.validID(displayPath), context: displayPath) }
+    }
+}
+
+func writeAttribute(on object: hid_t, _ name: String, _ value: AttributeValue, context: String) throws {
+    let where_ = "\(context) attribute \(name)"
+    if H5Aexists(object, name) > 0 {
+        try checkStatus(H5Adelete(object, name), "H5Adelete", where_)
+    }
+    var count: hsize_t = 1
+    let isScalar: Bool
+    switch value {
+    case .string, .int, .double: isScalar = true
+    case .ints(let values): isScalar = false; count = hsize_t(values.count)
+    case .doubles(let values): isScalar = false; count = hsize_t(values.count)
+    case .strings(let values): isScalar = false; count = hsize_t(values.count)
+    }
+    let space = try isScalar
+        ? checkID(H5Screate(H5S_SCALAR), "H5Screate", where_)
+        : checkID(H5Screate_simple(1, &count, nil), "H5Screate_simple", where_)
+    defer { H5Sclose(space) }
+    let fileType: hid_t
+    var ownsType = false
+    switch value {
+    case .string, .strings: fileType = try makeStringType(); ownsType = true
+    case .int, .ints: fileType = CHDF5_NATIVE_INT64()
+    case .double, .doubles: fileType = CHDF5_NATIVE_DOUBLE()
+    }
+    defer { if ownsType { H5Tclose(fileType) } }
+    let attribute = try checkID(H5Acreate2(object, name, fileType, space, CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT()),
+                                "H5Acreate2", where_)
+    defer { H5Aclose(attribute) }
+    let status: herr_t
+    switch value {
+    case .string(let text):
+        status = withCStringArray([text]) { pointers in pointers.withUnsafeBufferPointer { H5Awrite(attribute, fileType, $0.baseAddress) } }
+    case .strings(let texts):
+        status = withCStringArray(texts) { pointers in pointers.withUnsafeBufferPointer { H5Awrite(attribute, fileType, $0.baseAddress) } }
+    case .int(var number): status = H5Awrite(attribute, fileType, &number)
+    case .double(var number): status = H5Awrite(attribute, fileType, &number)
+    case .ints(let numbers): status = numbers.withUnsafeBufferPointer { H5Awrite(attribute, fileType, $0.baseAddress) }
+    case .doubles(let numbers): status = numbers.withUnsafeBufferPointer { H5Awrite(attribute, fileType, $0.baseAddress) }
+    }
+    try checkStatus(status, "H5Awrite", where_)
+}
+
+func readAttribute(on object: hid_t, _ name: String, context: String) throws -> AttributeValue? {
+    let where_ = "\(context) attribute \(name)"
+    guard H5Aexists(object, name) > 0 else { return nil }
+    let attribute = try checkID(H5Aopen(object, name, CHDF5_P_DEFAULT()), "H5Aopen", where_)
+    defer { H5Aclose(attribute) }
+    let type = try checkID(H5Aget_type(attribute), "H5Aget_type", where_)
+    defer { H5Tclose(type) }
+    let space = try checkID(H5Aget_space(attribute), "H5Aget_space", where_)
+    defer { H5Sclose(space) }
+    let scalar = H5Sget_simple_extent_type(space) == H5S_SCALAR
+    let count = Int(max(0, H5Sget_simple_extent_npoints(space)))
+    switch H5Tget_class(type) {
+    case H5T_STRING:
+        var strings: [String] = []
+        if H5Tis_variable_str(type) > 0 {
+            let memType = try makeStringType()
+            defer { H5Tclose(memType) }
+            var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+            try checkStatus(H5Aread(attribute, memType, &pointers), "H5Aread", where_)
+            strings = pointers.map { $0.map { String(cString: $0) } ?? "" }
+            pointers.withUnsafeMutableBufferPointer { buffer in
+                _ = H5Dvlen_reclaim(memType, space, CHDF5_P_DEFAULT(), buffer.baseAddress)
+            }
+        } else {
+            let size = H5Tget_size(type)
+            var bytes = [UInt8](repeating: 0, count: size * count)
+            try checkStatus(H5Aread(attribute, type, &bytes), "H5Aread", where_)
+            for index in 0..<count {
+                let slice = bytes[(index * size)..<((index + 1) * size)].prefix { $0 != 0 }
+                strings.append(String(decoding: slice, as: UTF8.self))
+            }
+        }
+        return scalar ? .string(strings.first ?? "") : .strings(strings)
+    case H5T_INTEGER:
+        var values = [Int64](repeating: 0, count: count)
+        try checkStatus(H5Aread(attribute, CHDF5_NATIVE_INT64(), &values), "H5Aread", where_)
+        return scalar ? .int(values.first ?? 0) : .ints(values)
+    case H5T_FLOAT:
+        var values = [Double](repeating: 0, count: count)
+        try checkStatus(H5Aread(attribute, CHDF5_NATIVE_DOUBLE(), &values), "H5Aread", where_)
+        return scalar ? .double(values.first ?? 0) : .doubles(values)
+    default:
+        return nil
+    }
+}
+
+func listAttributes(on object: hid_t, context: String) throws -> [String] {
+    var names: [String] = []
+    var index: hsize_t = 0
+    try withUnsafeMutablePointer(to: &names) { pointer in
+        try checkStatus(H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &index, { _, name, _, data in
+            guard let name, let data else { return 0 }
+            data.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name))
+            return 0
+        }, pointer), "H5Aiterate2", context)
+    }
+    return names
+}

@@ -1,0 +1,352 @@
+import CHDF5
+
+/// How a chunked dataset is compressed.
+public struct Compression: Sendable, Equatable {
+    /// zlib level, 0 (store) to 9 (smallest).
+    public let deflateLevel: Int
+    /// Byte shuffle before deflate; groups the high bytes of small integers.
+    public let shuffle: Bool
+
+    public static let none = Compression(uncheckedLevel: 0, shuffle: false)
+    public static let standard = Compression(uncheckedLevel: 4, shuffle: true)
+
+    /// - Throws: `HDF5Error` naming the allowed range when `deflateLevel` is outside 0...9.
+    public init(deflateLevel: Int, shuffle: Bool = true) throws {
+        guard (0...9).contains(deflateLevel) else {
+            throw HDF5Error(function: "Compression", context: "deflate level \(deflateLevel)",
+                            stack: ["the deflate level must be an integer from 0 to 9"])
+        }
+        self.init(uncheckedLevel: deflateLevel, shuffle: shuffle)
+    }
+
+    private init(uncheckedLevel: Int, shuffle: Bool) {
+        self.deflateLevel = uncheckedLevel
+        self.shuffle = shuffle
+    }
+}
+
+/// Sizes of one dataset, for reports.
+public struct DatasetStorage: Sendable {
+    public let rows: Int
+    /// Bytes the data takes uncompressed.
+    public let logicalBytes: UInt64
+    /// Bytes the data takes in the file.
+    public let storedBytes: UInt64
+}
+
+/// A one-dimensional, chunked, extendible dataset of one scalar type.
+///
+/// Appends are buffered and written a whole chunk at a time, because writing
+/// a partial compressed chunk and then rewriting it leaves the old copy as
+/// dead space in the file. `flush()` writes a partial chunk when durability
+/// matters more than size (the live recorder).
+public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
+    public let name: String
+    let displayPath: String
+    let handle: Handle
+    let fileHandle: Handle
+    public let chunkRows: Int
+    /// Rows already in the file.
+    public private(set) var storedCount: Int
+    private var pending: [Element] = []
+
+    init(id: hid_t, fileHandle: Handle, name: String, displayPath: String, chunkRows: Int, storedCount: Int) {
+        self.handle = Handle(id, kind: "D", closer: H5Dclose)
+        self.fileHandle = fileHandle
+        self.name = name
+        self.displayPath = displayPath
+        self.chunkRows = chunkRows
+        self.storedCount = storedCount
+        pending.reserveCapacity(chunkRows)
+        fileHandle.register(self) { [unowned self] in try self.writePending() }
+    }
+
+    /// Rows in the column, counting ones still buffered.
+    public var count: Int { storedCount + pending.count }
+
+    /// Appends one value.
+    @inline(__always)
+    public func append(_ value: Element) throws {
+        pending.append(value)
+        if (storedCount + pending.count) % chunkRows == 0 { try writePending() }
+    }
+
+    /// Appends values, writing every chunk that fills.
+    public func append<S: Sequence>(contentsOf values: S) throws where S.Element == Element {
+        for value in values { try append(value) }
+    }
+
+    /// Writes buffered rows to the file, even if they fill only part of a chunk.
+    public func flush() throws { try writePending() }
+
+    private func writePending() throws {
+        guard !pending.isEmpty else { return }
+        try withHDF5 {
+            let id = try handle.validID(displayPath)
+            var newSize = hsize_t(storedCount + pending.count)
+            try checkStatus(H5Dset_extent(id, &newSize), "H5Dset_extent", displayPath)
+            let fileSpace = try checkID(H5Dget_space(id), "H5Dget_space", displayPath)
+            defer { H5Sclose(fileSpace) }
+            var start = hsize_t(storedCount)
+            var rows = hsize_t(pending.count)
+            try checkStatus(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, &start, nil, &rows, nil),
+                            "H5Sselect_hyperslab", displayPath)
+            let memorySpace = try checkID(H5Screate_simple(1, &rows, nil), "H5Screate_simple", displayPath)
+            defer { H5Sclose(memorySpace) }
+            let status = pending.withUnsafeBufferPointer {
+                H5Dwrite(id, Element.scalarKind.nativeType, memorySpace, fileSpace, CHDF5_P_DEFAULT(), $0.baseAddress)
+            }
+            try checkStatus(status, "H5Dwrite", displayPath)
+        }
+        storedCount += pending.count
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads rows `range`, converting from the file's type to `Element`.
+    /// Buffered rows not yet written are included.
+    /// The corresponding C function is `H5Dread`.
+    public func read(_ range: Range<Int>) throws -> [Element] {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw HDF5Error(function: "H5Dread", context: displayPath,
+                            stack: ["rows \(range.lowerBound)..<\(range.upperBound) are outside 0..<\(count)"])
+        }
+        var result = [Element](repeating: .zero, count: range.count)
+        let fromFile = range.clamped(to: 0..<storedCount)
+        if !fromFile.isEmpty {
+            try result.withUnsafeMutableBufferPointer { buffer in
+                try readStored(fromFile, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            }
+        }
+        let fromBuffer = range.clamped(to: storedCount..<count)
+        for index in fromBuffer { result[index - range.lowerBound] = pending[index - storedCount] }
+        return result
+    }
+
+    /// Reads every row.
+    public func readAll() throws -> [Element] { try read(0..<count) }
+
+    private func readStored(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        try withHDF5 {
+            let id = try handle.validID(displayPath)
+            let fileSpace = try checkID(H5Dget_space(id), "H5Dget_space", displayPath)
+            defer { H5Sclose(fileSpace) }
+            var start = hsize_t(range.lowerBound)
+            var rows = hsize_t(range.count)
+            try checkStatus(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, &start, nil, &rows, nil),
+                            "H5Sselect_hyperslab", displayPath)
+            let memorySpace = try checkID(H5Screate_simple(1, &rows, nil), "H5Screate_simple", displayPath)
+            defer { H5Sclose(memorySpace) }
+            try checkStatus(H5Dread(id, Element.scalarKind.nativeType, memorySpace, fileSpace, CHDF5_P_DEFAULT(), destination),
+                            "H5Dread", displayPath)
+        }
+    }
+
+    /// Re-reads the row count from the file: for SWMR readers following a writer.
+    /// The corresponding C function is `H5Drefresh`.
+    public func refresh() throws {
+        try withHDF5 {
+            let id = try handle.validID(displayPath)
+            try checkStatus(H5Drefresh(id), "H5Drefresh", displayPath)
+            storedCount = try datasetRows(id, displayPath)
+        }
+    }
+
+    /// Uncompressed and stored sizes.
+    public func storage() throws -> DatasetStorage {
+        try withHDF5 { try datasetStorage(try handle.validID(displayPath), displayPath) }
+    }
+
+    /// Writes what is buffered and closes the dataset.
+    public func close() throws {
+        guard handle.isOpen else { return }
+        try flush()
+        fileHandle.unregister(self)
+        try handle.close()
+    }
+
+    deinit {
+        // A column dropped without close() still writes its tail; errors
+        // here have nowhere to go, so writers call close() explicitly.
+        fileHandle.unregister(self)
+        if handle.isOpen && fileHandle.isOpen { try? writePending() }
+    }
+}
+
+func datasetRows(_ id: hid_t, _ context: String) throws -> Int {
+    let space = try checkID(H5Dget_space(id), "H5Dget_space", context)
+    defer { H5Sclose(space) }
+    let points = H5Sget_simple_extent_npoints(space)
+    try checkStatus(points, "H5Sget_simple_extent_npoints", context)
+    return Int(points)
+}
+
+func datasetStorage(_ id: hid_t, _ context: String) throws -> DatasetStorage {
+    let rows = try datasetRows(id, context)
+    let type = try checkID(H5Dget_type(id), "H5Dget_type", context)
+    defer { H5Tclose(type) }
+    let elementSize = H5Tget_size(type)
+    return DatasetStorage(rows: rows, logicalBytes: UInt64(rows) * UInt64(elementSize),
+                          storedBytes: UInt64(H5Dget_storage_size(id)))
+}
+
+extension Group {
+    /// Creates an empty extendible column, chunked by `chunkRows` and
+    /// compressed with `compression`.
+    /// The corresponding C functions are `H5Pset_chunk`, `H5Pset_shuffle`,
+    /// `H5Pset_deflate` and `H5Dcreate2`.
+    public func createColumn<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self,
+                                                  chunkRows: Int = 16384,
+                                                  compression: Compression = .standard) throws -> Column<Element> {
+        let where_ = childDisplay(name)
+        guard chunkRows > 0 else {
+            throw HDF5Error(function: "H5Pset_chunk", context: where_, stack: ["chunk rows must be positive"])
+        }
+        return try withHDF5 {
+            var initial: hsize_t = 0
+            var maximum = CHDF5_S_UNLIMITED()
+            let space = try checkID(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where_)
+            defer { H5Sclose(space) }
+            let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
+            defer { H5Pclose(dcpl) }
+            var chunk = hsize_t(chunkRows)
+            try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
+            if compression.deflateLevel > 0 {
+                guard H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 else {
+                    throw HDF5Error(function: "H5Zfilter_avail", context: where_,
+                                    stack: ["this HDF5 library has no deflate filter; use compression level 0"])
+                }
+                if compression.shuffle {
+                    try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_)
+                }
+                try checkStatus(H5Pset_deflate(dcpl, UInt32(compression.deflateLevel)), "H5Pset_deflate", where_)
+            }
+            let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
+                                            CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
+            return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: 0)
+        }
+    }
+
+    /// Opens a one-dimensional dataset as a column of `Element`, converting on read.
+    public func openColumn<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self) throws -> Column<Element> {
+        let where_ = childDisplay(name)
+        return try withHDF5 {
+            let id = try checkID(H5Dopen2(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Dopen2", where_)
+            var ok = false
+            defer { if !ok { H5Dclose(id) } }
+            let space = try checkID(H5Dget_space(id), "H5Dget_space", where_)
+            defer { H5Sclose(space) }
+            let rank = H5Sget_simple_extent_ndims(space)
+            guard rank == 1 else {
+                throw HDF5Error(function: "H5Dopen2", context: where_, stack: ["expected a one-dimensional dataset, found rank \(rank)"])
+            }
+            let type = try checkID(H5Dget_type(id), "H5Dget_type", where_)
+            defer { H5Tclose(type) }
+            let typeClass = H5Tget_class(type)
+            guard typeClass == H5T_INTEGER || typeClass == H5T_FLOAT else {
+                throw HDF5Error(function: "H5Dopen2", context: where_, stack: ["expected a numeric dataset"])
+            }
+            let rows = try datasetRows(id, where_)
+            var chunkRows = 16384
+            let dcpl = H5Dget_create_plist(id)
+            if dcpl >= 0 {
+                var chunk: hsize_t = 0
+                if H5Pget_layout(dcpl) == H5D_CHUNKED, H5Pget_chunk(dcpl, 1, &chunk) == 1, chunk > 0 { chunkRows = Int(chunk) }
+                H5Pclose(dcpl)
+            }
+            ok = true
+            return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: rows)
+        }
+    }
+
+    /// Sizes of the dataset `name`.
+    public func storage(of name: String) throws -> DatasetStorage {
+        let where_ = childDisplay(name)
+        return try withHDF5 {
+            let id = try checkID(H5Dopen2(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Dopen2", where_)
+            defer { H5Dclose(id) }
+            return try datasetStorage(id, where_)
+        }
+    }
+
+    /// Writes a small fixed-size array as a contiguous dataset.
+    public func writeArray<Element: HDF5Scalar>(_ name: String, _ values: [Element]) throws {
+        let where_ = childDisplay(name)
+        try withHDF5 {
+            var count = hsize_t(values.count)
+            let space = try checkID(H5Screate_simple(1, &count, nil), "H5Screate_simple", where_)
+            defer { H5Sclose(space) }
+            let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
+                                            CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
+            defer { H5Dclose(id) }
+            if !values.isEmpty {
+                let status = values.withUnsafeBufferPointer {
+                    H5Dwrite(id, Element.scalarKind.nativeType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), $0.baseAddress)
+                }
+                try checkStatus(status, "H5Dwrite", where_)
+            }
+        }
+    }
+
+    /// Reads a whole one-dimensional numeric dataset.
+    public func readArray<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self) throws -> [Element] {
+        let column: Column<Element> = try openColumn(name)
+        defer { try? column.close() }
+        return try column.readAll()
+    }
+
+    /// Writes an array of variable-length UTF-8 strings.
+    public func writeStrings(_ name: String, _ values: [String]) throws {
+        let where_ = childDisplay(name)
+        try withHDF5 {
+            var count = hsize_t(values.count)
+            let space = try checkID(H5Screate_simple(1, &count, nil), "H5Screate_simple", where_)
+            defer { H5Sclose(space) }
+            let type = try makeStringType()
+            defer { H5Tclose(type) }
+            let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, type, space,
+                                            CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
+            defer { H5Dclose(id) }
+            if !values.isEmpty {
+                let status = withCStringArray(values) { pointers in
+                    pointers.withUnsafeBufferPointer {
+                        H5Dwrite(id, type, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), $0.baseAddress)
+                    }
+                }
+                try checkStatus(status, "H5Dwrite", where_)
+            }
+        }
+    }
+
+    /// Reads an array of strings, variable- or fixed-length.
+    public func readStrings(_ name: String) throws -> [String] {
+        let where_ = childDisplay(name)
+        return try withHDF5 {
+            let id = try checkID(H5Dopen2(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Dopen2", where_)
+            defer { H5Dclose(id) }
+            let count = try datasetRows(id, where_)
+            let fileType = try checkID(H5Dget_type(id), "H5Dget_type", where_)
+            defer { H5Tclose(fileType) }
+            guard H5Tget_class(fileType) == H5T_STRING else {
+                throw HDF5Error(function: "H5Dread", context: where_, stack: ["expected a string dataset"])
+            }
+            if count == 0 { return [] }
+            if H5Tis_variable_str(fileType) > 0 {
+                let memType = try makeStringType()
+                defer { H5Tclose(memType) }
+                var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+                try checkStatus(H5Dread(id, memType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &pointers), "H5Dread", where_)
+                let strings = pointers.map { $0.map { String(cString: $0) } ?? "" }
+                let space = try checkID(H5Dget_space(id), "H5Dget_space", where_)
+                defer { H5Sclose(space) }
+                pointers.withUnsafeMutableBufferPointer { _ = H5Dvlen_reclaim(memType, space, CHDF5_P_DEFAULT(), $0.baseAddress) }
+                return strings
+            }
+            let size = H5Tget_size(fileType)
+            var bytes = [UInt8](repeating: 0, count: size * count)
+            try checkStatus(H5Dread(id, fileType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &bytes), "H5Dread", where_)
+            return (0..<count).map { index in
+                String(decoding: bytes[(index * size)..<((index + 1) * size)].prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CHDF5
+import Foundation
+
+/// An open HDF5 file. Close it with `close()`; `deinit` closes it otherwise.
+public final class File: @unchecked Sendable {
+    /// How to open an existing file.
+    public enum Mode: Sendable {
+        case readOnly
+        case readWrite
+        /// Read-only, for reading while a SWMR writer appends (`H5F_ACC_SWMR_READ`).
+        case swmrRead
+    }
+
+    public let path: String
+    let handle: Handle
+
+    private init(path: String, id: hid_t) {
+        self.path = path
+        self.handle = Handle(id, kind: "F", closer: H5Fclose)
+    }
+
+    /// Creates a file, replacing any file at `path`.
+    ///
+    /// - Parameter latestFormat: use the newest file format (libver latest),
+    ///   which single-writer/multiple-reader (SWMR) mode requires.
+    /// The corresponding C function is `H5Fcreate`.
+    public static func create(_ path: String, latestFormat: Bool = false) throws -> File {
+        try withHDF5 {
+            let fapl = try checkID(H5Pcreate(CHDF5_P_FILE_ACCESS()), "H5Pcreate", path)
+            defer { H5Pclose(fapl) }
+            if latestFormat {
+                try checkStatus(H5Pset_libver_bounds(fapl, CHDF5_LIBVER_LATEST(), CHDF5_LIBVER_LATEST()),
+                                "H5Pset_libver_bounds", path)
+            }
+            // Close everything the file owns when the file closes, so a
+            // forgotten dataset handle cannot keep it half-open.
+            try checkStatus(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "H5Pset_fclose_degree", path)
+            let id = try checkID(H5Fcreate(path, CHDF5_ACC_TRUNC(), CHDF5_P_DEFAULT(), fapl), "H5Fcreate", path)
+            return File(path: path, id: id)
+        }
+    }
+
+    /// Opens an existing file.
+    /// The corresponding C function is `H5Fopen`.
+    public static func open(_ path: String, mode: Mode = .readOnly) throws -> File {
+        try withHDF5 {
+            let fapl = try checkID(H5Pcreate(CHDF5_P_FILE_ACCESS()), "H5Pcreate", path)
+            defer { H5Pclose(fapl) }
+            try checkStatus(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "H5Pset_fclose_degree", path)
+            let flags: UInt32
+            switch mode {
+            case .readOnly: flags = CHDF5_ACC_RDONLY()
+            case .readWrite: flags = CHDF5_ACC_RDWR()
+            case .swmrRead: flags = CHDF5_ACC_RDONLY() | CHDF5_ACC_SWMR_READ()
+            }
+            let id = try checkID(H5Fopen(path, flags, fapl), "H5Fopen", path)
+            return File(path: path, id: id)
+        }
+    }
+
+    /// Whether `path` starts with the HDF5 signature.
+    /// The corresponding C function is `H5Fis_hdf5`.
+    public static func isHDF5(_ path: String) -> Bool {
+        withHDF5 { H5Fis_hdf5(path) > 0 }
+    }
+
+    /// The root group, "/".
+    public var root: Group {
+        get throws { try Group.open(in: handle, path: "/", displayPath: path + ":/") }
+    }
+
+    /// Writes buffered column rows and HDF5's buffers to the operating system. Does not call fsync:
+    /// use `sync()` when the data must survive a crash of the machine.
+    /// The corresponding C function is `H5Fflush`.
+    public func flush() throws {
+        try handle.runFlushers()
+        try withHDF5 {
+            try checkStatus(H5Fflush(try handle.validID(path), H5F_SCOPE_GLOBAL), "H5Fflush", path)
+        }
+    }
+
+    /// Flushes, then asks the kernel to put the file on disk (fsync).
+    public func sync() throws {
+        try flush()
+        let fd = Foundation.open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw HDF5Error(function: "open", context: path, stack: [String(cString: strerror(errno))])
+        }
+        defer { Foundation.close(fd) }
+        guard fsync(fd) == 0 else {
+            throw HDF5Error(function: "fsync", context: path, stack: [String(cString: strerror(errno))])
+        }
+    }
+
+    /// Switches a file made with `latestFormat: true` into SWMR write mode.
+    /// Create every group, dataset and attribute first: SWMR forbids adding
+    /// objects or attributes afterwards.
+    /// The corresponding C function is `H5Fstart_swmr_write`.
+    public func startSWMRWrite() throws {
+        try withHDF5 {
+            try checkStatus(H5Fstart_swmr_write(try handle.validID(path)), "H5Fstart_swmr_write", path)
+        }
+    }
+
+    /// Size of the file in bytes, as HDF5 sees it.
+    /// The corresponding C function is `H5Fget_filesize`.
+    public func fileSize() throws -> UInt64 {
+        try withHDF5 {
+            var size: hsize_t = 0
+            try checkStatus(H5Fget_filesize(try handle.validID(path), &size), "H5Fget_filesize", path)
+            return UInt64(size)
+        }
+    }
+
+    /// Closes the file, reporting any error HDF5 meets while writing it out.
+    public func close() throws { try handle.close() }
+}

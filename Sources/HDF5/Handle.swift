@@ -1,0 +1,57 @@
+import CHDF5
+
+/// Owns one HDF5 identifier and closes it exactly once: in `close()` or,
+/// failing that, in `deinit`. Everything public holds one of these instead of
+/// a raw `hid_t`.
+final class Handle: @unchecked Sendable {
+    private(set) var id: hid_t
+    private let closer: (hid_t) -> herr_t
+    private let kind: String
+
+    init(_ id: hid_t, kind: String, closer: @escaping (hid_t) -> herr_t) {
+        self.id = id
+        self.kind = kind
+        self.closer = closer
+    }
+
+    var isOpen: Bool { id >= 0 }
+
+    /// For file handles: writers of buffered rows (open columns), run before
+    /// the file flushes or closes so that no buffered row is lost.
+    private var flushers: [ObjectIdentifier: () throws -> Void] = [:]
+
+    func register(_ owner: AnyObject, flusher: @escaping () throws -> Void) {
+        withHDF5 { flushers[ObjectIdentifier(owner)] = flusher }
+    }
+
+    func unregister(_ owner: AnyObject) {
+        withHDF5 { _ = flushers.removeValue(forKey: ObjectIdentifier(owner)) }
+    }
+
+    func runFlushers() throws {
+        let pending = withHDF5 { Array(flushers.values) }
+        for flusher in pending { try flusher() }
+    }
+
+    /// The identifier, or an error if this handle was already closed.
+    func validID(_ context: String) throws -> hid_t {
+        guard id >= 0 else {
+            throw HDF5Error(function: kind, context: context, stack: ["the \(kind) was already closed"])
+        }
+        return id
+    }
+
+    func close() throws {
+        try runFlushers()
+        try withHDF5 {
+            guard id >= 0 else { return }
+            let status = closer(id)
+            id = -1
+            try checkStatus(status, "H5\(kind)close", "")
+        }
+    }
+
+    deinit {
+        if id >= 0 { withHDF5 { _ = closer(id) } }
+    }
+}

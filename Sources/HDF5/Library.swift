@@ -1,0 +1,33 @@
+import CHDF5
+import Foundation
+
+/// Serializes every call into HDF5. Debian's libhdf5 is built without
+/// thread safety, so two threads must never be inside it at once (the same
+/// reason h5py holds its global `phil` lock).
+let hdf5Lock = NSRecursiveLock()
+
+/// Runs `body` under the HDF5 lock, after making sure the library is set up.
+@inline(__always)
+func withHDF5<T>(_ body: () throws -> T) rethrows -> T {
+    hdf5Lock.lock()
+    defer { hdf5Lock.unlock() }
+    _ = libraryReady
+    return try body()
+}
+
+/// One-time setup: silence HDF5's own stack printer, since every failure is
+/// turned into an `HDF5Error` that carries the stack as its message.
+private let libraryReady: Bool = {
+    H5open()
+    H5Eset_auto2(CHDF5_E_DEFAULT(), nil, nil)
+    return true
+}()
+
+/// The HDF5 library version, as "major.minor.release".
+public var hdf5LibraryVersion: String {
+    withHDF5 {
+        var major: UInt32 = 0, minor: UInt32 = 0, release: UInt32 = 0
+        H5get_libversion(&major, &minor, &release)
+        return "\(major).\(minor).\(release)"
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import XCTest
+@testable import HDF5
+
+final class HDF5Tests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hdf5tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    private func roundTrip<T: HDF5Scalar & Equatable>(_ values: [T], chunkRows: Int = 7, file name: String) throws {
+        let filePath = path(name)
+        do {
+            let file = try File.create(filePath)
+            let column: Column<T> = try file.root.createColumn("data", chunkRows: chunkRows)
+            try column.append(contentsOf: values)
+            XCTAssertEqual(column.count, values.count)
+            try column.close()
+            try file.close()
+        }
+        let file = try File.open(filePath)
+        let column: Column<T> = try file.root.openColumn("data")
+        XCTAssertEqual(column.count, values.count)
+        XCTAssertEqual(try column.readAll(), values)
+        if values.count > 5 {
+            XCTAssertEqual(try column.read(2..<5), Array(values[2..<5]))
+        }
+        try file.close()
+    }
+
+    func testEveryScalarTypeRoundTrips() throws {
+        try roundTrip([Int8.min, -1, 0, 1, Int8.max], file: "i8.h5")
+        try roundTrip([Int16.min, -1, 0, 1, Int16.max], file: "i16.h5")
+        try roundTrip((0..<50).map { Int32($0 * 1_000_003 - 7) } + [Int32.min, Int32.max], file: "i32.h5")
+        try roundTrip([Int64.min, -1, 0, 1_000_000_000_000, Int64.max], file: "i64.h5")
+        try roundTrip([UInt8.min, 7, UInt8.max], file: "u8.h5")
+        try roundTrip([UInt16.min, 0x14a, UInt16.max], file: "u16.h5")
+        try roundTrip([UInt32.min, UInt32.max], file: "u32.h5")
+        try roundTrip([UInt64.min, UInt64.max], file: "u64.h5")
+        try roundTrip([Float(0), -1.5, .greatestFiniteMagnitude, .leastNonzeroMagnitude], file: "f32.h5")
+        try roundTrip([Double(0), -1.5, .pi, 1e300], file: "f64.h5")
+    }
+
+    func testAppendsAcrossChunkBoundariesWithPartialFlushes() throws {
+        let filePath = path("chunks.h5")
+        let values = (0..<1000).map { Int64($0 * $0) }
+        do {
+            let file = try File.create(filePath)
+            let column: Column<Int64> = try file.root.createColumn("squares", chunkRows: 64)
+            for (index, value) in values.enumerated() {
+                try column.append(value)
+                // A flush in the middle of a chunk must not lose or repeat rows.
+                if index == 100 || index == 101 || index == 500 { try column.flush() }
+            }
+            // Rows still in the buffer are readable before they reach the file.
+            XCTAssertLessThan(column.storedCount, values.count)
+            XCTAssertEqual(try column.read(990..<1000), Array(values[990..<1000]))
+            try column.close()
+            try file.close()
+        }
+        let file = try File.open(filePath)
+        let column: Column<Int64> = try file.root.openColumn("squares")
+        XCTAssertEqual(column.chunkRows, 64)
+        XCTAssertEqual(try column.readAll(), values)
+        XCTAssertEqual(try column.read(60..<70), Array(values[60..<70]))
+        XCTAssertThrowsError(try column.read(999..<1001))
+    }
+
+    func testReopenForAppend() throws {
+        let filePath = path("reopen.h5")
+        do {
+            let file = try File.create(filePath)
+            let column: Column<Int32> = try file.root.createColumn("values", chunkRows: 4)
+            try column.append(contentsOf: [1, 2, 3, 4, 5])
+            XCTAssertEqual(column.storedCount, 4)
+            // Closing the file first must still write the column's buffered tail.
+            try file.close()
+        }
+        let file = try File.open(filePath, mode: .readWrite)
+        let column: Column<Int32> = try file.root.openColumn("values")
+        XCTAssertEqual(try column.readAll(), [1, 2, 3, 4, 5])
+        try column.append(contentsOf: [6, 7])
+        try column.close()
+        XCTAssertEqual(try file.root.readArray("values", of: Int32.self).suffix(2), [6, 7])
+    }
+
+    func testCompressionShrinksRepetitiveData() throws {
+        let filePath = path("compressed.h5")
+        let file = try File.create(filePath)
+        let root = try file.root
+        let compressed: Column<Int32> = try root.createColumn("compressed", chunkRows: 4096, compression: .standard)
+        let plain: Column<Int32> = try root.createColumn("plain", chunkRows: 4096, compression: .none)
+        let values = (0..<20000).map { Int32($0 % 50) }
+        try compressed.append(contentsOf: values)
+        try plain.append(contentsOf: values)
+        try compressed.close()
+        try plain.close()
+        let compressedStorage = try root.storage(of: "compressed")
+        let plainStorage = try root.storage(of: "plain")
+        XCTAssertEqual(compressedStorage.logicalBytes, 80000)
+        XCTAssertLessThan(compressedStorage.storedBytes * 10, plainStorage.storedBytes)
+        XCTAssertThrowsError(try Compression(deflateLevel: 10)) { error in
+            XCTAssertTrue("\(error)".contains("from 0 to 9"), "\(error)")
+        }
+    }
+
+    func testAttributesRoundTrip() throws {
+        let filePath = path("attrs.h5")
+        do {
+            let file = try File.create(filePath)
+            let group = try file.root.createGroup("g")
+            try group.setAttribute("text", .string("Wacom ISD-V4 Pen ✓"))
+            try group.setAttribute("number", .int(-42))
+            try group.setAttribute("real", .double(0.6))
+            try group.setAttribute("ids", .ints([3, 0x56a, 0x4200, 0x110]))
+            try group.setAttribute("names", .strings(["a", "bc"]))
+            try group.setAttribute("number", .int(7))   // replaces
+            try group.writeStrings("labels", ["ABS_X", "ABS_MT_PRESSURE"])
+            try group.writeArray("codes", [UInt16(0), 0x3a])
+            try file.close()
+        }
+        let file = try File.open(filePath)
+        let group = try file.root.openGroup("g")
+        XCTAssertEqual(try group.attribute("text"), .string("Wacom ISD-V4 Pen ✓"))
+        XCTAssertEqual(try group.attribute("number"), .int(7))
+        XCTAssertEqual(try group.attribute("real"), .double(0.6))
+        XCTAssertEqual(try group.attribute("ids"), .ints([3, 0x56a, 0x4200, 0x110]))
+        XCTAssertEqual(try group.attribute("names"), .strings(["a", "bc"]))
+        XCTAssertNil(try group.attribute("missing"))
+        XCTAssertEqual(try group.attributeNames().sorted(), ["ids", "names", "number", "real", "text"])
+        XCTAssertEqual(try group.readStrings("labels"), ["ABS_X", "ABS_MT_PRESSURE"])
+        XCTAssertEqual(try group.readArray("codes", of: Int32.self), [0, 0x3a])
+        XCTAssertEqual(try file.root.memberNames(), ["g"])
+        XCTAssertTrue(try file.root.contains("g"))
+        XCTAssertFalse(try file.root.contains("h"))
+    }
+
+    func testErrorsCarryHDF5StackAndPath() throws {
+        let missing = path("missing.h5")
+        XCTAssertThrowsError(try File.open(missing)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("H5Fopen"), text)
+            XCTAssertTrue(text.contains(missing), text)
+            XCTAssertTrue(text.contains("unable to open file"), text)
+        }
+        let notHDF5 = path("plain.txt")
+        try "not hdf5".write(toFile: notHDF5, atomically: true, encoding: .utf8)
+        XCTAssertFalse(File.isHDF5(notHDF5))
+        XCTAssertThrowsError(try File.open(notHDF5))
+    }
+
+    func testClosedFileIsAnErrorNotACrash() throws {
+        let file = try File.create(path("closed.h5"))
+        let group = try file.root.createGroup("g")
+        try group.close()
+        XCTAssertThrowsError(try group.setAttribute("x", .int(1))) { error in
+            XCTAssertTrue("\(error)".contains("already closed"), "\(error)")
+        }
+        try file.close()
+        XCTAssertThrowsError(try file.flush())
+        XCTAssertNoThrow(try file.close())   // closing twice is harmless
+    }
+
+    func testSWMRWriterIsReadableWhileOpen() throws {
+        let filePath = path("swmr.h5")
+        let writer = try File.create(filePath, latestFormat: true)
+        let column: Column<Int64> = try writer.root.createColumn("t", chunkRows: 8)
+        try writer.startSWMRWrite()
+        try column.append(contentsOf: (0..<20).map(Int64.init))
+        try column.flush()
+        try writer.sync()
+        let reader = try File.open(filePath, mode: .swmrRead)
+        let seen: Column<Int64> = try reader.root.openColumn("t")
+        XCTAssertEqual(try seen.readAll(), (0..<20).map(Int64.init))
+        try column.append(contentsOf: (20..<30).map(Int64.init))
+        try column.flush()
+        try writer.flush()
+        try seen.refresh()
+        XCTAssertEqual(seen.count, 30)
+        try reader.close()
+        try column.close()
+        try writer.close()
+    }
+}
