@@ -14,10 +14,16 @@ let package = Package(
             pkgConfig: "hdf5",
             providers: [.apt(["libhdf5-dev"])]
         ),
+        // libevdev: event code names now, live devices later.
+        .systemLibrary(
+            name: "CEvdev",
+            pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]
+        ),
         // The thin safe layer over HDF5: no hid_t escapes it.
         .target(name: "HDF5", dependencies: ["CHDF5"]),
         // The library: decoding, formats, trace files, analysis.
-        .target(name: "ForceTrace", dependencies: ["HDF5"]),
+        .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev"]),
         // The command-line layer, one file per subcommand.
         .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),

@@ -1,1 +1,94 @@
-print("x")
+import ForceTrace
+import Foundation
+
+/// A subcommand: its spec, how it reads its arguments, and what it does.
+protocol Subcommand {
+    static var spec: CommandSpec { get }
+    init(_ arguments: ParsedArguments) throws
+    /// Returns the exit status.
+    func run() throws -> Int32
+}
+
+/// Exit statuses. Usage errors get their own, as in libinput's tools.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 2
+}
+
+nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
+    ImportCommand.self,
+    ExportCommand.self,
+    InfoCommand.self,
+    SimulateCommand.self,
+]
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
+nonisolated var mainHelp: String {
+    var text = """
+    OVERVIEW: Record, import and analyse touch, touchpad and pen pressure traces.
+
+    USAGE: forcetrace <subcommand> [options]
+
+    SUBCOMMANDS:
+
+    """
+    for command in subcommands {
+        text += "  " + command.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.spec.abstract + "\n"
+    }
+    text += """
+
+    OPTIONS:
+      --version               Show the version.
+      -h, --help              Show help information.
+
+    See 'forcetrace <subcommand> --help' for a subcommand's options.
+
+    """
+    return text
+}
+
+func runMain(_ arguments: [String]) -> Int32 {
+    guard let first = arguments.first else {
+        print(mainHelp, terminator: "")
+        return ExitStatus.usage
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+        if first == "help", arguments.count > 1, let command = subcommands.first(where: { $0.spec.name == arguments[1] }) {
+            print(command.spec.helpText, terminator: "")
+        } else {
+            print(mainHelp, terminator: "")
+        }
+        return ExitStatus.success
+    }
+    if first == "--version" {
+        print("forcetrace \(ForceTraceVersion.string)")
+        return ExitStatus.success
+    }
+    guard let command = subcommands.first(where: { $0.spec.name == first }) else {
+        printError("Error: Unknown subcommand '\(first)'\nUsage: forcetrace <subcommand> [options]\n  See 'forcetrace --help'.")
+        return ExitStatus.usage
+    }
+    let rest = Array(arguments.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+        print(command.spec.helpText, terminator: "")
+        return ExitStatus.success
+    }
+    do {
+        let parsed = try ParsedArguments.parse(rest, spec: command.spec)
+        return try command.init(parsed).run()
+    } catch let error as ParseError {
+        printError("Error: \(error.message)\nUsage: \(command.spec.usageLine)\n  See 'forcetrace \(command.spec.name) --help'.")
+        return ExitStatus.usage
+    } catch {
+        printError("Error: \(error)")
+        return ExitStatus.failure
+    }
+}
+
+// Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
+signal(SIGPIPE, SIG_IGN)
+exit(runMain(Array(CommandLine.arguments.dropFirst())))

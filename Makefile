@@ -1,0 +1,49 @@
+# forcetrace: build, test, demo and benchmarks.
+# Every target installs what it needs, so a fresh Debian machine (as root) works.
+
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+PYTHON ?= python3
+FORCETRACE := .build/debug/forcetrace
+APT_PACKAGES := libhdf5-dev zlib1g-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
+PY_MODULES := h5py numpy pandas pytest
+
+.PHONY: all deps build test test-swift test-python demo samples clean
+
+all: build
+
+# System libraries from Debian; Python test packages from PyPI.
+deps:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+		echo "installing $(APT_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	fi
+	@if ! $(PYTHON) -c 'import h5py, numpy, pandas, pytest' >/dev/null 2>&1; then \
+		echo "installing Python test packages: $(PY_MODULES)"; \
+		$(PYTHON) -m pip install -q -r Tests/python/requirements.txt; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: build test-swift test-python
+
+test-swift:
+	$(SWIFT) test
+
+test-python: build
+	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
+
+# The main job on the bundled samples: import them and describe the result.
+demo: build
+	@mkdir -p out
+	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
+	$(FORCETRACE) info out/samples.h5
+
+# Regenerates samples/ with the simulator; the commands are in samples/README.md.
+samples: build
+	$(FORCETRACE) simulate --seed 1 --presses 24 -o samples/touchscreen-mixed.evemu --force
+	$(FORCETRACE) simulate --seed 7 --presses 30 --kinds deep,peek,tap -o samples/touchscreen-deep-presses.evemu --force
+
+clean:
+	rm -rf .build out

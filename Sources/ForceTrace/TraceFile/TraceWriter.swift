@@ -1,0 +1,284 @@
+import Foundation
+import HDF5
+
+/// Options shared by everything that writes trace files.
+public struct TraceWriteOptions: Sendable {
+    public var compression: Compression = .standard
+    /// Rows per chunk for the events and samples tables.
+    public var chunkRows = 16384
+    /// Newest HDF5 file format, required for SWMR.
+    public var latestFormat = false
+
+    public init() {}
+}
+
+/// Writes a trace file: one `TraceWriter` per file, one `RecordingWriter`
+/// per recording in it.
+public final class TraceWriter {
+    public let path: String
+    public let options: TraceWriteOptions
+    let file: File
+    let recordings: Group
+    private var usedNames: Set<String> = []
+
+    /// Creates (or replaces) the file at `path` and writes the root attributes.
+    public init(creating path: String, options: TraceWriteOptions = TraceWriteOptions()) throws {
+        self.path = path
+        self.options = options
+        file = try File.create(path, latestFormat: options.latestFormat)
+        let root = try file.root
+        try root.setAttribute("format", .string(TraceSchema.formatName))
+        try root.setAttribute("format_version", .int(TraceSchema.formatVersion))
+        try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
+        try root.setAttribute("tool_version", .string("forcetrace \(ForceTraceVersion.string)"))
+        recordings = try root.createGroup(TraceSchema.recordingsGroup)
+    }
+
+    /// A group name from `name`: no "/" and unique in this file.
+    public func uniqueName(_ name: String) -> String {
+        var base = name.replacingOccurrences(of: "/", with: "_")
+        if base.isEmpty || base == "." || base == ".." { base = "recording" }
+        var candidate = base
+        var suffix = 2
+        while usedNames.contains(candidate) {
+            candidate = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        usedNames.insert(candidate)
+        return candidate
+    }
+
+    /// Creates a recording's group, its attributes and its empty tables.
+    /// - Parameter t0Ns: absolute time of the first event on `clock`.
+    public func addRecording(name: String, device: DeviceDescription, source: String, clock: RecordingClock,
+                             t0Ns: Int64, synDroppedPolicy: TraceDecoder.SynDroppedPolicy = .discardUntilReport) throws -> RecordingWriter {
+        let group = try recordings.createGroup(uniqueName(name))
+        return try RecordingWriter(group: group, device: device, source: source, clock: clock, t0Ns: t0Ns,
+                                   options: options, synDroppedPolicy: synDroppedPolicy)
+    }
+
+    /// Writes a whole parsed recording.
+    @discardableResult
+    public func write(_ recording: Recording, name: String? = nil) throws -> RecordingSummary {
+        let writer = try addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
+                                      clock: recording.clock, t0Ns: recording.t0Ns)
+        for event in recording.events { try writer.append(event) }
+        return try writer.finish()
+    }
+
+    public func flush() throws { try file.flush() }
+    public func sync() throws { try file.sync() }
+    public func startSWMRWrite() throws { try file.startSWMRWrite() }
+    public func close() throws { try file.close() }
+}
+
+/// Counts for one written recording.
+public struct RecordingSummary: Sendable {
+    public var name: String
+    public var events: Int64
+    public var frames: Int64
+    public var contacts: Int64
+    public var samples: Int64
+    public var markers: Int64
+    public var durationNs: Int64
+    public var anomalies: [DecoderAnomaly]
+    public var anomalyCount: Int
+}
+
+/// Appends one recording's events, decoding them into samples and contacts
+/// as they arrive, so a live capture and an import write the same tables.
+public final class RecordingWriter {
+    public let group: Group
+    public let name: String
+    public let t0Ns: Int64
+    public private(set) var decoder: TraceDecoder
+    private var lastTimeNs: Int64 = 0
+    private var eventCount: Int64 = 0
+    private var markerCount: Int64 = 0
+    private var finished = false
+
+    private let eventTime: Column<Int64>
+    private let eventType: Column<UInt16>
+    private let eventCode: Column<UInt16>
+    private let eventValue: Column<Int32>
+    private let sampleTime: Column<Int64>
+    private let sampleContact: Column<Int32>
+    private let sampleSlot: Column<Int16>
+    private let sampleX: Column<Int32>
+    private let sampleY: Column<Int32>
+    private let samplePressure: Column<Int32>
+    private let sampleFlags: Column<UInt8>
+    private let contactID: Column<Int32>
+    private let contactSlot: Column<Int16>
+    private let contactTrackingID: Column<Int32>
+    private let contactTool: Column<UInt16>
+    private let contactDown: Column<Int64>
+    private let contactUp: Column<Int64>
+    private let contactFirst: Column<Int64>
+    private let contactLast: Column<Int64>
+    private let contactCount: Column<Int64>
+    private let markerTime: Column<Int64>
+    private let markerKind: Column<UInt8>
+    private let markerEvent: Column<Int64>
+
+    init(group: Group, device: DeviceDescription, source: String, clock: RecordingClock, t0Ns: Int64,
+         options: TraceWriteOptions, synDroppedPolicy: TraceDecoder.SynDroppedPolicy) throws {
+        self.group = group
+        self.name = String(group.path.split(separator: "/").last ?? "")
+        self.t0Ns = t0Ns
+        decoder = TraceDecoder(device: device, synDroppedPolicy: synDroppedPolicy)
+        try group.setAttribute("source", .string(source))
+        try group.setAttribute("device_name", .string(device.name))
+        try group.setAttribute("device_id", .ints([device.bus, device.vendor, device.product, device.version].map(Int64.init)))
+        try group.setAttribute("properties", .ints(device.properties.map(Int64.init)))
+        try group.setAttribute("clock", .string(clock.rawValue))
+        try group.setAttribute("t0_ns", .int(t0Ns))
+        try group.setAttribute("contact_protocol", .string(device.contactProtocol.rawValue))
+        try group.setAttribute("slots", .int(Int64(device.slotCount)))
+        try group.setAttribute("pressure_axis", .int(Int64(device.contactPressureAxis.map { Int($0.code) } ?? -1)))
+        if !device.ledStates.isEmpty {
+            try group.setAttribute("led_state", .ints(device.ledStates.flatMap { [Int64($0.0), Int64($0.1)] }))
+        }
+        if !device.switchStates.isEmpty {
+            try group.setAttribute("switch_state", .ints(device.switchStates.flatMap { [Int64($0.0), Int64($0.1)] }))
+        }
+
+        let axes = try group.createGroup(TraceSchema.Table.axes.rawValue)
+        try axes.writeArray("code", device.axes.map(\.code))
+        try axes.writeStrings("name", device.axes.map(\.name))
+        try axes.writeArray("min", device.axes.map(\.minimum))
+        try axes.writeArray("max", device.axes.map(\.maximum))
+        try axes.writeArray("fuzz", device.axes.map(\.fuzz))
+        try axes.writeArray("flat", device.axes.map(\.flat))
+        try axes.writeArray("resolution", device.axes.map(\.resolution))
+        try axes.writeArray("value", device.axes.map(\.value))
+
+        let capabilities = try group.createGroup(TraceSchema.Table.capabilities.rawValue)
+        let pairs = device.codes.keys.sorted().flatMap { type in (device.codes[type] ?? []).map { (type, $0) } }
+        try capabilities.writeArray("type", pairs.map(\.0))
+        try capabilities.writeArray("code", pairs.map(\.1))
+
+        let chunk = options.chunkRows
+        let compression = options.compression
+        let events = try group.createGroup(TraceSchema.Table.events.rawValue)
+        eventTime = try events.createColumn("t_ns", chunkRows: chunk, compression: compression)
+        eventType = try events.createColumn("type", chunkRows: chunk, compression: compression)
+        eventCode = try events.createColumn("code", chunkRows: chunk, compression: compression)
+        eventValue = try events.createColumn("value", chunkRows: chunk, compression: compression)
+
+        let samples = try group.createGroup(TraceSchema.Table.samples.rawValue)
+        sampleTime = try samples.createColumn("t_ns", chunkRows: chunk, compression: compression)
+        sampleContact = try samples.createColumn("contact", chunkRows: chunk, compression: compression)
+        sampleSlot = try samples.createColumn("slot", chunkRows: chunk, compression: compression)
+        sampleX = try samples.createColumn("x", chunkRows: chunk, compression: compression)
+        sampleY = try samples.createColumn("y", chunkRows: chunk, compression: compression)
+        samplePressure = try samples.createColumn("pressure", chunkRows: chunk, compression: compression)
+        sampleFlags = try samples.createColumn("flags", chunkRows: chunk, compression: compression)
+
+        // Contacts and markers are short tables: smaller chunks.
+        let small = max(1, min(chunk, 1024))
+        let contacts = try group.createGroup(TraceSchema.Table.contacts.rawValue)
+        contactID = try contacts.createColumn("id", chunkRows: small, compression: compression)
+        contactSlot = try contacts.createColumn("slot", chunkRows: small, compression: compression)
+        contactTrackingID = try contacts.createColumn("tracking_id", chunkRows: small, compression: compression)
+        contactTool = try contacts.createColumn("tool", chunkRows: small, compression: compression)
+        contactDown = try contacts.createColumn("t_down_ns", chunkRows: small, compression: compression)
+        contactUp = try contacts.createColumn("t_up_ns", chunkRows: small, compression: compression)
+        contactFirst = try contacts.createColumn("first_sample", chunkRows: small, compression: compression)
+        contactLast = try contacts.createColumn("last_sample", chunkRows: small, compression: compression)
+        contactCount = try contacts.createColumn("n_samples", chunkRows: small, compression: compression)
+
+        let markers = try group.createGroup(TraceSchema.Table.markers.rawValue)
+        markerTime = try markers.createColumn("t_ns", chunkRows: small, compression: compression)
+        markerKind = try markers.createColumn("kind", chunkRows: small, compression: compression)
+        markerEvent = try markers.createColumn("event_index", chunkRows: small, compression: compression)
+        try markers.setAttribute("kinds", .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
+    }
+
+    public var eventsWritten: Int64 { eventCount }
+
+    /// Appends one event whose time is absolute on the recording's clock.
+    public func append(_ event: InputEvent) throws {
+        var relative = event
+        relative.timeNs = event.timeNs - t0Ns
+        lastTimeNs = relative.timeNs
+        try eventTime.append(relative.timeNs)
+        try eventType.append(event.type)
+        try eventCode.append(event.code)
+        try eventValue.append(event.value)
+        decoder.feed(relative, index: eventCount)
+        eventCount += 1
+        if relative.isSynReport || event.type == EventType.syn { try drainDecoder() }
+    }
+
+    /// Adds a marker that the decoder cannot see, such as a live resync.
+    /// `tNs` is absolute on the recording's clock.
+    public func addMarker(_ kind: MarkerKind, atNs tNs: Int64) throws {
+        try writeMarker(Marker(tNs: tNs - t0Ns, kind: kind, eventIndex: eventCount))
+    }
+
+    private func writeMarker(_ marker: Marker) throws {
+        try markerTime.append(marker.tNs)
+        try markerKind.append(marker.kind.rawValue)
+        try markerEvent.append(marker.eventIndex)
+        markerCount += 1
+    }
+
+    private func drainDecoder() throws {
+        let output = decoder.takeOutput()
+        for sample in output.samples {
+            try sampleTime.append(sample.tNs)
+            try sampleContact.append(sample.contact)
+            try sampleSlot.append(sample.slot)
+            try sampleX.append(sample.x)
+            try sampleY.append(sample.y)
+            try samplePressure.append(sample.pressure)
+            try sampleFlags.append(sample.flags.rawValue)
+        }
+        for contact in output.contacts {
+            try contactID.append(contact.id)
+            try contactSlot.append(contact.slot)
+            try contactTrackingID.append(contact.trackingID)
+            try contactTool.append(contact.tool)
+            try contactDown.append(contact.tDownNs)
+            try contactUp.append(contact.tUpNs)
+            try contactFirst.append(contact.firstSample)
+            try contactLast.append(contact.lastSample)
+            try contactCount.append(contact.sampleCount)
+        }
+        for marker in output.markers { try writeMarker(marker) }
+    }
+
+    private var allColumns: [() throws -> Void] {
+        [eventTime.flush, eventType.flush, eventCode.flush, eventValue.flush,
+         sampleTime.flush, sampleContact.flush, sampleSlot.flush, sampleX.flush, sampleY.flush,
+         samplePressure.flush, sampleFlags.flush,
+         contactID.flush, contactSlot.flush, contactTrackingID.flush, contactTool.flush, contactDown.flush,
+         contactUp.flush, contactFirst.flush, contactLast.flush, contactCount.flush,
+         markerTime.flush, markerKind.flush, markerEvent.flush]
+    }
+
+    /// Writes every buffered row, including partial chunks: for durability
+    /// during a live capture. Costs file size if called often.
+    public func flush() throws {
+        try drainDecoder()
+        for flush in allColumns { try flush() }
+    }
+
+    /// Ends the recording: closes open contacts (t_up_ns = -1), writes every
+    /// buffered row and marks the recording complete.
+    /// - Parameter markComplete: write `import_status = "complete"`; a SWMR
+    ///   writer cannot add attributes and passes false.
+    @discardableResult
+    public func finish(markComplete: Bool = true) throws -> RecordingSummary {
+        if !finished {
+            finished = true
+            decoder.finish()
+            try flush()
+            if markComplete { try group.setAttribute("import_status", .string("complete")) }
+        }
+        return RecordingSummary(name: name, events: eventCount, frames: decoder.frameCount, contacts: decoder.contactCount,
+                                samples: decoder.sampleRows, markers: markerCount, durationNs: lastTimeNs,
+                                anomalies: decoder.anomalies, anomalyCount: decoder.anomalyCount)
+    }
+}

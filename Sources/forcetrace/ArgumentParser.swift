@@ -1,0 +1,203 @@
+import Foundation
+
+/// One option a command accepts.
+struct OptionSpec {
+    /// Long name without dashes: "output".
+    let long: String
+    /// Short letter, if any: "o".
+    let short: Character?
+    /// Name of the value in help ("FILE"), or nil for a flag.
+    let valueName: String?
+    let help: String
+    var repeatable = false
+
+    static func flag(_ long: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: nil, help: help)
+    }
+
+    static func value(_ long: String, short: Character? = nil, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help, repeatable: repeatable)
+    }
+}
+
+/// One positional argument.
+struct PositionalSpec {
+    let name: String
+    let help: String
+    var optional = false
+    var repeating = false
+}
+
+/// What a command is called, what it does and what it takes.
+struct CommandSpec {
+    let name: String
+    let abstract: String
+    var discussion: String = ""
+    var positionals: [PositionalSpec] = []
+    var options: [OptionSpec] = []
+}
+
+/// A usage error: it carries the bad token so the message can show it.
+enum ParseError: Error, Equatable {
+    case unknownOption(String)
+    case missingValue(option: String)
+    case missingArgument(String)
+    case unexpectedArgument(String)
+    case repeatedOption(String)
+    case invalidValue(option: String, value: String, expected: String)
+    case conflict(String)
+
+    var message: String {
+        switch self {
+        case .unknownOption(let token): "Unknown option '\(token)'"
+        case .missingValue(let option): "Missing value for '\(option)'"
+        case .missingArgument(let name): "Missing expected argument '\(name)'"
+        case .unexpectedArgument(let token): "Unexpected argument '\(token)'"
+        case .repeatedOption(let option): "'\(option)' was given more than once"
+        case .invalidValue(let option, let value, let expected): "Invalid value '\(value)' for '\(option)': expected \(expected)"
+        case .conflict(let text): text
+        }
+    }
+}
+
+/// Parsed arguments with typed getters that throw usage errors.
+struct ParsedArguments {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String: [String]] = [:]
+
+    func flag(_ long: String) -> Bool { flags.contains(long) }
+    func string(_ long: String) -> String? { values[long]?.last }
+    func strings(_ long: String) -> [String] { values[long] ?? [] }
+    func positional(_ name: String) -> String? { positionals[name]?.first }
+    func positionalList(_ name: String) -> [String] { positionals[name] ?? [] }
+
+    func int(_ long: String, in range: ClosedRange<Int>? = nil) throws -> Int? {
+        guard let text = string(long) else { return nil }
+        guard let number = Int(text), range.map({ $0.contains(number) }) ?? true else {
+            let expected = range.map { "an integer from \($0.lowerBound) to \($0.upperBound)" } ?? "an integer"
+            throw ParseError.invalidValue(option: "--\(long)", value: text, expected: expected)
+        }
+        return number
+    }
+
+    func double(_ long: String, in range: ClosedRange<Double>? = nil) throws -> Double? {
+        guard let text = string(long) else { return nil }
+        guard let number = Double(text), number.isFinite, range.map({ $0.contains(number) }) ?? true else {
+            let expected = range.map { "a number from \($0.lowerBound) to \($0.upperBound)" } ?? "a number"
+            throw ParseError.invalidValue(option: "--\(long)", value: text, expected: expected)
+        }
+        return number
+    }
+
+    func choice(_ long: String, _ allowed: [String]) throws -> String? {
+        guard let text = string(long) else { return nil }
+        guard allowed.contains(text) else {
+            throw ParseError.invalidValue(option: "--\(long)", value: text, expected: "one of " + allowed.joined(separator: ", "))
+        }
+        return text
+    }
+
+    /// Parses `arguments` against `spec`. "--" ends options; "--name=value"
+    /// and "-o value" both work.
+    static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        var loose: [String] = []
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || token == "-" || !token.hasPrefix("-") {
+                loose.append(token)
+                continue
+            }
+            if token == "--" { optionsEnded = true; continue }
+            var name: String
+            var inlineValue: String?
+            let option: OptionSpec?
+            if token.hasPrefix("--") {
+                name = String(token.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                option = spec.options.first { $0.long == name }
+            } else {
+                guard token.count == 2, let letter = token.last else { throw ParseError.unknownOption(token) }
+                option = spec.options.first { $0.short == letter }
+            }
+            guard let option else {
+                // A negative number is a value, not an option.
+                if Double(token) != nil { loose.append(token); continue }
+                throw ParseError.unknownOption(token)
+            }
+            let display = "--\(option.long)"
+            if option.valueName == nil {
+                if inlineValue != nil { throw ParseError.invalidValue(option: display, value: inlineValue!, expected: "no value") }
+                result.flags.insert(option.long)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else { throw ParseError.missingValue(option: display) }
+                value = arguments[index]
+                index += 1
+            }
+            if !option.repeatable && result.values[option.long] != nil { throw ParseError.repeatedOption(display) }
+            result.values[option.long, default: []].append(value)
+        }
+        for positional in spec.positionals {
+            if positional.repeating {
+                if loose.isEmpty && !positional.optional { throw ParseError.missingArgument(positional.name) }
+                result.positionals[positional.name] = loose
+                loose = []
+            } else if !loose.isEmpty {
+                result.positionals[positional.name] = [loose.removeFirst()]
+            } else if !positional.optional {
+                throw ParseError.missingArgument(positional.name)
+            }
+        }
+        if let extra = loose.first { throw ParseError.unexpectedArgument(extra) }
+        return result
+    }
+}
+
+extension CommandSpec {
+    var usageLine: String {
+        var parts = ["forcetrace", name]
+        for positional in positionals {
+            var text = positional.name + (positional.repeating ? " ..." : "")
+            if positional.optional { text = "[\(text)]" }
+            parts.append(text)
+        }
+        if !options.isEmpty { parts.append("[options]") }
+        return parts.joined(separator: " ")
+    }
+
+    var helpText: String {
+        var text = "OVERVIEW: \(abstract)\n"
+        if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        text += "\nUSAGE: \(usageLine)\n"
+        if !positionals.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for positional in positionals {
+                text += "  " + positional.name.padding(toLength: 24, withPad: " ", startingAt: 0) + positional.help + "\n"
+            }
+        }
+        text += "\nOPTIONS:\n"
+        for option in options + [OptionSpec.flag("help", short: "h", "Show help information.")] {
+            var left = option.short.map { "-\($0), " } ?? ""
+            left += "--\(option.long)"
+            if let valueName = option.valueName { left += " \(valueName)" }
+            if left.count >= 24 {
+                text += "  \(left)\n" + String(repeating: " ", count: 26) + option.help + "\n"
+            } else {
+                text += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + option.help + "\n"
+            }
+        }
+        return text
+    }
+}

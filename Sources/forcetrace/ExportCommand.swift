@@ -1,0 +1,97 @@
+import ForceTrace
+import Foundation
+
+/// `forcetrace export`: a recording back into a recording format.
+struct ExportCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Export a recording from a trace file (evemu).",
+        discussion: "Writes the recording's raw events and device description, unchanged, to OUT or standard output.",
+        positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
+        options: [
+            .value("format", "FORMAT", "Output format: evemu (required)."),
+            .value("recording", "NAME", "Recording to export; needed when the file holds several."),
+            .value("output", short: "o", "OUT", "File to write (default: standard output)."),
+            .flag("force", short: "f", "Replace OUT if it exists."),
+        ])
+
+    let input: String
+    let format: String
+    let recording: String?
+    let output: String?
+    let force: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        input = arguments.positional("FILE.h5")!
+        guard let format = try arguments.choice("format", ["evemu"]) else { throw ParseError.missingArgument("--format FORMAT") }
+        self.format = format
+        recording = arguments.string("recording")
+        output = arguments.string("output")
+        force = arguments.flag("force")
+    }
+
+    func run() throws -> Int32 {
+        let reader = try TraceReader(path: input)
+        let chosen = try chooseRecording(reader, recording)
+        let trace = try reader.recording(chosen)
+        let loaded = try trace.loadRecording()
+        let comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
+        if let output {
+            let target = try AtomicOutput(path: output, replace: force)
+            guard let stream = TextFileStream(path: target.temporaryPath) else {
+                throw InputError(file: output, "cannot be written")
+            }
+            var writer = stream
+            Evemu.write(loaded, comment: comment, to: &writer)
+            try writer.close()
+            try target.commit()
+        } else {
+            var writer = TextFileStream.standardOutput
+            Evemu.write(loaded, comment: comment, to: &writer)
+            try writer.close()
+        }
+        return ExitStatus.success
+    }
+}
+
+/// Picks the recording a command works on: the named one, or the only one.
+func chooseRecording(_ reader: TraceReader, _ requested: String?) throws -> String {
+    if let requested { return requested }
+    guard reader.recordingNames.count == 1 else {
+        throw TraceFileError(file: reader.path,
+                             reader.recordingNames.isEmpty ? "holds no recordings" : "holds \(reader.recordingNames.count) recordings",
+                             hint: reader.recordingNames.isEmpty ? nil : "choose one with --recording NAME: " + reader.recordingNames.joined(separator: ", "))
+    }
+    return reader.recordingNames[0]
+}
+
+/// A buffered text stream over a C FILE, for large exports.
+struct TextFileStream: TextOutputStream {
+    private let handle: UnsafeMutablePointer<FILE>
+    private let ownsHandle: Bool
+    private let path: String
+
+    init?(path: String) {
+        guard let handle = fopen(path, "w") else { return nil }
+        self.handle = handle
+        self.ownsHandle = true
+        self.path = path
+    }
+
+    private init(handle: UnsafeMutablePointer<FILE>, path: String) {
+        self.handle = handle
+        self.ownsHandle = false
+        self.path = path
+    }
+
+    static var standardOutput: TextFileStream { TextFileStream(handle: fdopen(STDOUT_FILENO, "w"), path: "standard output") }
+
+    mutating func write(_ string: String) { fputs(string, handle) }
+
+    func close() throws {
+        let failed = fflush(handle) != 0 || ferror(handle) != 0
+        let savedErrno = errno
+        if ownsHandle { fclose(handle) }
+        if failed { throw InputError(file: path, "write failed: \(String(cString: strerror(savedErrno)))") }
+    }
+}
