@@ -1,0 +1,41 @@
+"""Shared fixtures: the forcetrace binary, the shared recordings, temp dirs."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "recordings"
+SAMPLES = ROOT / "samples"
+
+
+@pytest.fixture(scope="session")
+def forcetrace():
+    """Path to the built CLI; `make test` builds it and sets FORCETRACE."""
+    path = pathlib.Path(os.environ.get("FORCETRACE", ROOT / ".build" / "debug" / "forcetrace"))
+    if not path.exists():
+        pytest.fail(f"{path} does not exist: run 'make test' (it builds first)")
+    return str(path)
+
+
+def run(forcetrace, *args, check=True, **kwargs):
+    result = subprocess.run([forcetrace, *map(str, args)], capture_output=True, text=True, **kwargs)
+    if check and result.returncode != 0:
+        raise AssertionError(f"forcetrace {' '.join(map(str, args))} exited {result.returncode}:\n{result.stderr}")
+    return result
+
+
+def shared_recording(name):
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared only exists beside the project's own checkouts)")
+    return path
+
+
+SHARED_NAMES = [
+    "CyPS2 Cypress Trackpad.three_finger_press.events",
+    "SynPS2 Synaptics TouchPad.leftmove.events",
+    "bcm5974.three-finger-click.events",
+    "dell_canvas_pen.evemu",
+]
