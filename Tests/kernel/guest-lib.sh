@@ -1,0 +1,116 @@
+# guest-lib.sh - helpers for guest scenario scripts (sourced: . "$FT_LIB").
+# Runs under busybox sh in the guest.  $OUT is the scenario's output dir.
+
+FT_TOUCH_NAME=forcetrace-test-touch
+
+ft_log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
+
+# ft_fail MSG: record the failure reason and exit non-zero
+ft_fail() {
+	ft_log "FAIL: $*"
+	echo "$*" >>"$OUT/failure"
+	exit 1
+}
+
+ft_require() { # ft_require CMD...: fail unless every command exists
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || ft_fail "missing command in initramfs: $c"
+	done
+}
+
+# ft_find_input NAME: print /dev/input/eventN of the (first) device whose
+# name is exactly NAME.  event0 is usually qemu's AT keyboard, so never
+# assume a number.
+ft_find_input() {
+	for n in /sys/class/input/event*/device/name; do
+		[ -f "$n" ] || continue
+		if [ "$(cat "$n")" = "$1" ]; then
+			e=${n#/sys/class/input/}
+			echo "/dev/input/${e%%/*}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# ft_wait_input NAME TIMEOUT_S: wait for the device and its /dev node
+ft_wait_input() {
+	_n=0
+	while [ "$_n" -lt $(($2 * 20)) ]; do
+		_d=$(ft_find_input "$1") && [ -c "$_d" ] && { echo "$_d"; return 0; }
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# ft_wait_file FILE TIMEOUT_S: wait until FILE exists and is non-empty
+ft_wait_file() {
+	_n=0
+	while [ "$_n" -lt $(($2 * 20)) ]; do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# ft_wait_opened PID DEVNODE TIMEOUT_S: wait until process PID has DEVNODE
+# open (checked via /proc/PID/fd), i.e. a recorder is really listening.
+ft_wait_opened() {
+	_n=0
+	while [ "$_n" -lt $(($3 * 20)) ]; do
+		[ -d "/proc/$1" ] || return 1
+		for _fd in /proc/"$1"/fd/*; do
+			[ "$(readlink "$_fd" 2>/dev/null)" = "$2" ] && return 0
+		done
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# ft_wait_pid PID TIMEOUT_S: wait for a background child; prints its exit
+# code (or "timeout" after killing it).  Must be called from the shell that
+# started PID.
+ft_wait_pid() {
+	_n=0
+	while [ "$_n" -lt $(($2 * 20)) ]; do
+		if ! kill -0 "$1" 2>/dev/null; then
+			wait "$1"
+			echo $?
+			return 0
+		fi
+		# a zombie still answers kill -0; check its state
+		if grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; then
+			wait "$1"
+			echo $?
+			return 0
+		fi
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	echo timeout
+	return 1
+}
+
+# ft_start_player ARGS...: start `player ARGS --wait-signal --devnode-file
+# $OUT/devnode` in the background (stdout/stderr to $OUT/player.out/.err),
+# wait for its device node; sets FT_PLAYER_PID and FT_DEV.
+# Call ft_go_player once the reader has the device open.
+ft_start_player() {
+	rm -f "$OUT/devnode"
+	player "$@" --wait-signal --devnode-file "$OUT/devnode" \
+		>"$OUT/player.out" 2>"$OUT/player.err" &
+	FT_PLAYER_PID=$!
+	ft_wait_file "$OUT/devnode" 15 || ft_fail "player did not create its device: $(cat "$OUT/player.err")"
+	FT_DEV=$(cat "$OUT/devnode")
+	_byname=$(ft_wait_input "$FT_TOUCH_NAME" 5) || ft_fail "no input device named $FT_TOUCH_NAME"
+	[ "$_byname" = "$FT_DEV" ] || ft_fail "player says $FT_DEV but sysfs name lookup says $_byname"
+	ft_log "player pid=$FT_PLAYER_PID device=$FT_DEV"
+}
+
+# ft_go_player: tell the player (waiting in --wait-signal) to start playing
+ft_go_player() { kill -USR1 "$FT_PLAYER_PID"; }
