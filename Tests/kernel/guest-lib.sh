@@ -70,21 +70,17 @@ ft_wait_opened() {
 	return 1
 }
 
-# ft_wait_pid PID TIMEOUT_S: wait for a background child; prints its exit
-# code (or "timeout" after killing it).  Must be called from the shell that
-# started PID.
+# ft_wait_pid PID TIMEOUT_S: wait for a background child of this shell and
+# set FT_RC to its exit code, or to "timeout" after killing it (returns 1).
+# Do not call it inside $(...): a subshell cannot wait for its parent's child.
 ft_wait_pid() {
 	_n=0
+	FT_RC=""
 	while [ "$_n" -lt $(($2 * 20)) ]; do
-		if ! kill -0 "$1" 2>/dev/null; then
+		# gone, or a zombie (which still answers kill -0)
+		if ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; then
 			wait "$1"
-			echo $?
-			return 0
-		fi
-		# a zombie still answers kill -0; check its state
-		if grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; then
-			wait "$1"
-			echo $?
+			FT_RC=$?
 			return 0
 		fi
 		sleep 0.05
@@ -92,7 +88,7 @@ ft_wait_pid() {
 	done
 	kill -KILL "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
-	echo timeout
+	FT_RC=timeout
 	return 1
 }
 

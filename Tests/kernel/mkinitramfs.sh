@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$out" ] || die "-o OUT.cpio.gz is required"
+out=$(realpath -m "$out")
 
 if [ -z "$kver" ]; then
 	vmlinuz=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
