@@ -110,3 +110,23 @@ ft_start_player() {
 
 # ft_go_player: tell the player (waiting in --wait-signal) to start playing
 ft_go_player() { kill -USR1 "$FT_PLAYER_PID"; }
+
+# ft_wait_grep FILE PATTERN TIMEOUT_S: wait until FILE contains PATTERN
+ft_wait_grep() {
+	_n=0
+	while [ "$_n" -lt $(($3 * 20)) ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# ft_step NAME: start a named step of a multi-step scenario; its outputs go
+# to $FT_SCENARIO_OUT/NAME (OUT is switched to that directory).
+ft_step() {
+	: "${FT_SCENARIO_OUT:=$OUT}"
+	OUT=$FT_SCENARIO_OUT/$1
+	mkdir -p "$OUT"
+	ft_log "---- step $1"
+}

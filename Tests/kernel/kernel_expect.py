@@ -97,7 +97,9 @@ class MTReplay:
             return None
         if etype == EV_SYN and code == SYN_REPORT:
             snap = self.snapshot()
-            snap["events"] = self.frame_events + [[EV_SYN, SYN_REPORT, 0]]
+            # value 1 marks the kernel's own SYN_REPORT after it released
+            # held keys on unregister (unplug); players always send 0
+            snap["events"] = self.frame_events + [[EV_SYN, SYN_REPORT, value]]
             snap["t"] = t
             snap["dropped"] = self.in_drop
             self.in_drop = False
