@@ -9,7 +9,9 @@
 #   --bin PATH          dynamically linked (or static) executable to ship; may repeat.
 #                       Positional arguments are treated the same way.  The file is
 #                       copied to its absolute host path (so $ORIGIN rpaths keep
-#                       working) and linked as /usr/local/bin/<basename>.
+#                       working; paths under /tmp /out /dev /proc /sys /run,
+#                       which guest mounts hide, go to /opt/ft-shipped/<path>)
+#                       and linked as /usr/local/bin/<basename>.
 #                       All its `ldd` libraries are copied to the paths ldd prints,
 #                       plus the ELF interpreter (/lib64/ld-linux-x86-64.so.2).
 #   --lib PATH          extra shared library (e.g. one that is dlopen()ed), with
@@ -97,6 +99,16 @@ cp "$busybox" "$root/usr/bin/busybox"
 done
 [ -e "$root/bin/sh" ] || ln -s busybox "$root/bin/sh"
 
+# The guest mounts tmpfs/devtmpfs/proc/sysfs over these, hiding anything
+# shipped below them; such files go to /opt/ft-shipped/<host path> instead
+# (libraries are then found through the ld.so.cache built below).
+guest_path() {
+	case "$1" in
+	/tmp/*|/out/*|/dev/*|/proc/*|/sys/*|/run/*) echo "/opt/ft-shipped$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 copy_one() { # SRC DST(absolute, inside guest)
 	local src=$1 dst=$2
 	mkdir -p "$root$(dirname "$dst")"
@@ -127,8 +139,9 @@ copy_deps() { # ELF file: copy everything ldd reports
 		[ -n "$path" ] || continue
 		[ -n "${seen_lib[$path]:-}" ] && continue
 		seen_lib[$path]=1
-		copy_one "$path" "$path"
-		libdirs+=("$(dirname "$path")")
+		gpath=$(guest_path "$path")
+		copy_one "$path" "$gpath"
+		libdirs+=("$(dirname "$gpath")")
 	done <<<"$lddout"
 }
 
@@ -162,19 +175,21 @@ shipped=()
 for b in "${bins[@]}"; do
 	[ -f "$b" ] || die "binary $b not found"
 	abs=$(readlink -f "$b")
-	copy_one "$abs" "$abs"
+	gabs=$(guest_path "$abs")
+	copy_one "$abs" "$gabs"
 	copy_deps "$abs"
 	name=$(basename "$b")
-	if [ "$abs" != "/usr/local/bin/$name" ]; then
+	if [ "$gabs" != "/usr/local/bin/$name" ]; then
 		rm -f "$root/usr/local/bin/$name"
-		ln -s "$abs" "$root/usr/local/bin/$name"
+		ln -s "$gabs" "$root/usr/local/bin/$name"
 	fi
-	shipped+=("$name=$abs")
+	shipped+=("$name=$gabs")
 done
 for l in "${libs[@]}"; do
 	[ -f "$l" ] || die "library $l not found"
-	copy_one "$l" "$l"
-	libdirs+=("$(dirname "$l")")
+	gl=$(guest_path "$l")
+	copy_one "$l" "$gl"
+	libdirs+=("$(dirname "$gl")")
 	copy_deps "$l"
 done
 for f in "${files[@]}"; do
