@@ -69,7 +69,9 @@ cc -O2 -Wall -Wextra -o "$WORK/fsprobe" "$HERE/fsprobe.c" || fail "building fspr
 # Boot the bare kernel with no root: it must print its banner and panic
 # (panic=-1 + -no-reboot make qemu exit).  Only a qemu that cannot start
 # TCG, or a kernel that never gets going, means SKIP.
+command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 not found although qemu-system-x86 is installed"
 probe_log="$WORK/qemu-probe.log"
+rm -f "$probe_log" "$probe_log.serial"
 timeout -k 5 60 qemu-system-x86_64 -machine accel=tcg -m 256 -nodefaults -nographic -no-reboot \
 	-serial "file:$probe_log.serial" -kernel "$kernel" \
 	-append "console=ttyS0 panic=-1 root=/dev/nonexistent" </dev/null >"$probe_log" 2>&1
