@@ -12,6 +12,8 @@ flood:  the recording must contain SYN_DROPPED; after the frame that the
 unplug: every frame up to the unplug is recorded exactly; the contact is
         never lifted by a tracking-id -1; the kernel's own key release
         (BTN_TOOL_FINGER/BTN_TOUCH 0 + SYN_REPORT value 1) ends the stream.
+grab:   the grabbing reader (evreader --grab) counted every event the player
+        sent; the second, non-grabbing evreader got none.
 """
 import os
 import sys
@@ -84,6 +86,21 @@ def check_unplug(c, d):
             "no tracking-id -1: the MT contact is never lifted, only the device vanishes")
 
 
+def check_grab(c, d):
+    print("grab:")
+    exp = load_expect(os.path.join(d, "expected.jsonl"))
+    frames = exp["frames"]
+    want_ev = sum(1 for f in frames for e in f["events"] if e[0] != EV_SYN)
+    g = dict(kv.split("=") for kv in (read_text(os.path.join(d, "grabber.txt"), "") or "").split() if "=" in kv)
+    c.check(g.get("grabbed") == "1" and g.get("events") == str(want_ev) and g.get("syn_reports") == str(len(frames))
+            and g.get("dropped") == "0", f"grabber saw all {want_ev} events in {len(frames)} frames", g)
+    c.check(g.get("enodev") == "1", "grabber saw the device vanish (ENODEV)")
+    s = dict(kv.split("=") for kv in (read_text(os.path.join(d, "second.txt"), "") or "").split() if "=" in kv)
+    c.check(s.get("events") == "0" and s.get("syn_reports") == "0" and s.get("grabbed") == "0",
+            "second (non-grabbing) reader saw no events during the grab", s)
+    c.check(s.get("enodev") == "1", "second reader saw the device vanish (it was really open)")
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__)
@@ -94,9 +111,10 @@ def main(argv):
     c = Checks("check_player_selftest")
     print(f"checking {d}")
     c.check(read_text(os.path.join(d, "status")) == "0", "guest scenario exited 0")
-    for step, fn in (("flood", check_flood), ("unplug", check_unplug)):
+    for step, fn, rec in (("flood", check_flood, "recording.evemu"), ("unplug", check_unplug, "recording.evemu"),
+                          ("grab", check_grab, "second.txt")):
         sd = os.path.join(d, step)
-        if c.check(os.path.isfile(os.path.join(sd, "recording.evemu"))
+        if c.check(os.path.isfile(os.path.join(sd, rec))
                    and os.path.isfile(os.path.join(sd, "expected.jsonl")), f"{step}: outputs present"):
             fn(c, sd)
     return c.finish()

@@ -130,3 +130,23 @@ ft_step() {
 	mkdir -p "$OUT"
 	ft_log "---- step $1"
 }
+
+# ft_wait_grabbed DEVNODE TIMEOUT_S: wait until some client holds an
+# EVIOCGRAB on DEVNODE (probed with `evreader probe-grab`)
+ft_wait_grabbed() {
+	_n=0
+	while [ "$_n" -lt $(($2 * 20)) ]; do
+		evreader probe-grab "$1" && return 0
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# ft_skip REASON: the scenario cannot run here (e.g. forcetrace not shipped);
+# exits 77, which run-guest.sh and test-kernel.sh report as SKIP, not pass.
+ft_skip() {
+	ft_log "SKIP: $*"
+	echo "$*" >"${FT_SCENARIO_OUT:-$OUT}/skipped"
+	exit 77
+}

@@ -7,8 +7,12 @@
 #            (finger down) state is held -> recording must contain SYN_DROPPED
 #   unplug/  `player unplug-after-ms` destroys the device mid-contact;
 #            evemu-record must see the contact but no lift.
+#   grab/    `evreader count --grab` grabs the device; a second reader
+#            (evreader count without --grab) must see no events while the
+#            grabber sees all.  (evemu-record cannot be that second reader:
+#            it refuses to record a grabbed device.)
 . "$FT_LIB"
-ft_require player evemu-record
+ft_require player evemu-record evreader
 
 ft_step flood
 ft_start_player flood 3000 --hold-ms 1500 --expect "$OUT/expected.jsonl"
@@ -44,4 +48,24 @@ ft_wait_pid "$rec" 10
 echo "$FT_RC" >"$OUT/evemu.rc"
 [ "$FT_RC" != timeout ] || ft_fail "evemu-record did not exit after the unplug"
 [ -z "$(ft_find_input "$FT_TOUCH_NAME")" ] || ft_fail "device still present after unplug"
+
+ft_step grab
+ft_start_player script --hold-ms 300 --expect "$OUT/expected.jsonl"
+evreader count "$FT_DEV" --grab --duration-ms 30000 >"$OUT/grabber.txt" 2>&1 &
+grabber=$!
+ft_wait_grabbed "$FT_DEV" 10 || ft_fail "evreader --grab did not grab $FT_DEV: $(cat "$OUT/grabber.txt")"
+evreader count "$FT_DEV" --duration-ms 30000 >"$OUT/second.txt" 2>&1 &
+rec=$!
+ft_wait_opened "$rec" "$FT_DEV" 15 || ft_fail "second evreader did not open $FT_DEV"
+ft_go_player
+ft_wait_pid "$FT_PLAYER_PID" 30
+echo "$FT_RC" >"$OUT/player.rc"
+[ "$FT_RC" = 0 ] || ft_fail "player exited with $FT_RC"
+ft_wait_pid "$grabber" 10
+echo "$FT_RC" >"$OUT/grabber.rc"
+ft_wait_pid "$rec" 10
+echo "$FT_RC" >"$OUT/second.rc"
+ft_log "grabber: $(cat "$OUT/grabber.txt"); second reader: $(cat "$OUT/second.txt")"
+grep -q 'events=0 ' "$OUT/grabber.txt" && ft_fail "grabber saw no events"
+grep -q '^events=0 syn_reports=0 ' "$OUT/second.txt" || ft_fail "second reader saw events despite the grab"
 exit 0

@@ -64,6 +64,7 @@ kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
 cflags=$(pkg-config --cflags libevdev) && libs=$(pkg-config --libs libevdev) || fail "pkg-config libevdev failed"
 cc -O2 -Wall -Wextra -o "$WORK/player" "$HERE/player.c" $cflags $libs || fail "building player failed"
 cc -O2 -Wall -Wextra -o "$WORK/fsprobe" "$HERE/fsprobe.c" || fail "building fsprobe failed"
+cc -O2 -Wall -Wextra -o "$WORK/evreader" "$HERE/evreader.c" || fail "building evreader failed"
 
 # ---- 3. can qemu run a TCG guest here at all? ----
 # Boot the bare kernel with no root: it must print its banner and panic
@@ -84,7 +85,7 @@ fi
 
 # ---- 4. initramfs ----
 t0=$(date +%s)
-"$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" \
+"$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" \
 	/usr/bin/evemu-record "${bins[@]}" || fail "mkinitramfs failed"
 
 # ---- 5. guest run ----
