@@ -150,3 +150,51 @@ ft_skip() {
 	echo "$*" >"${FT_SCENARIO_OUT:-$OUT}/skipped"
 	exit 77
 }
+
+# ---- forcetrace recorder helpers (for the ft-* scenarios) ----
+
+# ft_need_forcetrace: SKIP (exit 77) unless a forcetrace binary with a
+# working `record` subcommand was shipped (mkinitramfs --bin / KERNEL_BINS)
+ft_need_forcetrace() {
+	command -v forcetrace >/dev/null 2>&1 ||
+		ft_skip "forcetrace not shipped (make test-kernel KERNEL_BINS=.build/debug/forcetrace)"
+	forcetrace record --help >"$OUT/record-help.txt" 2>&1 ||
+		ft_skip "'forcetrace record --help' fails: no record subcommand yet"
+}
+
+# ft_record_start FILE [ARGS...]: run `forcetrace record DEVICE -o FILE ARGS`
+# in the background (DEVICE = $FT_REC_DEVICE, default $FT_DEV; output to
+# $OUT/recorder.out/.err), set FT_REC_PID and wait until the recorder has
+# the device node open.  With --grab, also ft_wait_grabbed before playing.
+ft_record_start() {
+	_f=$1
+	shift
+	forcetrace record "${FT_REC_DEVICE:-$FT_DEV}" -o "$_f" "$@" \
+		>"$OUT/recorder.out" 2>"$OUT/recorder.err" &
+	FT_REC_PID=$!
+	echo "forcetrace record ${FT_REC_DEVICE:-$FT_DEV} -o $_f $*" >"$OUT/recorder.cmd"
+	ft_wait_opened "$FT_REC_PID" "$FT_DEV" 30 ||
+		ft_fail "forcetrace record did not open $FT_DEV: $(cat "$OUT/recorder.err")"
+	ft_log "recorder pid=$FT_REC_PID has $FT_DEV open"
+}
+
+# ft_record_stop: if the recorder still runs, SIGINT it (graceful stop);
+# wait up to 20 s; exit code -> FT_RC and $OUT/recorder.rc;
+# $OUT/recorder.stopped_by is "self" or "sigint"
+ft_record_stop() {
+	if kill -0 "$FT_REC_PID" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$FT_REC_PID/status" 2>/dev/null; then
+		echo sigint >"$OUT/recorder.stopped_by"
+		kill -INT "$FT_REC_PID"
+	else
+		echo self >"$OUT/recorder.stopped_by"
+	fi
+	ft_wait_pid "$FT_REC_PID" 20
+	echo "$FT_RC" >"$OUT/recorder.rc"
+}
+
+# ft_assert_hdf5 FILE: FILE exists and starts with the HDF5 signature
+ft_assert_hdf5() {
+	[ -s "$1" ] || ft_fail "$1 missing or empty"
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 894844460d0a1a0a ] ||
+		ft_fail "$1 has no HDF5 signature at offset 0"
+}
