@@ -1,0 +1,680 @@
+/*
+ * player.c - deterministic uinput touchscreen player for forcetrace's
+ * live-kernel tests (Tests/kernel).
+ *
+ * Creates a virtual multitouch (protocol B) touchscreen through libevdev's
+ * uinput API and plays one of a few scripted gestures into it.  Every frame
+ * that is sent is also written to an "expect" file (JSON lines) so that a
+ * host-side checker can compare a recording against what was played.
+ *
+ *   player script          [options]   scripted gesture (ramp, move, 2nd finger)
+ *   player flood N         [options]   N frames of pressure changes, no sleep
+ *   player unplug-after-ms N [options] touch, then destroy the device mid-contact
+ *
+ * Options (all modes):
+ *   --start-delay-ms N  wait N ms after creating the device before frame 0
+ *                       (gives a recorder time to open it); default 1000
+ *   --wait-signal       start playing as soon as SIGUSR1 arrives instead;
+ *                       --start-delay-ms (default then 30000) becomes a
+ *                       timeout after which it plays anyway, with a warning
+ *   --hold-ms N         keep the device alive N ms after the last frame
+ *                       (script default 500, flood default 2000)
+ *   --frame-us N        pause between frames (script/unplug default 10000,
+ *                       flood default 0)
+ *   --expect FILE       write the expected frames as JSON lines
+ *   --devnode-file FILE write the device node path (atomically) once created
+ *   --no-lift           flood: do not lift the finger after the hold; the
+ *                       device is destroyed with the contact still down
+ *   --name NAME         device name (default "forcetrace-test-touch")
+ *
+ * Build: cc -O2 -Wall -o player player.c $(pkg-config --cflags --libs libevdev)
+ *
+ * Expect file format (one JSON object per line):
+ *   {"type":"device","name":...,"devnode":...,"mode":...,"slots":2}
+ *   {"type":"frame","frame":i,"phase":"ramp","t_us":...,
+ *    "slots":[{"slot":0,"tid":100,"x":1000,"y":2000,"p":16},
+ *             {"slot":1,"tid":-1,"x":0,"y":0,"p":0}],
+ *    "btn_touch":1,"tool":"finger","abs_x":1000,"abs_y":2000,"abs_p":16,
+ *    "events":[[3,58,16],[3,24,16],[0,0,0]]}
+ *   {"type":"hold",...}   flood only: the DOWN state held for --hold-ms
+ *   {"type":"end","frames":N,"unplugged":false,"final":{...same as frame...}}
+ * For a slot whose tid is -1 the x/y/p values are the stale values the kernel
+ * still holds for that slot; checkers should ignore them.  "t_us" is the
+ * CLOCK_MONOTONIC time of the SYN_REPORT relative to frame 0 (informational).
+ * Every frame changes at least one value, so the kernel forwards every frame
+ * (it drops a SYN_REPORT with no changed values before it).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/input.h>
+#include <libevdev/libevdev.h>
+#include <libevdev/libevdev-uinput.h>
+
+#define NSLOTS 2
+#define AXIS_MAX 4095
+#define AXIS_RES 40 /* units per mm */
+#define PRESSURE_MAX 255
+#define MAX_EVENTS_PER_FRAME 32
+
+struct slot_state {
+	int tid; /* -1 = no contact */
+	int x, y, p;
+};
+
+struct state {
+	struct slot_state s[NSLOTS];
+};
+
+/* What the kernel currently holds (used to emit deltas only). */
+struct emitted {
+	struct state st;
+	int cur_slot;
+	int btn_touch, tool_finger, tool_doubletap;
+	int abs_x, abs_y, abs_p;
+};
+
+static struct libevdev_uinput *uidev;
+static struct emitted em;
+static FILE *expect_fp;
+static int frame_no;
+static struct timespec t0;
+static int t0_set;
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_go;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("player: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static void sleep_us(long long us)
+{
+	struct timespec ts;
+	if (us <= 0)
+		return;
+	ts.tv_sec = us / 1000000LL;
+	ts.tv_nsec = (us % 1000000LL) * 1000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !got_signal)
+		;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+static void on_go(int sig)
+{
+	(void)sig;
+	got_go = 1;
+}
+
+/* ---- device ---------------------------------------------------------- */
+
+static void enable_abs(struct libevdev *dev, unsigned code, int min, int max, int res)
+{
+	struct input_absinfo ai;
+	memset(&ai, 0, sizeof ai);
+	ai.minimum = min;
+	ai.maximum = max;
+	ai.resolution = res;
+	ai.fuzz = 0; /* fuzz would make the kernel alter our values */
+	ai.flat = 0;
+	if (libevdev_enable_event_code(dev, EV_ABS, code, &ai) != 0)
+		die("cannot enable abs code %u", code);
+}
+
+static void create_device(const char *name)
+{
+	struct libevdev *dev = libevdev_new();
+	int rc;
+
+	if (!dev)
+		die("libevdev_new failed");
+	libevdev_set_name(dev, name);
+	libevdev_set_id_bustype(dev, BUS_VIRTUAL);
+	libevdev_set_id_vendor(dev, 0x1d6b); /* arbitrary test ids */
+	libevdev_set_id_product(dev, 0x7f01);
+	libevdev_set_id_version(dev, 1);
+	libevdev_enable_property(dev, INPUT_PROP_DIRECT);
+
+	libevdev_enable_event_type(dev, EV_SYN);
+	libevdev_enable_event_type(dev, EV_KEY);
+	libevdev_enable_event_code(dev, EV_KEY, BTN_TOUCH, NULL);
+	libevdev_enable_event_code(dev, EV_KEY, BTN_TOOL_FINGER, NULL);
+	libevdev_enable_event_code(dev, EV_KEY, BTN_TOOL_DOUBLETAP, NULL);
+
+	libevdev_enable_event_type(dev, EV_ABS);
+	enable_abs(dev, ABS_X, 0, AXIS_MAX, AXIS_RES);
+	enable_abs(dev, ABS_Y, 0, AXIS_MAX, AXIS_RES);
+	enable_abs(dev, ABS_PRESSURE, 0, PRESSURE_MAX, 0);
+	enable_abs(dev, ABS_MT_SLOT, 0, NSLOTS - 1, 0);
+	enable_abs(dev, ABS_MT_TRACKING_ID, 0, 65535, 0);
+	enable_abs(dev, ABS_MT_POSITION_X, 0, AXIS_MAX, AXIS_RES);
+	enable_abs(dev, ABS_MT_POSITION_Y, 0, AXIS_MAX, AXIS_RES);
+	enable_abs(dev, ABS_MT_PRESSURE, 0, PRESSURE_MAX, 0);
+
+	rc = libevdev_uinput_create_from_device(dev, LIBEVDEV_UINPUT_OPEN_MANAGED, &uidev);
+	libevdev_free(dev);
+	if (rc != 0)
+		die("libevdev_uinput_create_from_device: %s (is uinput loaded, /dev/uinput present?)",
+		    strerror(-rc));
+
+	memset(&em, 0, sizeof em);
+	for (int i = 0; i < NSLOTS; i++)
+		em.st.s[i].tid = -1; /* kernel initialises all slots to -1 */
+	em.cur_slot = 0;
+}
+
+/* Fallback when libevdev cannot tell: scan sysfs for our name. */
+static char *find_devnode_by_name(const char *name)
+{
+	DIR *d = opendir("/sys/class/input");
+	struct dirent *de;
+	char path[512], buf[256];
+	char *found = NULL;
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		FILE *f;
+		if (strncmp(de->d_name, "event", 5) != 0)
+			continue;
+		snprintf(path, sizeof path, "/sys/class/input/%s/device/name", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof buf, f)) {
+			buf[strcspn(buf, "\n")] = 0;
+			if (strcmp(buf, name) == 0 && !found) {
+				if (asprintf(&found, "/dev/input/%s", de->d_name) < 0)
+					found = NULL;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+static void write_devnode_file(const char *file, const char *node)
+{
+	char tmp[4096];
+	FILE *f;
+	snprintf(tmp, sizeof tmp, "%s.tmp", file);
+	f = fopen(tmp, "w");
+	if (!f)
+		die("cannot write %s: %s", tmp, strerror(errno));
+	fprintf(f, "%s\n", node);
+	if (fclose(f) != 0 || rename(tmp, file) != 0)
+		die("cannot write %s: %s", file, strerror(errno));
+}
+
+/* ---- frames ---------------------------------------------------------- */
+
+struct evbuf {
+	int n;
+	int ev[MAX_EVENTS_PER_FRAME][3];
+};
+
+static void put(struct evbuf *b, int type, int code, int value)
+{
+	int rc;
+	if (b->n >= MAX_EVENTS_PER_FRAME)
+		die("too many events in one frame");
+	rc = libevdev_uinput_write_event(uidev, type, code, value);
+	if (rc != 0)
+		die("uinput write failed: %s", strerror(-rc));
+	b->ev[b->n][0] = type;
+	b->ev[b->n][1] = code;
+	b->ev[b->n][2] = value;
+	b->n++;
+}
+
+static void json_slots(FILE *f, const struct state *st)
+{
+	fputs("\"slots\":[", f);
+	for (int i = 0; i < NSLOTS; i++)
+		fprintf(f, "%s{\"slot\":%d,\"tid\":%d,\"x\":%d,\"y\":%d,\"p\":%d}", i ? "," : "", i,
+			st->s[i].tid, st->s[i].x, st->s[i].y, st->s[i].p);
+	fputs("]", f);
+}
+
+static const char *tool_name(void)
+{
+	if (em.tool_doubletap)
+		return "doubletap";
+	if (em.tool_finger)
+		return "finger";
+	return "none";
+}
+
+static void json_pointer(FILE *f)
+{
+	fprintf(f, "\"btn_touch\":%d,\"tool\":\"%s\",\"abs_x\":%d,\"abs_y\":%d,\"abs_p\":%d",
+		em.btn_touch, tool_name(), em.abs_x, em.abs_y, em.abs_p);
+}
+
+/*
+ * Send one frame: protocol-B deltas from the last emitted state to `want`,
+ * then tool/touch keys and legacy pointer emulation (following the lowest
+ * active slot, which in every script here is also the oldest contact),
+ * then SYN_REPORT.
+ */
+static void send_frame(const struct state *want, const char *phase)
+{
+	struct evbuf b = { 0 };
+	int count = 0, ptr = -1;
+	long long t;
+
+	for (int i = 0; i < NSLOTS; i++) {
+		const struct slot_state *w = &want->s[i];
+		struct slot_state *h = &em.st.s[i];
+		int changed;
+
+		if (w->tid == -1)
+			changed = h->tid != -1;
+		else
+			changed = w->tid != h->tid || w->x != h->x || w->y != h->y || w->p != h->p;
+		if (!changed)
+			continue;
+		if (em.cur_slot != i) {
+			put(&b, EV_ABS, ABS_MT_SLOT, i);
+			em.cur_slot = i;
+		}
+		if (w->tid != h->tid) {
+			put(&b, EV_ABS, ABS_MT_TRACKING_ID, w->tid);
+			h->tid = w->tid;
+		}
+		if (w->tid == -1)
+			continue; /* lift: nothing else */
+		if (w->x != h->x) {
+			put(&b, EV_ABS, ABS_MT_POSITION_X, w->x);
+			h->x = w->x;
+		}
+		if (w->y != h->y) {
+			put(&b, EV_ABS, ABS_MT_POSITION_Y, w->y);
+			h->y = w->y;
+		}
+		if (w->p != h->p) {
+			put(&b, EV_ABS, ABS_MT_PRESSURE, w->p);
+			h->p = w->p;
+		}
+	}
+
+	for (int i = 0; i < NSLOTS; i++) {
+		if (em.st.s[i].tid != -1) {
+			count++;
+			if (ptr < 0)
+				ptr = i;
+		}
+	}
+	{
+		int finger = count == 1, dbl = count == 2, touch = count > 0;
+		if (finger != em.tool_finger && !finger) {
+			put(&b, EV_KEY, BTN_TOOL_FINGER, 0);
+			em.tool_finger = 0;
+		}
+		if (dbl != em.tool_doubletap && !dbl) {
+			put(&b, EV_KEY, BTN_TOOL_DOUBLETAP, 0);
+			em.tool_doubletap = 0;
+		}
+		if (finger != em.tool_finger) {
+			put(&b, EV_KEY, BTN_TOOL_FINGER, 1);
+			em.tool_finger = 1;
+		}
+		if (dbl != em.tool_doubletap) {
+			put(&b, EV_KEY, BTN_TOOL_DOUBLETAP, 1);
+			em.tool_doubletap = 1;
+		}
+		if (touch != em.btn_touch) {
+			put(&b, EV_KEY, BTN_TOUCH, touch);
+			em.btn_touch = touch;
+		}
+	}
+	if (ptr >= 0) {
+		const struct slot_state *s = &em.st.s[ptr];
+		if (s->x != em.abs_x) {
+			put(&b, EV_ABS, ABS_X, s->x);
+			em.abs_x = s->x;
+		}
+		if (s->y != em.abs_y) {
+			put(&b, EV_ABS, ABS_Y, s->y);
+			em.abs_y = s->y;
+		}
+		if (s->p != em.abs_p) {
+			put(&b, EV_ABS, ABS_PRESSURE, s->p);
+			em.abs_p = s->p;
+		}
+	} else if (em.abs_p != 0) {
+		put(&b, EV_ABS, ABS_PRESSURE, 0);
+		em.abs_p = 0;
+	}
+	if (b.n == 0)
+		die("internal: frame %d (%s) changes nothing; the kernel would drop it",
+		    frame_no, phase);
+	put(&b, EV_SYN, SYN_REPORT, 0);
+
+	t = now_us();
+	if (!t0_set) {
+		t0_set = 1;
+		t0.tv_sec = t / 1000000LL;
+		t0.tv_nsec = (t % 1000000LL) * 1000;
+	}
+	if (expect_fp) {
+		long long rel = t - ((long long)t0.tv_sec * 1000000LL + t0.tv_nsec / 1000);
+		fprintf(expect_fp, "{\"type\":\"frame\",\"frame\":%d,\"phase\":\"%s\",\"t_us\":%lld,",
+			frame_no, phase, rel);
+		json_slots(expect_fp, &em.st);
+		fputc(',', expect_fp);
+		json_pointer(expect_fp);
+		fputs(",\"events\":[", expect_fp);
+		for (int i = 0; i < b.n; i++)
+			fprintf(expect_fp, "%s[%d,%d,%d]", i ? "," : "", b.ev[i][0], b.ev[i][1],
+				b.ev[i][2]);
+		fputs("]}\n", expect_fp);
+	}
+	frame_no++;
+}
+
+/* "end" (last line) or "hold" (state held while the device idles). */
+static void write_record(const char *type, int unplugged)
+{
+	if (!expect_fp)
+		return;
+	fprintf(expect_fp, "{\"type\":\"%s\",\"frames\":%d,\"unplugged\":%s,\"final\":{", type,
+		frame_no, unplugged ? "true" : "false");
+	json_slots(expect_fp, &em.st);
+	fputc(',', expect_fp);
+	json_pointer(expect_fp);
+	fputs("}}\n", expect_fp);
+	fflush(expect_fp);
+}
+
+/* ---- modes ----------------------------------------------------------- */
+
+struct opts {
+	long start_delay_ms;
+	long hold_ms;
+	long frame_us;
+	int lift;
+};
+
+static void frame_pause(const struct opts *o)
+{
+	sleep_us(o->frame_us);
+}
+
+/*
+ * Scripted gesture (94 frames, ~10 ms apart):
+ *   down          1 frame   slot 0 tid 100 at (1000,2000) p=10
+ *   ramp         40 frames  p = 10 + 6*i -> 250, x/y still
+ *   move         30 frames  x = 1000 + 40*i -> 2200, p = 250
+ *   second-down   1 frame   slot 1 tid 101 at (3000,3000) p=30
+ *   second-press 20 frames  slot 1 p = 30 + 10*i -> 230
+ *   second-up     1 frame   slot 1 lifts
+ *   up            1 frame   slot 0 lifts
+ */
+static void mode_script(const struct opts *o)
+{
+	struct state st;
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+
+	st.s[0] = (struct slot_state){ 100, 1000, 2000, 10 };
+	send_frame(&st, "down");
+	for (int i = 1; i <= 40; i++) {
+		frame_pause(o);
+		st.s[0].p = 10 + 6 * i;
+		send_frame(&st, "ramp");
+	}
+	for (int i = 1; i <= 30; i++) {
+		frame_pause(o);
+		st.s[0].x = 1000 + 40 * i;
+		send_frame(&st, "move");
+	}
+	frame_pause(o);
+	st.s[1] = (struct slot_state){ 101, 3000, 3000, 30 };
+	send_frame(&st, "second-down");
+	for (int i = 1; i <= 20; i++) {
+		frame_pause(o);
+		st.s[1].p = 30 + 10 * i;
+		send_frame(&st, "second-press");
+	}
+	frame_pause(o);
+	st.s[1].tid = -1;
+	send_frame(&st, "second-up");
+	frame_pause(o);
+	st.s[0].tid = -1;
+	send_frame(&st, "up");
+	write_record("end", 0);
+	sleep_us(o->hold_ms * 1000LL);
+}
+
+/*
+ * Flood: slot 0 tid 200 down at (1000,1000) p=255, then N frames with
+ * p = 1 + (i % 250) (always differs from the previous frame), then a
+ * "final" frame moving to (3000,1500) with p=200.  That final state
+ * (finger DOWN) is held for --hold-ms and described by a "hold" record
+ * written right after the final frame; then, unless --no-lift, a "lift"
+ * frame is sent, and an "end" record follows before the device is
+ * destroyed.
+ */
+static void mode_flood(const struct opts *o, long n)
+{
+	struct state st;
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+
+	st.s[0] = (struct slot_state){ 200, 1000, 1000, 255 };
+	send_frame(&st, "down");
+	for (long i = 0; i < n; i++) {
+		frame_pause(o);
+		st.s[0].p = 1 + (int)(i % 250);
+		send_frame(&st, "flood");
+	}
+	frame_pause(o);
+	st.s[0].x = 3000;
+	st.s[0].y = 1500;
+	st.s[0].p = 200;
+	send_frame(&st, "final");
+	write_record("hold", 0);
+	sleep_us(o->hold_ms * 1000LL);
+	if (o->lift && !got_signal) {
+		st.s[0].tid = -1;
+		send_frame(&st, "lift");
+		sleep_us(100 * 1000LL); /* let readers see the lift before unplug */
+	}
+	write_record("end", 0);
+}
+
+/*
+ * Unplug: slot 0 tid 300 down at (2048,2048) p=50, then frames with
+ * p = 50 + (5*i % 150) and x = 2048 + (i % 100) until N ms have passed
+ * since frame 0; then the device is destroyed with the finger still down
+ * (no lift frame).  The "end" record has "unplugged":true.
+ */
+static void mode_unplug(const struct opts *o, long ms)
+{
+	struct state st;
+	long long start;
+	int i = 0;
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+
+	st.s[0] = (struct slot_state){ 300, 2048, 2048, 50 };
+	send_frame(&st, "down");
+	start = now_us();
+	while (now_us() - start < ms * 1000LL && !got_signal) {
+		frame_pause(o);
+		i++;
+		st.s[0].p = 50 + (5 * i) % 150;
+		st.s[0].x = 2048 + i % 100;
+		send_frame(&st, "touch");
+	}
+	write_record("end", 1);
+}
+
+static void usage(void)
+{
+	fputs("usage: player script [options]\n"
+	      "       player flood N [options]\n"
+	      "       player unplug-after-ms N [options]\n"
+	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
+	      "         --expect FILE\n"
+	      "         --devnode-file FILE --no-lift --name NAME\n",
+	      stderr);
+	exit(2);
+}
+
+static long parse_long(const char *s, const char *what)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0)
+		die("bad %s: %s", what, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "start-delay-ms", required_argument, 0, 'd' },
+		{ "hold-ms", required_argument, 0, 'h' },
+		{ "frame-us", required_argument, 0, 'f' },
+		{ "expect", required_argument, 0, 'e' },
+		{ "devnode-file", required_argument, 0, 'n' },
+		{ "no-lift", no_argument, 0, 'L' },
+		{ "name", required_argument, 0, 'N' },
+		{ "wait-signal", no_argument, 0, 'W' },
+		{ 0, 0, 0, 0 },
+	};
+	struct opts o = { -1, -1, -1, 1 };
+	int wait_signal = 0;
+	const char *expect = NULL, *devnode_file = NULL, *name = "forcetrace-test-touch";
+	const char *mode;
+	long arg = 0;
+	char *devnode;
+	int c;
+	struct sigaction sa;
+
+	if (argc < 2)
+		usage();
+	mode = argv[1];
+	optind = 2;
+	if (strcmp(mode, "flood") == 0 || strcmp(mode, "unplug-after-ms") == 0) {
+		if (argc < 3)
+			usage();
+		arg = parse_long(argv[2], mode);
+		optind = 3;
+	} else if (strcmp(mode, "script") != 0) {
+		usage();
+	}
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.start_delay_ms = parse_long(optarg, "--start-delay-ms"); break;
+		case 'h': o.hold_ms = parse_long(optarg, "--hold-ms"); break;
+		case 'f': o.frame_us = parse_long(optarg, "--frame-us"); break;
+		case 'e': expect = optarg; break;
+		case 'n': devnode_file = optarg; break;
+		case 'L': o.lift = 0; break;
+		case 'N': name = optarg; break;
+		case 'W': wait_signal = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (o.frame_us < 0)
+		o.frame_us = strcmp(mode, "flood") == 0 ? 0 : 10000;
+	if (o.start_delay_ms < 0)
+		o.start_delay_ms = wait_signal ? 30000 : 1000;
+	if (o.hold_ms < 0)
+		o.hold_ms = strcmp(mode, "flood") == 0 ? 2000 : 500;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_go;
+	sigaction(SIGUSR1, &sa, NULL); /* before the device exists: no race */
+
+	if (expect) {
+		expect_fp = fopen(expect, "w");
+		if (!expect_fp)
+			die("cannot open %s: %s", expect, strerror(errno));
+	}
+
+	create_device(name);
+	{
+		const char *n = libevdev_uinput_get_devnode(uidev);
+		devnode = n ? strdup(n) : find_devnode_by_name(name);
+	}
+	if (!devnode)
+		die("device created but its /dev/input node was not found");
+	printf("DEVNODE %s\n", devnode);
+	fflush(stdout);
+	if (devnode_file)
+		write_devnode_file(devnode_file, devnode);
+	if (expect_fp) {
+		fprintf(expect_fp,
+			"{\"type\":\"device\",\"name\":\"%s\",\"devnode\":\"%s\",\"mode\":\"%s\","
+			"\"arg\":%ld,\"slots\":%d,\"frame_us\":%ld,\"lift\":%s}\n",
+			name, devnode, mode, arg, NSLOTS, o.frame_us, o.lift ? "true" : "false");
+		fflush(expect_fp);
+	}
+
+	if (wait_signal) {
+		long long deadline = now_us() + o.start_delay_ms * 1000LL;
+		while (!got_go && !got_signal && now_us() < deadline)
+			sleep_us(10000);
+		if (!got_go && !got_signal)
+			fprintf(stderr, "player: WARNING: no SIGUSR1 within %ld ms, playing anyway\n",
+				o.start_delay_ms);
+	} else {
+		sleep_us(o.start_delay_ms * 1000LL);
+	}
+
+	if (!got_signal) {
+		if (strcmp(mode, "script") == 0)
+			mode_script(&o);
+		else if (strcmp(mode, "flood") == 0)
+			mode_flood(&o, arg);
+		else
+			mode_unplug(&o, arg);
+	}
+
+	libevdev_uinput_destroy(uidev);
+	fprintf(stderr, "player: %s done, %d frames, device destroyed\n", mode, frame_no);
+	if (expect_fp && fclose(expect_fp) != 0)
+		die("writing %s: %s", expect, strerror(errno));
+	free(devnode);
+	return 0;
+}
