@@ -10,6 +10,8 @@ PY_MODULES := h5py numpy pandas pytest
 
 .PHONY: all deps build test test-swift test-python demo samples clean
 
+include Tests/kernel/kernel.mk
+
 all: build
 
 # System libraries from Debian; Python test packages from PyPI.
@@ -26,7 +28,8 @@ deps:
 build: deps
 	$(SWIFT) build
 
-test: build test-swift test-python
+# test-kernel boots a real Linux kernel under qemu; it skips only where qemu cannot run.
+test: build test-swift test-python test-kernel
 
 test-swift:
 	$(SWIFT) test

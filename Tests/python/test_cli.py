@@ -128,3 +128,15 @@ def test_simulate_is_deterministic(forcetrace, tmp_path):
     third = tmp_path / "c.evemu"
     run(forcetrace, "simulate", "--seed", "4", "--presses", "5", "-o", third)
     assert third.read_text() != first.read_text()
+
+
+def test_truncated_trace_file_gets_a_message_not_an_hdf5_stack(forcetrace, tmp_path):
+    trace = tmp_path / "full.h5"
+    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", trace)
+    truncated = tmp_path / "truncated.h5"
+    truncated.write_bytes(trace.read_bytes()[:4096])
+    result = run(forcetrace, "info", truncated, check=False)
+    assert result.returncode == 1
+    assert str(truncated) in result.stderr
+    assert "HDF5-DIAG" not in result.stderr and "#000" not in result.stderr, result.stderr
+    assert result.stderr.count("\n") <= 3, "one message and a hint, not a stack dump"

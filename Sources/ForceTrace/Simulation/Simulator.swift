@@ -193,6 +193,8 @@ public enum Simulator {
         var emulated = (x: Int32(-1), y: Int32(-1), pressure: Int32(-1), touch: false, fingers: 0)
         var frameTime = 0.0
         var currentSlot = 0
+        let bySlot = (0..<slotCount).map { slot in presses.filter { $0.slot == slot }.sorted { $0.startNs < $1.startNs } }
+        var cursors = [Int](repeating: 0, count: slotCount)
         while Int64(frameTime) <= end {
             let time = base + Int64(frameTime) / 1000 * 1000   // evdev times have microsecond resolution
             var frame: [InputEvent] = []
@@ -202,7 +204,14 @@ public enum Simulator {
             var oldestActive: Int?
             var oldestStart = Int64.max
             for slot in 0..<slotCount {
-                let active = presses.first { $0.slot == slot && Int64(frameTime) >= $0.startNs && Int64(frameTime) < $0.startNs + $0.durationNs }
+                // Presses of a slot never overlap and are in start order, so a cursor per slot finds the active one.
+                let now = Int64(frameTime)
+                while cursors[slot] < bySlot[slot].count,
+                      bySlot[slot][cursors[slot]].startNs + bySlot[slot][cursors[slot]].durationNs <= now {
+                    cursors[slot] += 1
+                }
+                let candidate = cursors[slot] < bySlot[slot].count ? bySlot[slot][cursors[slot]] : nil
+                let active = candidate.flatMap { now >= $0.startNs ? $0 : nil }
                 var selected = false
                 func select() {
                     if !selected && currentSlot != slot { emit(EventType.abs, AbsoluteAxis.mtSlot, Int32(slot)); currentSlot = slot }
