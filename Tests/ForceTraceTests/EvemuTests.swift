@@ -99,6 +99,16 @@ final class EvemuTests: XCTestCase {
         XCTAssertTrue(text.contains("E: 1764400000."), "absolute times stay absolute")
     }
 
+    func testLEDAndSwitchStatesRoundTrip() throws {
+        let recording = try parse(header + "L: 00 1\nL: 01 0\nS: 05 1\nE: 0.000001 0000 0000 0000\n")
+        XCTAssertEqual(recording.device.ledStates.map { [Int($0.0), Int($0.1)] }, [[0, 1], [1, 0]])
+        XCTAssertEqual(recording.device.switchStates.map { [Int($0.0), Int($0.1)] }, [[5, 1]])
+        var text = ""
+        Evemu.write(recording, to: &text)
+        XCTAssertEqual(try parse(text).device, recording.device)
+        XCTAssertTrue(text.contains("L: 00 1\n") && text.contains("S: 05 1\n"), text)
+    }
+
     func testNegativeValuesKeepEvemuPadding() {
         var line = ""
         Evemu.formatEvent(InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x39, value: -1), into: &line)
