@@ -21,6 +21,7 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     ExportCommand.self,
     InfoCommand.self,
     SimulateCommand.self,
+    ReportCommand.self,
 ]
 
 func printError(_ text: String) {

@@ -16,6 +16,8 @@ public enum Evemu {
         var axes: [AxisInfo] = []
         var leds: [(UInt16, Int32)] = []
         var switches: [(UInt16, Int32)] = []
+        /// `# forcetrace-label:` comments.
+        var groundTruth = GroundTruth()
 
         var isEmpty: Bool { name == nil && id == nil && typeBytes.isEmpty && axes.isEmpty }
     }
@@ -34,6 +36,7 @@ public enum Evemu {
         var events: [InputEvent] = []
         events.reserveCapacity(bytes.count / 40)
         var header = try parseLines(bytes, file: file, events: &events)
+        let groundTruth = header.groundTruth
         var descriptionFile = file
         if let descriptionPath {
             header = try parseDescription(descriptionPath, into: &descriptionFile)
@@ -52,7 +55,9 @@ public enum Evemu {
             clock = .relative
         }
         let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        return Recording(device: device, events: events, clock: clock, source: "evemu:\(file)", name: base)
+        var recording = Recording(device: device, events: events, clock: clock, source: "evemu:\(file)", name: base)
+        recording.groundTruth = groundTruth
+        return recording
     }
 
     private static func parseDescription(_ path: String, into descriptionFile: inout String) throws -> Header {
@@ -95,6 +100,10 @@ public enum Evemu {
             if first == UInt8(ascii: "#") {
                 let comment = String(decoding: line, as: UTF8.self)
                 if comment.hasPrefix("# EVEMU ") { header.version = String(comment.dropFirst(8)).trimmingCharacters(in: .whitespaces) }
+                if comment.hasPrefix(GroundTruth.evemuPrefix),
+                   let problem = header.groundTruth.parseEvemuComment(comment.dropFirst(GroundTruth.evemuPrefix.count)) {
+                    throw fail(problem)
+                }
                 continue
             }
             guard line.count >= 2, line[line.startIndex + 1] == UInt8(ascii: ":"),
@@ -228,6 +237,7 @@ public enum Evemu {
         if let comment {
             for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
         }
+        for line in recording.groundTruth.evemuComments() { output.write(line + "\n") }
         output.write("N: \(device.name)\n")
         output.write(String(format: "I: %04x %04x %04x %04x\n", device.bus, device.vendor, device.product, device.version))
         writeBitLines(prefix: "P:", codes: device.properties, maxCode: InputProperty.max, to: &output)

@@ -19,6 +19,8 @@ public struct Recording: Sendable {
     public var source: String
     /// Suggested name for its group in a trace file.
     public var name: String
+    /// Labelled presses, when the recording carries them (the simulator's ground truth).
+    public var groundTruth = GroundTruth()
 
     public init(device: DeviceDescription, events: [InputEvent], clock: RecordingClock, source: String, name: String) {
         self.device = device

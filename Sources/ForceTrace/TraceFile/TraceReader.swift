@@ -166,7 +166,9 @@ public final class TraceRecording {
         try forEachEventBlock { block in
             events.append(contentsOf: block.lazy.map { InputEvent(timeNs: $0.timeNs + self.t0Ns, type: $0.type, code: $0.code, value: $0.value) })
         }
-        return Recording(device: device, events: events, clock: clock, source: source, name: name)
+        var recording = Recording(device: device, events: events, clock: clock, source: source, name: name)
+        recording.groundTruth = try groundTruth()
+        return recording
     }
 
     public func contacts() throws -> [Contact] {

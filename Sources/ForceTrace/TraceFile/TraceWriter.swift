@@ -63,7 +63,9 @@ public final class TraceWriter {
         let writer = try addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
                                       clock: recording.clock, t0Ns: recording.t0Ns)
         for event in recording.events { try writer.append(event) }
-        return try writer.finish()
+        let summary = try writer.finish()
+        try writer.writeGroundTruth(recording.groundTruth)
+        return summary
     }
 
     public func flush() throws { try file.flush() }

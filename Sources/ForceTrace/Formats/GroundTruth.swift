@@ -1,0 +1,94 @@
+/// What a press was meant to be, as the simulator scripted it or a person
+/// labelled it. Stored in evemu files as `# forcetrace-label:` comments and in
+/// trace files as the `labels` table (docs/FORMAT.md).
+public struct ContactLabel: Equatable, Sendable {
+    public var slot: Int16
+    public var trackingID: Int32
+    /// Touch-down time on the recording's clock (absolute, like event times).
+    public var tNs: Int64
+    /// The intended class: "tap", "peek-press" or "pop-press".
+    public var label: String
+    /// The scripted kind of press ("tap", "deep", "moving", ...), if known.
+    public var kind: String?
+    /// The scripted peak, normalized 0...1, if known.
+    public var intendedPeak: Double?
+
+    public init(slot: Int16, trackingID: Int32, tNs: Int64, label: String, kind: String? = nil, intendedPeak: Double? = nil) {
+        self.slot = slot; self.trackingID = trackingID; self.tNs = tNs
+        self.label = label; self.kind = kind; self.intendedPeak = intendedPeak
+    }
+}
+
+/// Labels for a recording's contacts, and the thresholds the script meant.
+public struct GroundTruth: Equatable, Sendable {
+    /// Normalized peek and pop thresholds the presses were scripted around.
+    public var peek: Double?
+    public var pop: Double?
+    public var labels: [ContactLabel] = []
+
+    public init(peek: Double? = nil, pop: Double? = nil, labels: [ContactLabel] = []) {
+        self.peek = peek; self.pop = pop; self.labels = labels
+    }
+
+    public var isEmpty: Bool { peek == nil && pop == nil && labels.isEmpty }
+
+    /// The comment prefix in evemu files.
+    public static let evemuPrefix = "# forcetrace-label:"
+
+    /// `# forcetrace-label:` lines for an evemu file.
+    public func evemuComments() -> [String] {
+        var lines: [String] = []
+        if let peek, let pop { lines.append("\(Self.evemuPrefix) thresholds peek=\(peek) pop=\(pop)") }
+        for label in labels {
+            var line = "\(Self.evemuPrefix) press slot=\(label.slot) tracking_id=\(label.trackingID) "
+            line += "t=\(label.tNs / 1_000_000_000).\(String(format: "%06lld", (label.tNs % 1_000_000_000) / 1000)) class=\(label.label)"
+            if let kind = label.kind { line += " kind=\(kind)" }
+            if let peak = label.intendedPeak { line += " peak=\(String(format: "%.4f", peak))" }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// Parses the text after `# forcetrace-label:`. Returns an error message
+    /// for the caller to place at its line.
+    public mutating func parseEvemuComment(_ text: Substring) -> String? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard let what = words.first else { return "expected 'thresholds ...' or 'press ...' after 'forcetrace-label:'" }
+        var fields: [Substring: Substring] = [:]
+        for word in words.dropFirst() {
+            guard let equals = word.firstIndex(of: "=") else { return "expected KEY=VALUE, found '\(word)'" }
+            fields[word[..<equals]] = word[word.index(after: equals)...]
+        }
+        switch what {
+        case "thresholds":
+            guard let peek = fields["peek"].flatMap({ Double($0) }), let pop = fields["pop"].flatMap({ Double($0) }) else {
+                return "expected 'thresholds peek=X pop=Y' with numbers"
+            }
+            self.peek = peek; self.pop = pop
+        case "press":
+            guard let slot = fields["slot"].flatMap({ Int16($0) }), let tracking = fields["tracking_id"].flatMap({ Int32($0) }),
+                  let time = fields["t"].flatMap(Self.parseTimestamp), let label = fields["class"] else {
+                return "expected 'press slot=N tracking_id=N t=SECONDS.MICROSECONDS class=NAME [kind=NAME] [peak=X]'"
+            }
+            guard PressClass(label: String(label)) != nil else {
+                return "unknown class '\(label)'; expected tap, peek-press or pop-press"
+            }
+            labels.append(ContactLabel(slot: slot, trackingID: tracking, tNs: time, label: String(label),
+                                       kind: fields["kind"].map(String.init), intendedPeak: fields["peak"].flatMap { Double($0) }))
+        default:
+            return "unknown label record '\(what)'; expected 'thresholds' or 'press'"
+        }
+        return nil
+    }
+
+    static func parseTimestamp(_ text: Substring) -> Int64? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let seconds = Int64(parts[0]) else { return nil }
+        var micros: Int64 = 0
+        if parts.count == 2 {
+            guard parts[1].count <= 6, let fraction = Int64(parts[1]) else { return nil }
+            micros = fraction * Int64([1, 100_000, 10_000, 1000, 100, 10, 1][parts[1].count])
+        }
+        return seconds * 1_000_000_000 + micros * 1000
+    }
+}

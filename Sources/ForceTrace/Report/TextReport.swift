@@ -1,0 +1,159 @@
+import Foundation
+
+extension PressureReport {
+    /// The report as a person reads it at a terminal: per recording a
+    /// per-contact table (at most `contactLimit` rows; nil for all), then its
+    /// summary; then a summary per file and the total when there are several.
+    public func text(contactLimit: Int?) -> String {
+        var out = ""
+        let thresholds = options.thresholds
+        out += String(format: "thresholds: peek %.2f (%.3f force), pop %.2f (%.3f force), hysteresis %.2f, %@ sensitivity; ",
+                      thresholds.peek, UIKitForce.force(normalized: thresholds.peek), thresholds.pop,
+                      UIKitForce.force(normalized: thresholds.pop), thresholds.hysteresis, thresholds.sensitivity.rawValue)
+        out += "smoothing \(options.smoothing); tolerance \(options.tolerance)\n"
+        out += "force = normalized pressure × \(UIKitForce.maximumPossibleForce) (UIKit maximumPossibleForce, iPhone 6s)\n"
+        let recordingCount = files.reduce(0) { $0 + $1.recordings.count }
+        for file in files {
+            for analysis in file.recordings {
+                out += "\n" + recordingText(analysis, contactLimit: contactLimit)
+            }
+        }
+        if files.count > 1 {
+            for file in files where file.recordings.count > 1 {
+                out += "\n== \(file.file): \(file.recordings.count) recordings ==\n" + summaryText(file.statistics)
+            }
+        }
+        if recordingCount > 1 {
+            out += "\n== total: \(files.count) file\(files.count == 1 ? "" : "s"), \(recordingCount) recordings ==\n" + summaryText(total)
+        }
+        return out
+    }
+
+    func recordingText(_ analysis: RecordingAnalysis, contactLimit: Int?) -> String {
+        var out = "== \(analysis.file): /recordings/\(analysis.name) ==\n"
+        out += "device: \"\(analysis.device.name)\", \(analysis.device.contactProtocol == .slots ? "multitouch protocol B" : "no slots")"
+        if let axis = analysis.pressureAxis {
+            out += ", pressure \(axis.name) \(axis.minimum)..\(axis.maximum)\n"
+        } else {
+            out += ", no per-contact pressure axis: pressure statistics do not apply, inflation does\n"
+        }
+        out += "tolerance: \(analysis.lanes.configuredDescription)\n"
+        for warning in analysis.warnings { out += "warning: \(warning)\n" }
+        let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
+        if shown > 0 {
+            out += "    id slot  track    down_s   dur_s  smpl  peak  norm force  t_peak  t_peek   t_pop pk>pop rx   disp  motion  stat  infl class\n"
+            for contact in analysis.contacts.prefix(shown) { out += contactLine(contact) + "\n" }
+            if shown < analysis.contacts.count {
+                out += "    (\(shown) of \(analysis.contacts.count) contacts shown; --contacts all shows every one)\n"
+            }
+        }
+        out += summaryText(analysis.statistics)
+        return out
+    }
+
+    func contactLine(_ contact: ContactStatistics) -> String {
+        func seconds(_ ns: Int64?) -> String { ns.map { String(format: "%7.3f", Double($0) / 1e9) } ?? "      -" }
+        let displacement = contact.displacementMM.map { String(format: "%4.1fmm", $0) } ?? String(format: "%6lld", contact.displacementUnits)
+        let inflation: String
+        if let ratio = contact.inflation() {
+            inflation = String(format: "%5.2f", ratio)
+        } else {
+            inflation = contact.motionEvents > 0 ? "    ∞" : "    -"
+        }
+        var line = String(format: "%6d %4d %6d %9.3f %7.3f %5lld ", contact.id, contact.slot, contact.trackingID,
+                          Double(contact.tDownNs) / 1e9, Double(contact.durationNs) / 1e9, contact.samples)
+        if let norm = contact.peakNorm {
+            line += String(format: "%5d %5.3f %5.2f ", contact.peakRaw, norm, UIKitForce.force(normalized: norm))
+        } else {
+            line += "    -     -     - "
+        }
+        line += "\(seconds(contact.timeToPeakNs)) \(seconds(contact.tPeekNs)) \(seconds(contact.tPopNs)) "
+        line += contact.peekToPopNs.map { String(format: "%6.3f", Double($0) / 1e9) } ?? "     -"
+        line += String(format: " %2d %@ %7lld %5lld %@ ", contact.peekRecrossings + contact.popRecrossings, displacement,
+                       contact.motionEvents, contact.stationary[0], inflation)
+        line += contact.pressClass?.rawValue ?? "no-pressure"
+        if contact.isStationaryDeepPress { line += " (stationary)" }
+        if contact.stillDown { line += " [still down]" }
+        if let label = contact.label, label != contact.pressClass { line += " [label \(label.rawValue)]" }
+        return line
+    }
+
+    func summaryText(_ statistics: PressureStatistics) -> String {
+        var out = "summary:\n"
+        let withPressure = statistics.contactsWithPressure
+        func percent(_ part: Int64, _ whole: Int64) -> String {
+            whole > 0 ? String(format: "%.1f%%", 100 * Double(part) / Double(whole)) : "-"
+        }
+        out += "  contacts \(statistics.contacts)"
+        if statistics.stillDown > 0 { out += " (\(statistics.stillDown) still down at the end)" }
+        if withPressure > 0 {
+            out += ": " + PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0.index])" }.joined(separator: ", ")
+            out += "; stationary deep presses \(statistics.stationaryDeepPresses[0])\n"
+            out += "  reached peek \(statistics.reachedPeek) (\(percent(statistics.reachedPeek, withPressure))), "
+                + "pop \(statistics.reachedPop) (\(percent(statistics.reachedPop, withPressure))); "
+                + "re-crossings peek \(statistics.peekRecrossings), pop \(statistics.popRecrossings)\n"
+        } else {
+            out += "; no pressure\n"
+        }
+        let inflation = statistics.inflation().map { String(format: "%.2f×", $0) } ?? (statistics.motionEvents > 0 ? "∞" : "-")
+        out += "  motion events \(statistics.motionEvents), stationary pressure events \(statistics.stationary[0]) "
+            + "(\(percent(statistics.stationary[0], statistics.motionEvents))): inflation \(inflation)\n"
+        if let rate = statistics.stationaryRateHz() {
+            out += String(format: "  stationary events %.1f Hz during contact; %lld before the peak, %lld after\n",
+                          rate, statistics.stationaryRise[0], statistics.stationaryAfterPeak[0])
+        }
+        var sweep: [String] = []
+        for (offset, mm) in AnalysisOptions.sweepTolerancesMM.enumerated() {
+            let lane = 1 + offset
+            let label = "\(formatNumber(mm)) mm"
+            if statistics.laneMotionEvents[lane] == 0 && statistics.motionEvents > 0 {
+                sweep.append("\(label) n/a")
+            } else {
+                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? "-"))
+            }
+        }
+        out += "  inflation by tolerance: " + sweep.joined(separator: ", ") + "\n"
+        guard withPressure > 0 else { return out }
+        out += "  quantiles          p5     p25     p50     p75     p95       n\n"
+        for (name, values) in [("peak_norm", statistics.peakValues), ("time_to_peak_s", statistics.timeToPeakValues),
+                               ("t_peek_s", statistics.peekValues), ("t_pop_s", statistics.popValues),
+                               ("peek_to_pop_s", statistics.peekToPopValues)] {
+            out += "    " + name.padding(toLength: 14, withPad: " ", startingAt: 0)
+            if let quantiles = Quantiles.of(values) {
+                out += quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.count) + "\n"
+            } else {
+                out += "       -       -       -       -       -       0\n"
+            }
+        }
+        let fractions = statistics.sweep
+        out += "  reaching threshold: " + stride(from: 10, through: 100, by: 10).map {
+            String(format: "%.1f %.0f%%", ThresholdBins.threshold($0), 100 * fractions[$0])
+        }.joined(separator: ", ") + "\n"
+        if statistics.labelled > 0 {
+            if let accuracy = Self.balancedAccuracy(statistics.confusion) {
+                out += String(format: "  labels: %lld contacts; balanced accuracy at the configured thresholds %.3f\n", statistics.labelled, accuracy)
+                out += confusionText(statistics.confusion)
+            }
+            if let best = ThresholdSuggestion.fromLabels(statistics.labelledPeakBins) {
+                out += String(format: "  suggested thresholds (from labels, best balanced accuracy %.3f): peek %.2f, pop %.2f\n",
+                              best.balancedAccuracy ?? 0, best.peek, best.pop)
+                out += confusionText(best.confusion ?? [])
+            }
+        }
+        if let breaks = ThresholdSuggestion.naturalBreaks(statistics.peakBins) {
+            out += String(format: "  suggestion without labels (natural breaks in the peaks; assumes three groups): peek %.2f, pop %.2f\n",
+                          breaks.peek, breaks.pop)
+        }
+        return out
+    }
+
+    func confusionText(_ confusion: [Int64]) -> String {
+        guard confusion.count == 9 else { return "" }
+        var out = "      label \\ found    tap  peek-press  pop-press\n"
+        for (row, name) in PressClass.allCases.enumerated() {
+            out += "      " + name.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + String(format: "%7lld %11lld %10lld\n", confusion[row * 3], confusion[row * 3 + 1], confusion[row * 3 + 2])
+        }
+        return out
+    }
+}

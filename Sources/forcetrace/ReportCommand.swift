@@ -1,0 +1,190 @@
+import ForceTrace
+import Foundation
+
+/// `forcetrace report`: peek/pop thresholds, timing and event-rate inflation.
+struct ReportCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "report",
+        abstract: "Report pressure curves, peek/pop thresholds and event-rate inflation.",
+        discussion: """
+        Reads trace files (and every .h5 file under each DIR) and prints, per
+        recording, a per-contact table and a summary: press classes, when presses
+        cross peek and pop, quantiles, the threshold sweep, suggested thresholds
+        and how much pressure-only events inflate the motion event rate; then the
+        total over all inputs. Files are analysed in parallel. docs/ANALYSIS.md
+        defines every number. Thresholds are normalized pressure, 0 to 1; UIKit
+        force = normalized × 6.667.
+        """,
+        positionals: [PositionalSpec(name: "FILE.h5", help: "Trace files or folders of them.", repeating: true)],
+        options: [
+            .flag("json", "Print JSON instead of text."),
+            .value("save", "OUT.h5", "Also write curves, contacts, histograms and sweeps to OUT.h5."),
+            .flag("force", short: "f", "Replace OUT.h5 if it exists."),
+            .value("contacts", "N|all", "Rows of the per-contact table per recording (default 20)."),
+            .value("peek", "X", "Peek threshold, normalized (default 0.60 × sensitivity)."),
+            .value("pop", "X", "Pop threshold, normalized (default 0.80 × sensitivity)."),
+            .value("hysteresis", "X", "Drop below threshold − X to re-arm (default 0.05)."),
+            .value("sensitivity", "LEVEL", "light, medium or firm: default thresholds × 0.8, 1.0, 1.2."),
+            .value("smooth", "ema:A", "Find crossings on an exponential moving average (0 < A ≤ 1)."),
+            .value("tolerance", "T[mm]", "x/y change still counted as stationary: device units, or mm (default 0)."),
+            .value("k", "N", "Points per contact on the duration-normalized curve grid (default 64)."),
+        ])
+
+    let inputs: [String]
+    let json: Bool
+    let save: String?
+    let force: Bool
+    let contactLimit: Int?
+    let options: AnalysisOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        inputs = arguments.positionalList("FILE.h5")
+        json = arguments.flag("json")
+        save = arguments.string("save")
+        force = arguments.flag("force")
+        if let text = arguments.string("contacts") {
+            if text == "all" {
+                contactLimit = nil
+            } else {
+                guard let number = Int(text), number >= 0 else {
+                    throw ParseError.invalidValue(option: "--contacts", value: text, expected: "a non-negative integer or 'all'")
+                }
+                contactLimit = number
+            }
+        } else {
+            contactLimit = 20
+        }
+        let sensitivity = try arguments.choice("sensitivity", Sensitivity.allCases.map(\.rawValue)).flatMap(Sensitivity.init(rawValue:)) ?? .medium
+        var options = AnalysisOptions()
+        options.thresholds = Thresholds(sensitivity: sensitivity,
+                                        peek: try arguments.double("peek", in: 0...1),
+                                        pop: try arguments.double("pop", in: 0...1),
+                                        hysteresis: try arguments.double("hysteresis", in: 0...1) ?? Thresholds.defaultHysteresis)
+        guard options.thresholds.peek < options.thresholds.pop else {
+            throw ParseError.conflict(String(format: "The peek threshold (%.3f) must be below the pop threshold (%.3f)",
+                                             options.thresholds.peek, options.thresholds.pop))
+        }
+        if let smooth = arguments.string("smooth") {
+            if smooth == "none" {
+                options.smoothing = .none
+            } else {
+                guard smooth.hasPrefix("ema:"), let alpha = Double(smooth.dropFirst(4)), alpha > 0, alpha <= 1 else {
+                    throw ParseError.invalidValue(option: "--smooth", value: smooth, expected: "ema:A with 0 < A ≤ 1, such as ema:0.4, or none")
+                }
+                options.smoothing = .ema(alpha: alpha)
+            }
+        }
+        if let tolerance = arguments.string("tolerance") {
+            let isMM = tolerance.hasSuffix("mm")
+            guard let value = Double(isMM ? String(tolerance.dropLast(2)) : tolerance), value >= 0, value.isFinite else {
+                throw ParseError.invalidValue(option: "--tolerance", value: tolerance, expected: "a non-negative number of device units, or of mm such as 0.5mm")
+            }
+            options.tolerance = isMM ? .millimetres(value) : .deviceUnits(value)
+        }
+        options.curvePoints = try arguments.int("k", in: 2...4096) ?? options.curvePoints
+        self.options = options
+    }
+
+    /// FILE.h5 arguments as given; folders expanded to the .h5 files below them, sorted.
+    static func expand(_ inputs: [String]) throws -> [String] {
+        var files: [String] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                throw InputError(file: input, "no such file or folder")
+            }
+            guard isDirectory.boolValue else { files.append(input); continue }
+            let found = (FileManager.default.enumerator(atPath: input)?.compactMap { $0 as? String } ?? [])
+                .filter { $0.hasSuffix(".h5") || $0.hasSuffix(".hdf5") }
+                .filter { !URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(".") }
+                .sorted()
+                .map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
+            guard !found.isEmpty else {
+                throw InputError(file: input, "is a folder with no .h5 trace files", hint: "import recordings first: forcetrace import RECORDING... -o \(input)/FILE.h5")
+            }
+            files.append(contentsOf: found)
+        }
+        return files
+    }
+
+    func run() throws -> Int32 {
+        let files = try Self.expand(inputs)
+        if let save {
+            let target = URL(fileURLWithPath: save).standardizedFileURL.resolvingSymlinksInPath().path
+            for file in files where URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path == target {
+                throw ParseError.conflict("--save \(save) is one of the inputs; reports never modify their input")
+            }
+        }
+        let progress = ProgressLine()
+        let analyses = try analyseInParallel(files, progress: progress)
+        progress.clear()
+        let report = PressureReport(options: options, files: analyses)
+        if let save {
+            try ReportFile.write(report, to: save, replace: force)
+        }
+        if json {
+            print(String(decoding: try report.jsonData(), as: UTF8.self))
+        } else {
+            print(report.text(contactLimit: contactLimit), terminator: "")
+            if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
+        }
+        for analysis in analyses.flatMap(\.recordings) {
+            for warning in analysis.warnings where json { printError("warning: \(analysis.file): \(analysis.name): \(warning)") }
+        }
+        return ExitStatus.success
+    }
+
+    /// Analyses every file, up to one per core at a time; the first error wins.
+    func analyseInParallel(_ files: [String], progress: ProgressLine) throws -> [FileAnalysis] {
+        let state = ParallelState(count: files.count, progress: progress)
+        let options = self.options
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            do {
+                let reader = try TraceReader(path: files[index])
+                var recordings: [RecordingAnalysis] = []
+                for name in reader.recordingNames {
+                    let recording = try reader.recording(name)
+                    recordings.append(try PressureAnalyzer.analyze(recording, options: options) { done, rows in
+                        state.progress("\(files[index]): \(name): \(done)/\(rows) samples")
+                    })
+                }
+                try reader.close()
+                state.finish(index, .success(FileAnalysis(file: files[index], recordings: recordings)))
+                state.progress("\(state.finishedCount)/\(files.count) files analysed")
+            } catch {
+                state.finish(index, .failure(error))
+            }
+        }
+        return try state.results.map { try $0!.get() }
+    }
+}
+
+/// Results of the parallel analysis, behind a lock.
+private final class ParallelState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<FileAnalysis, any Error>?]
+    private(set) var finishedCount = 0
+
+    private let line: ProgressLine
+
+    init(count: Int, progress: ProgressLine) {
+        slots = Array(repeating: nil, count: count)
+        line = progress
+    }
+
+    func finish(_ index: Int, _ result: Result<FileAnalysis, any Error>) {
+        lock.lock(); defer { lock.unlock() }
+        slots[index] = result
+        finishedCount += 1
+    }
+
+    func progress(_ text: @autoclosure () -> String) {
+        lock.lock(); defer { lock.unlock() }
+        line.update(text())
+    }
+
+    var results: [Result<FileAnalysis, any Error>?] {
+        lock.lock(); defer { lock.unlock() }
+        return slots
+    }
+}
