@@ -73,12 +73,23 @@ public struct Simulation: Sendable {
     public var presses: [ScriptedPress]
 }
 
+extension ScriptedPress {
+    /// The class the press was scripted to reach, against the scripted thresholds.
+    public var intendedClass: PressClass {
+        PressClass.of(peak: peak, peek: Simulator.scriptedPeek, pop: Simulator.scriptedPop)
+    }
+}
+
 /// Makes plausible recordings of presses on a pressure-capable multitouch
 /// protocol-B touchscreen: a sensor scanned at a fixed rate with jitter,
 /// Gaussian noise, quantization to integers, the kernel's fuzz filter, and
 /// the kernel's rule that unchanged values are not sent.
 public enum Simulator {
     public static let positionFuzz: Int32 = 4
+    /// The thresholds the press kinds are scripted around: taps peak below
+    /// peek, peek presses between peek and pop, deep presses above pop.
+    public static let scriptedPeek = Thresholds.defaultPeek
+    public static let scriptedPop = Thresholds.defaultPop
 
     /// The simulated device: 5 slots, 20 units/mm, 8-bit pressure.
     public static var device: DeviceDescription {
@@ -116,8 +127,13 @@ public enum Simulator {
         var random = SeededRandom(seed: options.seed)
         let presses = script(options, random: &random)
         let events = render(presses, options: options, random: &random)
-        let recording = Recording(device: device, events: events, clock: .realtime,
+        var recording = Recording(device: device, events: events, clock: .realtime,
                                   source: "simulate:seed=\(options.seed)", name: "simulated-seed\(options.seed)")
+        let base = options.startEpochSeconds * 1_000_000_000
+        recording.groundTruth = GroundTruth(peek: scriptedPeek, pop: scriptedPop, labels: presses.map {
+            ContactLabel(slot: Int16($0.slot), trackingID: $0.trackingID, tNs: base + $0.startNs / 1000 * 1000,
+                         label: $0.intendedClass.rawValue, kind: $0.kind.rawValue, intendedPeak: $0.peak)
+        })
         return Simulation(recording: recording, presses: presses)
     }
 
