@@ -132,7 +132,8 @@ public enum Simulator {
         let base = options.startEpochSeconds * 1_000_000_000
         recording.groundTruth = GroundTruth(peek: scriptedPeek, pop: scriptedPop, labels: presses.map {
             ContactLabel(slot: Int16($0.slot), trackingID: $0.trackingID, tNs: base + $0.startNs / 1000 * 1000,
-                         label: $0.intendedClass.rawValue, kind: $0.kind.rawValue, intendedPeak: $0.peak)
+                         label: $0.intendedClass.rawValue, kind: $0.kind.rawValue,
+                         intendedPeak: ($0.peak * 10_000).rounded() / 10_000)   // as the evemu comment prints it
         })
         return Simulation(recording: recording, presses: presses)
     }
