@@ -123,7 +123,7 @@ struct ReportCommand: Subcommand {
             try ReportFile.write(report, to: save, replace: force)
         }
         if json {
-            print(String(decoding: try report.jsonData(), as: UTF8.self))
+            print(report.jsonText(), terminator: "")
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }

@@ -38,9 +38,7 @@ public struct PressureReport {
         ]
     }
 
-    public func jsonData() throws -> Data {
-        try JSONSerialization.data(withJSONObject: json(), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    }
+    public func jsonText() -> String { JSONText.encode(json()) }
 
     func thresholdsJSON() -> [String: Any] {
         let thresholds = options.thresholds
