@@ -6,9 +6,9 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest
+PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel
 
-.PHONY: all deps build test test-swift test-python demo samples clean
+.PHONY: all deps build test test-swift test-python demo samples bench clean
 
 include Tests/kernel/kernel.mk
 
@@ -20,7 +20,7 @@ deps:
 		echo "installing $(APT_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	fi
-	@if ! $(PYTHON) -c 'import h5py, numpy, pandas, pytest' >/dev/null 2>&1; then \
+	@if ! $(PYTHON) -c 'import h5py, numpy, pandas, pytest, matplotlib, nbformat, nbclient, ipykernel' >/dev/null 2>&1; then \
 		echo "installing Python test packages: $(PY_MODULES)"; \
 		$(PYTHON) -m pip install -q -r Tests/python/requirements.txt; \
 	fi
@@ -42,11 +42,19 @@ demo: build
 	@mkdir -p out
 	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
 	$(FORCETRACE) info out/samples.h5
+	$(FORCETRACE) report out/samples.h5
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build
 	$(FORCETRACE) simulate --seed 1 --presses 24 -o samples/touchscreen-mixed.evemu --force
 	$(FORCETRACE) simulate --seed 7 --presses 30 --kinds deep,peek,tap -o samples/touchscreen-deep-presses.evemu --force
+
+# forcetrace report against the numpy peer (Tests/bench/peer.py) on a large
+# simulated trace, made once in out/bench/. BENCH_PRESSES sizes it.
+BENCH_PRESSES ?= 40000
+bench: deps
+	$(SWIFT) build -c release
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
 
 clean:
 	rm -rf .build out
