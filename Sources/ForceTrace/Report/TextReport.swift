@@ -38,6 +38,9 @@ extension PressureReport {
             out += ", no per-contact pressure axis: pressure statistics do not apply, inflation does\n"
         }
         out += "tolerance: \(analysis.lanes.configuredDescription)\n"
+        if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
+            out += String(format: "ground truth: labels from the file, scripted around peek %.2f and pop %.2f\n", peek, pop)
+        }
         for warning in analysis.warnings { out += "warning: \(warning)\n" }
         let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         if shown > 0 {
@@ -109,10 +112,11 @@ extension PressureReport {
             if statistics.laneMotionEvents[lane] == 0 && statistics.motionEvents > 0 {
                 sweep.append("\(label) n/a")
             } else {
-                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? "-"))
+                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? "-")
+                             + (withPressure > 0 ? " (\(statistics.stationaryDeepPresses[lane]))" : ""))
             }
         }
-        out += "  inflation by tolerance: " + sweep.joined(separator: ", ") + "\n"
+        out += "  inflation by tolerance" + (withPressure > 0 ? " (stationary deep presses)" : "") + ": " + sweep.joined(separator: ", ") + "\n"
         guard withPressure > 0 else { return out }
         out += "  quantiles          p5     p25     p50     p75     p95       n\n"
         for (name, values) in [("peak_norm", statistics.peakValues), ("time_to_peak_s", statistics.timeToPeakValues),
