@@ -12,6 +12,9 @@ func withHDF5<T>(_ body: () throws -> T) rethrows -> T {
     hdf5Lock.lock()
     defer { hdf5Lock.unlock() }
     _ = libraryReady
+    // A thread-safe libhdf5 (Debian's is) keeps the auto-print setting per
+    // thread, so threads other than the first would print HDF5-DIAG dumps.
+    H5Eset_auto2(CHDF5_E_DEFAULT(), nil, nil)
     return try body()
 }
 

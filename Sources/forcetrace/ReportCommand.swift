@@ -148,7 +148,6 @@ struct ReportCommand: Subcommand {
                         state.progress("\(files[index]): \(name): \(done)/\(rows) samples")
                     })
                 }
-                try reader.close()
                 state.finish(index, .success(FileAnalysis(file: files[index], recordings: recordings)))
                 state.progress("\(state.finishedCount)/\(files.count) files analysed")
             } catch {
