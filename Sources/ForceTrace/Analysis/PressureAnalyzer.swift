@@ -113,7 +113,7 @@ public enum PressureAnalyzer {
                             if open[slotIndex].isOpen {
                                 throw fail("samples row \(row): contact \(id) goes down in slot \(slots[index]) while contact \(open[slotIndex].id) is still open there")
                             }
-                            open[slotIndex].begin(results[id], setup: setup)
+                            open[slotIndex].begin(results[id])
                         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
                             throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
                         }
@@ -197,7 +197,7 @@ struct OpenContact {
     var nextPoint = 0
     var nextAligned = 0
 
-    mutating func begin(_ contact: ContactStatistics, setup: Setup) {
+    mutating func begin(_ contact: ContactStatistics) {
         self = OpenContact()
         isOpen = true
         stats = contact
