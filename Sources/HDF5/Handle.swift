@@ -7,14 +7,19 @@ final class Handle: @unchecked Sendable {
     private(set) var id: hid_t
     private let closer: (hid_t) -> herr_t
     private let kind: String
+    /// The file's handle, for objects inside a file. Files close with
+    /// H5F_CLOSE_STRONG, which closes every object in them, so once the
+    /// file is closed these ids are void and must not be closed again.
+    private let file: Handle?
 
-    init(_ id: hid_t, kind: String, closer: @escaping (hid_t) -> herr_t) {
+    init(_ id: hid_t, kind: String, file: Handle? = nil, closer: @escaping (hid_t) -> herr_t) {
         self.id = id
         self.kind = kind
+        self.file = file
         self.closer = closer
     }
 
-    var isOpen: Bool { id >= 0 }
+    var isOpen: Bool { id >= 0 && (file?.isOpen ?? true) }
 
     /// For file handles: writers of buffered rows (open columns), run before
     /// the file flushes or closes so that no buffered row is lost.
@@ -38,13 +43,16 @@ final class Handle: @unchecked Sendable {
         guard id >= 0 else {
             throw HDF5Error(function: kind, context: context, stack: ["the \(kind) was already closed"])
         }
+        if let file, !file.isOpen {
+            throw HDF5Error(function: kind, context: context, stack: ["its file was already closed"])
+        }
         return id
     }
 
     func close() throws {
         try runFlushers()
         try withHDF5 {
-            guard id >= 0 else { return }
+            guard isOpen else { id = -1; return }
             let status = closer(id)
             id = -1
             try checkStatus(status, "H5\(kind)close", "")
@@ -52,6 +60,6 @@ final class Handle: @unchecked Sendable {
     }
 
     deinit {
-        if id >= 0 { withHDF5 { _ = closer(id) } }
+        if isOpen { withHDF5 { _ = closer(id) } }
     }
 }

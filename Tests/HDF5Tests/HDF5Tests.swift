@@ -169,6 +169,31 @@ final class HDF5Tests: XCTestCase {
         XCTAssertNoThrow(try file.close())   // closing twice is harmless
     }
 
+    func testObjectsOfAClosedFileAreVoidAndDroppingThemHarmsNoOtherFile() throws {
+        let first = try File.create(path("first.h5"))
+        var staleGroup: Group? = try first.root.createGroup("g")
+        var staleColumn: Column<Int32>? = try first.root.createColumn("c", chunkRows: 4)
+        try staleColumn?.append(contentsOf: [1, 2, 3])
+        try first.close()
+        XCTAssertThrowsError(try staleGroup?.setAttribute("x", .int(1))) { error in
+            XCTAssertTrue("\(error)".contains("its file was already closed"), "\(error)")
+        }
+        let second = try File.create(path("second.h5"))
+        let live = try second.root.createGroup("live")
+        let liveColumn: Column<Int32> = try second.root.createColumn("c", chunkRows: 4)
+        // Dropping the stale objects must not close ids the second file now uses.
+        staleGroup = nil
+        staleColumn = nil
+        try live.setAttribute("still", .string("open"))
+        try liveColumn.append(contentsOf: [7, 8, 9, 10, 11])
+        try second.close()
+        let reread = try File.open(path("second.h5"))
+        XCTAssertEqual(try reread.root.openGroup("live").attribute("still"), .string("open"))
+        XCTAssertEqual(try reread.root.readArray("c", of: Int32.self), [7, 8, 9, 10, 11])
+        let firstAgain = try File.open(path("first.h5"))
+        XCTAssertEqual(try firstAgain.root.readArray("c", of: Int32.self), [1, 2, 3], "the file's close wrote the buffered rows")
+    }
+
     func testSWMRWriterIsReadableWhileOpen() throws {
         let filePath = path("swmr.h5")
         let writer = try File.create(filePath, latestFormat: true)
