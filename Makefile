@@ -32,7 +32,7 @@ build: deps
 test: build test-swift test-python test-kernel
 
 test-swift:
-	$(SWIFT) test
+	$(SWIFT) test --disable-swift-testing
 
 test-python: build
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
