@@ -22,6 +22,8 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     InfoCommand.self,
     SimulateCommand.self,
     ReportCommand.self,
+    DevicesCommand.self,
+    RecordCommand.self,
 ]
 
 func printError(_ text: String) {

@@ -65,11 +65,15 @@ public enum MarkerKind: UInt8, Sendable, CaseIterable {
     /// The recorder re-read the device state after SYN_DROPPED (libevdev's
     /// sync pass); the events that follow the marker bring state up to date.
     case resync = 2
+    /// A live recorder wrote the device's state at start as one synthetic
+    /// frame at t = 0 (see `InitialState`): touches already down, slot values.
+    case initialState = 3
 
     public var name: String {
         switch self {
         case .synDropped: "syn_dropped"
         case .resync: "resync"
+        case .initialState: "initial_state"
         }
     }
 }

@@ -1,0 +1,185 @@
+import Foundation
+import HDF5
+
+/// How a capture runs and when it stops.
+public struct RecorderOptions: Sendable {
+    /// Stop after this long (wall time from the start of `run`).
+    public var durationNs: Int64?
+    /// Stop after this many events from the source (a resync delta is never cut).
+    public var maxEvents: Int64?
+    /// Flush and fsync at least this often.
+    public var flushIntervalNs: Int64 = 250_000_000
+    public var compression: Compression = .standard
+    /// Rows per chunk. Every flush rewrites the partial chunk at the end of
+    /// each table, so live files use smaller chunks than imports.
+    public var chunkRows = 4096
+    /// Free text stored as the recording's `label` attribute.
+    public var label: String?
+
+    public init() {}
+}
+
+/// Why a capture ended.
+public enum StopReason: String, Sendable {
+    case signal
+    case duration
+    case maxEvents = "max-events"
+    case deviceRemoved = "device-removed"
+    case endOfInput = "end-of-input"
+}
+
+/// What the status line shows.
+public struct RecorderStatus: Sendable {
+    public var elapsedNs: Int64
+    public var events: Int64
+    /// Over the last second or so.
+    public var eventsPerSecond: Double
+    public var activeContacts: Int
+    /// Largest raw pressure among the contacts down now; nil without contacts or pressure.
+    public var maxPressure: Int32?
+}
+
+/// The outcome of a capture that closed its file cleanly.
+public struct RecorderResult: Sendable {
+    public var summary: RecordingSummary
+    public var reason: StopReason
+    /// The signal that stopped it, e.g. "SIGINT".
+    public var signalName: String?
+    public var resyncs: Int
+    public var elapsedNs: Int64
+    public var flushes: Int
+}
+
+/// Records a capture source into a trace file that stays readable while it
+/// grows and survives a crash up to the last flush.
+///
+/// The file is created with the newest HDF5 format, every group, table and
+/// attribute is made first, then it switches to SWMR (single writer,
+/// multiple readers): from then on only rows are appended, and every flush
+/// leaves a consistent file that `h5py.File(path, "r", swmr=True)` can read.
+/// SWMR forbids new attributes, so a clean stop closes the file, reopens it
+/// normally and adds `import_status = "complete"` and `stop_reason`.
+/// The events go through the same `RecordingWriter` and decoder as `import`.
+public final class Recorder {
+    public let path: String
+    public let source: any CaptureSource
+    public let options: RecorderOptions
+    private let trace: TraceWriter
+    private let recording: RecordingWriter
+    public private(set) var eventsRead: Int64 = 0
+    private var resyncs = 0
+    private var flushes = 0
+
+    /// Creates the file at `path` (replacing any file there), writes the
+    /// description and the initial-state frame, and starts SWMR writing.
+    public init(source: any CaptureSource, path: String, name: String? = nil, options: RecorderOptions = RecorderOptions()) throws {
+        self.path = path
+        self.source = source
+        self.options = options
+        var writeOptions = TraceWriteOptions()
+        writeOptions.latestFormat = true
+        writeOptions.compression = options.compression
+        writeOptions.chunkRows = options.chunkRows
+        trace = try TraceWriter(creating: path, options: writeOptions)
+        recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
+                                           source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
+                                           synDroppedPolicy: source.synDroppedPolicy)
+        if let label = options.label { try recording.group.setAttribute("label", .string(label)) }
+        if !source.initialEvents.isEmpty {
+            try recording.addMarker(.initialState, atNs: source.t0Ns)
+            for event in source.initialEvents { try recording.append(event) }
+        }
+        try trace.startSWMRWrite()
+        try sync()
+    }
+
+    public var recordingName: String { recording.name }
+
+    private func sync() throws {
+        try recording.flush()
+        try trace.sync()
+        flushes += 1
+    }
+
+    private func apply(_ item: CaptureItem) throws {
+        switch item {
+        case .event(let event):
+            try recording.append(event)
+            eventsRead += 1
+        case .resync(let dropped, let delta):
+            // SYN_DROPPED itself (the decoder marks it), then the marker
+            // saying the following rows are libevdev's resync delta.
+            try recording.append(dropped)
+            try recording.addMarker(.resync, atNs: dropped.timeNs)
+            for event in delta { try recording.append(event) }
+            eventsRead += 1 + Int64(delta.count)
+            resyncs += 1
+        }
+    }
+
+    /// Captures until a stop signal, the duration, the event limit, the
+    /// device's removal or the end of a replay; then closes the file cleanly.
+    /// - Parameter status: called every pass of the loop (a few times a second at least).
+    /// - Throws: on read or write errors, after closing the file without
+    ///   marking it complete.
+    public func run(stop: StopSignal?, status: (RecorderStatus) -> Void = { _ in }) throws -> RecorderResult {
+        let start = Syscall.monotonicNs()
+        var lastFlush = start
+        var window = (time: start, events: Int64(0))
+        var rate = 0.0
+        let reason: StopReason
+        do {
+            loop: while true {
+                if stop?.check() == true { reason = .signal; break loop }
+                var now = Syscall.monotonicNs()
+                if let duration = options.durationNs, now - start >= duration { reason = .duration; break loop }
+                if let maximum = options.maxEvents, eventsRead >= maximum { reason = .maxEvents; break loop }
+                var timeout = min(lastFlush + options.flushIntervalNs - now, 100_000_000)
+                if let duration = options.durationNs { timeout = min(timeout, start + duration - now) }
+                let limit = options.maxEvents.map { Int(clamping: max(1, $0 - eventsRead)) } ?? 4096
+                let (items, end) = try source.read(timeoutNs: max(0, timeout), wakeDescriptor: stop?.descriptor, limit: min(limit, 4096))
+                for item in items { try apply(item) }
+                now = Syscall.monotonicNs()
+                if now - lastFlush >= options.flushIntervalNs {
+                    try sync()
+                    lastFlush = now
+                }
+                if now - window.time >= 1_000_000_000 {
+                    rate = Double(eventsRead - window.events) / (Double(now - window.time) / 1e9)
+                    window = (now, eventsRead)
+                }
+                let decoder = recording.decoder
+                status(RecorderStatus(elapsedNs: now - start, events: eventsRead, eventsPerSecond: rate,
+                                      activeContacts: decoder.activeContacts, maxPressure: decoder.currentMaxPressure))
+                if let end {
+                    reason = end == .deviceRemoved ? .deviceRemoved : .endOfInput
+                    break loop
+                }
+            }
+        } catch {
+            // Keep what was flushed; the missing import_status says it is incomplete.
+            _ = try? recording.finish(markComplete: false)
+            try? trace.close()
+            source.close()
+            throw error
+        }
+        let elapsed = Syscall.monotonicNs() - start
+        source.close()
+        let summary = try recording.finish(markComplete: false)
+        flushes += 1
+        try trace.close()
+        try markComplete(reason: reason)
+        return RecorderResult(summary: summary, reason: reason, signalName: stop?.receivedName, resyncs: resyncs,
+                              elapsedNs: elapsed, flushes: flushes)
+    }
+
+    /// Reopens the closed SWMR file normally to add what SWMR cannot.
+    private func markComplete(reason: StopReason) throws {
+        let file = try File.open(path, mode: .readWrite)
+        let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name)
+        try group.setAttribute("stop_reason", .string(reason.rawValue))
+        try group.setAttribute("import_status", .string("complete"))
+        try file.sync()
+        try file.close()
+    }
+}

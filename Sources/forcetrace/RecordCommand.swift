@@ -1,0 +1,167 @@
+import ForceTrace
+import Foundation
+import HDF5
+
+/// Exit status of `record` when the device disappeared mid-recording: the
+/// file is closed and complete, but the capture did not end as asked.
+enum RecordExitStatus {
+    static let deviceRemoved: Int32 = 3
+}
+
+/// `forcetrace record`: capture a live device (or replay a recording through
+/// the same pipeline) into a crash-safe trace file.
+struct RecordCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "record",
+        abstract: "Record a live evdev device into an HDF5 trace file (SWMR, crash-safe).",
+        discussion: """
+        DEVICE is a /dev/input/eventN path or a part of the device's name that matches
+        exactly one device ('forcetrace devices' lists them). Without DEVICE, the one
+        device with per-contact pressure is recorded.
+
+        Timestamps are CLOCK_MONOTONIC. The device's state at start (axis values, MT
+        slots, keys) is written as a first frame, so a touch already down is a contact
+        from t = 0. After SYN_DROPPED, libevdev's resync delta is written after a
+        'resync' marker. The file is flushed and fsynced every --flush-ms and is
+        readable while recording (h5py: File(path, "r", swmr=True)); after a crash run
+        'h5clear -s FILE.h5' before opening it without swmr=True.
+
+        SIGINT or SIGTERM stops and closes the file cleanly (a second one kills).
+        Exit status: 0 stopped as asked, 1 failure, 2 usage error, 3 the device was
+        removed (the file is closed and complete up to that point).
+
+        --replay feeds an evemu recording through the same pipeline at its original
+        pace (--speed X scales it, --fast does not wait); its tables equal 'import'.
+        """,
+        positionals: [PositionalSpec(name: "DEVICE", help: "Device path or name substring.", optional: true)],
+        options: [
+            .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
+            .value("duration", "S", "Stop after S seconds."),
+            .value("max-events", "N", "Stop after N events."),
+            .flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events."),
+            .value("name", "NAME", "Recording group name (default: the device's name)."),
+            .value("label", "TEXT", "Free text stored as the recording's label attribute."),
+            .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
+            .value("compression", "0-9", "Deflate level for the tables (default 4)."),
+            .flag("quiet", short: "q", "No status line."),
+            .value("replay", "RECORDING", "Replay an evemu recording instead of reading a device."),
+            .value("speed", "X", "Replay at X times the original pace (default 1)."),
+            .flag("fast", "Replay without waiting between events."),
+            .flag("force", short: "f", "Replace FILE.h5 if it exists."),
+        ])
+
+    let device: String?
+    let output: String
+    let options: RecorderOptions
+    let grab: Bool
+    let name: String?
+    let quiet: Bool
+    let replay: String?
+    let speed: Double?
+    let force: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        device = arguments.positional("DEVICE")
+        guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
+        self.output = output
+        var options = RecorderOptions()
+        if let seconds = try arguments.double("duration", in: 0.001...1e9) { options.durationNs = Int64(seconds * 1e9) }
+        if let events = try arguments.int("max-events", in: 1...Int.max) { options.maxEvents = Int64(events) }
+        if let milliseconds = try arguments.int("flush-ms", in: 1...1000) { options.flushIntervalNs = Int64(milliseconds) * 1_000_000 }
+        options.compression = try Compression(deflateLevel: arguments.int("compression", in: 0...9) ?? 4)
+        options.label = arguments.string("label")
+        self.options = options
+        grab = arguments.flag("grab")
+        name = arguments.string("name")
+        quiet = arguments.flag("quiet")
+        force = arguments.flag("force")
+        replay = arguments.string("replay")
+        let fast = arguments.flag("fast")
+        let scale = try arguments.double("speed", in: 0.001...1e6)
+        if replay == nil, fast || scale != nil {
+            throw ParseError.conflict("'\(fast ? "--fast" : "--speed")' needs '--replay RECORDING'")
+        }
+        if fast, scale != nil { throw ParseError.conflict("'--speed' and '--fast' cannot be combined") }
+        if replay != nil, let device { throw ParseError.conflict("give either DEVICE ('\(device)') or '--replay', not both") }
+        if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
+        speed = fast ? nil : (scale ?? 1)
+    }
+
+    func run() throws -> Int32 {
+        try checkOutput()
+        let source: any CaptureSource
+        if let replay {
+            source = ReplaySource(recording: try Evemu.read(replay), speed: speed)
+        } else {
+            let path = try device.map { try InputDevices.resolve($0) } ?? onlyPressureDevice()
+            source = try LiveDeviceSource(path: path, grab: grab)
+        }
+        let stop = try StopSignal()
+        let recorder = try Recorder(source: source, path: output, name: name, options: options)
+        let statusLine = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        if !quiet && isatty(STDERR_FILENO) == 1 {
+            printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
+        }
+        let result = try recorder.run(stop: stop) { status in
+            statusLine.update(Self.statusText(status))
+        }
+        statusLine.clear()
+        let summary = result.summary
+        let why: String
+        switch result.reason {
+        case .signal: why = "stopped by \(result.signalName ?? "a signal")"
+        case .duration: why = "duration reached"
+        case .maxEvents: why = "event limit reached"
+        case .deviceRemoved: why = "device removed"
+        case .endOfInput: why = "end of replay"
+        }
+        print(String(format: "%@: /recordings/%@: %.3f s, %lld events, %lld frames, %lld contacts, %d resyncs (%@)",
+                     output, summary.name, Double(result.elapsedNs) / 1e9, summary.events, summary.frames,
+                     summary.contacts, result.resyncs, why))
+        for anomaly in summary.anomalies {
+            printError("warning: \(summary.name): event \(anomaly.eventIndex): \(anomaly.message)")
+        }
+        if result.reason == .deviceRemoved {
+            printError("\(source.sourceName): the device was removed (ENODEV); \(output) is closed and holds everything up to then")
+            return RecordExitStatus.deviceRemoved
+        }
+        return ExitStatus.success
+    }
+
+    /// The output is written in place (a live file must be readable and
+    /// survive a crash where it is), so refuse to clobber by accident.
+    private func checkOutput() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw InputError(file: output, "is a directory; expected an output file path") }
+            if !force { throw InputError(file: output, "already exists", hint: "pass --force to replace it") }
+        }
+        let directory = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw InputError(file: output, "cannot be written: the directory \(directory) does not exist or is not writable")
+        }
+    }
+
+    /// Without DEVICE: the single device whose contacts have pressure.
+    private func onlyPressureDevice() throws -> String {
+        let entries = try InputDevices.list()
+        let capable = entries.filter { $0.description?.forceCapability == .available }
+        if capable.count == 1 { return capable[0].path }
+        let unreadable = entries.filter { $0.error != nil }.count
+        if capable.isEmpty {
+            throw DeviceError(path: InputDevices.defaultDirectory, "no device with per-contact pressure found"
+                              + (unreadable > 0 ? " (\(unreadable) could not be opened)" : ""),
+                              hint: "name the device: 'forcetrace record DEVICE -o FILE.h5'; 'forcetrace devices' lists them")
+        }
+        throw DeviceError(path: InputDevices.defaultDirectory,
+                          "\(capable.count) devices have pressure: " + capable.map { "\($0.path) (\($0.description!.name))" }.joined(separator: ", "),
+                          hint: "name the one to record: 'forcetrace record DEVICE -o FILE.h5'")
+    }
+
+    static func statusText(_ status: RecorderStatus) -> String {
+        var text = String(format: "%7.1f s  %lld events  %.0f ev/s  %d contact%@", Double(status.elapsedNs) / 1e9,
+                          status.events, status.eventsPerSecond, status.activeContacts, status.activeContacts == 1 ? "" : "s")
+        if let pressure = status.maxPressure { text += "  max pressure \(pressure)" }
+        return text
+    }
+}
