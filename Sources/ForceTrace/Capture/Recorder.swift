@@ -12,7 +12,7 @@ public struct RecorderOptions: Sendable {
     public var compression: Compression = .standard
     /// Rows per chunk. Every flush rewrites the partial chunk at the end of
     /// each table, so live files use smaller chunks than imports.
-    public var chunkRows = 4096
+    public var chunkRows = 1024
     /// Free text stored as the recording's `label` attribute.
     public var label: String?
 
@@ -168,18 +168,55 @@ public final class Recorder {
         let summary = try recording.finish(markComplete: false)
         flushes += 1
         try trace.close()
-        try markComplete(reason: reason)
+        try finalize(reason: reason)
         return RecorderResult(summary: summary, reason: reason, signalName: stop?.receivedName, resyncs: resyncs,
                               elapsedNs: elapsed, flushes: flushes)
     }
 
-    /// Reopens the closed SWMR file normally to add what SWMR cannot.
-    private func markComplete(reason: StopReason) throws {
-        let file = try File.open(path, mode: .readWrite)
-        let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name)
-        try group.setAttribute("stop_reason", .string(reason.rawValue))
-        try group.setAttribute("import_status", .string("complete"))
-        try file.sync()
-        try file.close()
+    /// Makes the closed SWMR file final: copies its live contents into a
+    /// fresh file (dropping the dead space that each flush's rewritten
+    /// partial chunks leave), adds what SWMR cannot (`import_status`,
+    /// `stop_reason`), and renames it over the original. If that fails, the
+    /// original is reopened and marked in place instead.
+    private func finalize(reason: StopReason) throws {
+        let url = URL(fileURLWithPath: path)
+        let compacted = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).compact-\(getpid())").path
+        func mark(_ group: Group) throws {
+            try group.setAttribute("stop_reason", .string(reason.rawValue))
+            try group.setAttribute("import_status", .string("complete"))
+        }
+        do {
+            let original = try File.open(path, mode: .readOnly)
+            let copy = try File.create(compacted, latestFormat: true)
+            let from = try original.root, to = try copy.root
+            try copyAttributes(from, to)
+            let fromRecordings = try from.openGroup(TraceSchema.recordingsGroup)
+            let toRecordings = try to.createGroup(TraceSchema.recordingsGroup)
+            for name in try fromRecordings.memberNames() {
+                // Group by group: HDF5 1.10.8's H5Ocopy crashes on a group
+                // whose many string attributes sit in dense storage.
+                let fromRecording = try fromRecordings.openGroup(name)
+                let toRecording = try toRecordings.createGroup(name)
+                try copyAttributes(fromRecording, toRecording)
+                for table in try fromRecording.memberNames() { try fromRecording.copy(table, to: toRecording) }
+            }
+            try mark(try toRecordings.openGroup(recording.name))
+            try copy.sync()
+            try copy.close()
+            try original.close()
+            try Syscall.rename(compacted, over: path)
+        } catch {
+            unlink(compacted)
+            let file = try File.open(path, mode: .readWrite)
+            try mark(try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name))
+            try file.sync()
+            try file.close()
+        }
+    }
+
+    private func copyAttributes(_ from: Group, _ to: Group) throws {
+        for name in try from.attributeNames() {
+            if let value = try from.attribute(name) { try to.setAttribute(name, value) }
+        }
     }
 }
