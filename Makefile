@@ -43,6 +43,8 @@ demo: build
 	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
 	$(FORCETRACE) info out/samples.h5
 	$(FORCETRACE) report out/samples.h5
+	$(FORCETRACE) record --replay samples/touchscreen-mixed.evemu --fast -o out/recorded.h5 --force
+	$(FORCETRACE) info out/recorded.h5
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build
