@@ -10,7 +10,11 @@ PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel
 
 .PHONY: all deps build test test-swift test-python demo samples bench clean
 
+# The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial
+KERNEL_BINS ?= $(FORCETRACE)
 include Tests/kernel/kernel.mk
+test-kernel: build
 
 all: build
 

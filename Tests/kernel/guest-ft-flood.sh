@@ -19,6 +19,8 @@ ft_wait_pid "$FT_PLAYER_PID" 30
 [ "$FT_RC" = 0 ] || ft_fail "player exited with $FT_RC"
 sleep 0.5
 ft_record_stop
-[ "$FT_RC" = 0 ] || ft_fail "forcetrace record exited with $FT_RC: $(tail -n 5 "$OUT/recorder.err")"
+# The player destroys the device 100 ms after the lift, so the recorder may
+# already have ended by itself with 3 (device removed); both close cleanly.
+[ "$FT_RC" = 0 ] || [ "$FT_RC" = 3 ] || ft_fail "forcetrace record exited with $FT_RC: $(tail -n 5 "$OUT/recorder.err")"
 ft_assert_hdf5 "$OUT/rec.h5"
 exit 0

@@ -8,13 +8,16 @@
 . "$FT_LIB"
 ft_require player
 ft_need_forcetrace
-ft_start_player script --hold-ms 500 --expect "$OUT/expected.jsonl"
+ft_start_player script --hold-ms 3000 --expect "$OUT/expected.jsonl"
 FT_REC_DEVICE=forcetrace-test ft_record_start "$OUT/rec.h5" --quiet
 ft_go_player
-ft_wait_pid "$FT_PLAYER_PID" 60
-[ "$FT_RC" = 0 ] || ft_fail "player exited with $FT_RC"
+# Stop with SIGINT while the player holds the device: removing it would
+# end the recording with exit status 3 (ft-unplug tests that).
+ft_wait_grep "$OUT/expected.jsonl" '"type":"end"' 60 || ft_fail "player never finished its script"
 sleep 0.5
 ft_record_stop
 [ "$FT_RC" = 0 ] || ft_fail "forcetrace record exited with $FT_RC: $(tail -n 5 "$OUT/recorder.err")"
+ft_wait_pid "$FT_PLAYER_PID" 60
+[ "$FT_RC" = 0 ] || ft_fail "player exited with $FT_RC"
 ft_assert_hdf5 "$OUT/rec.h5"
 exit 0

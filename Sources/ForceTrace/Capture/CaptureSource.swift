@@ -38,6 +38,11 @@ public protocol CaptureSource: AnyObject {
 }
 
 /// A live /dev/input/event* device read through libevdev.
+///
+/// A reader thread drains the device from the moment it is opened, so
+/// neither a slow start (creating the file) nor a slow fsync lets the
+/// kernel's small per-client buffer overflow, and events already read are
+/// kept when the device disappears (after which read(2) only says ENODEV).
 public final class LiveDeviceSource: CaptureSource {
     public let path: String
     public let device: DeviceDescription
@@ -45,13 +50,14 @@ public final class LiveDeviceSource: CaptureSource {
     public let t0Ns: Int64
     public let initialEvents: [InputEvent]
     public let synDroppedPolicy = TraceDecoder.SynDroppedPolicy.applyFollowingEvents
-    private let evdev: EvdevDevice
+    private let reader: DeviceReader
 
     /// Opens the device, switches it to CLOCK_MONOTONIC, optionally grabs
-    /// it, and snapshots its state as the recording's starting point.
+    /// it, snapshots its state as the recording's starting point, and
+    /// starts reading.
     public init(path: String, grab: Bool) throws {
         self.path = path
-        evdev = try EvdevDevice(path: path)
+        let evdev = try EvdevDevice(path: path)
         // Taken before the clock switch, which flushes the queue: every
         // event read afterwards is stamped later than t0.
         t0Ns = Syscall.monotonicNs()
@@ -59,27 +65,82 @@ public final class LiveDeviceSource: CaptureSource {
         if grab { try evdev.grab() }
         device = evdev.describe()
         initialEvents = InitialState.events(description: device, state: evdev.state(), timeNs: t0Ns)
+        reader = try DeviceReader(evdev)
     }
 
     public var sourceName: String { "evdev:\(path)" }
     public var defaultRecordingName: String { device.name.isEmpty ? URL(fileURLWithPath: path).lastPathComponent : device.name }
 
     public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
-        var items: [CaptureItem] = []
-        if let end = try drain(into: &items, limit: limit) { return (items, end) }
-        if items.isEmpty {
+        var taken = try reader.take(limit: limit)
+        if taken.items.isEmpty && taken.end == nil {
             let timeoutMs = Int32(clamping: max(0, (timeoutNs + 999_999) / 1_000_000))
-            _ = try Syscall.poll([evdev.descriptor] + (wakeDescriptor.map { [$0] } ?? []), timeoutMs: timeoutMs)
-            if let end = try drain(into: &items, limit: limit) { return (items, end) }
+            _ = try Syscall.poll([reader.readyDescriptor] + (wakeDescriptor.map { [$0] } ?? []), timeoutMs: timeoutMs)
+            taken = try reader.take(limit: limit)
         }
-        return (items, nil)
+        return taken
     }
 
-    /// Reads until libevdev has nothing more or `limit` items are in;
-    /// returns `.deviceRemoved` on ENODEV.
-    private func drain(into items: inout [CaptureItem], limit: Int) throws -> CaptureEnd? {
+    public func close() { reader.stop() }
+
+    deinit { reader.stop() }
+}
+
+/// The thread that owns a device once capture starts: it waits for input,
+/// reads it through libevdev (with the sync pass after SYN_DROPPED) and
+/// queues it for the recorder, waking it through a pipe.
+final class DeviceReader: @unchecked Sendable {
+    private let evdev: EvdevDevice
+    private let lock = NSLock()
+    private var queue: [CaptureItem] = []
+    private var end: CaptureEnd?
+    private var failure: Error?
+    /// Readable when items are queued.
+    let readyDescriptor: Int32
+    private let readyWriteEnd: Int32
+    private let stopReadEnd: Int32
+    private let stopWriteEnd: Int32
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopped = false
+
+    init(_ evdev: EvdevDevice) throws {
+        self.evdev = evdev
+        (readyDescriptor, readyWriteEnd) = try Syscall.pipe()
+        (stopReadEnd, stopWriteEnd) = try Syscall.pipe()
+        let thread = Thread { [self] in run() }
+        thread.name = "forcetrace evdev reader"
+        thread.start()
+    }
+
+    private func run() {
+        defer { finished.signal() }
+        while true {
+            var items: [CaptureItem] = []
+            var ending: CaptureEnd?
+            do {
+                let ready = try Syscall.poll([evdev.descriptor, stopReadEnd], timeoutMs: -1)
+                if ready[1] != 0 { return }
+                ending = try drain(into: &items)
+            } catch {
+                lock.withLock { failure = error }
+                Syscall.wake(readyWriteEnd)
+                return
+            }
+            if !items.isEmpty || ending != nil {
+                lock.withLock {
+                    queue.append(contentsOf: items)
+                    if let ending { end = ending }
+                }
+                Syscall.wake(readyWriteEnd)
+            }
+            if ending != nil { return }
+        }
+    }
+
+    /// Reads until libevdev has nothing more; `.deviceRemoved` on ENODEV.
+    private func drain(into items: inout [CaptureItem]) throws -> CaptureEnd? {
         do {
-            while items.count < limit {
+            while items.count < 4096 {
                 switch try evdev.nextEvent() {
                 case .wouldBlock:
                     return nil
@@ -97,7 +158,30 @@ public final class LiveDeviceSource: CaptureSource {
         }
     }
 
-    public func close() { evdev.close() }
+    /// Up to `limit` queued items, and the end once everything before it was taken.
+    func take(limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+        Syscall.drain(readyDescriptor)
+        return try lock.withLock {
+            if let failure { throw failure }
+            let count = min(limit, queue.count)
+            let items = Array(queue.prefix(count))
+            queue.removeFirst(count)
+            if !queue.isEmpty { Syscall.wake(readyWriteEnd) }
+            return (items, queue.isEmpty ? end : nil)
+        }
+    }
+
+    /// Stops the thread, waits for it, and closes the device (releasing a grab).
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        Syscall.wake(stopWriteEnd)
+        finished.wait()
+        evdev.close()
+        for fd in [readyDescriptor, readyWriteEnd, stopReadEnd, stopWriteEnd] { Syscall.close(fd) }
+    }
+
+    deinit { stop() }
 }
 
 /// A recording fed through the live pipeline at its original pace

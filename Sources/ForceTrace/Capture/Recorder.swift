@@ -3,7 +3,8 @@ import HDF5
 
 /// How a capture runs and when it stops.
 public struct RecorderOptions: Sendable {
-    /// Stop after this long (wall time from the start of `run`).
+    /// Stop after this long (wall time from when the recorder was made,
+    /// right after the device was opened).
     public var durationNs: Int64?
     /// Stop after this many events from the source (a resync delta is never cut).
     public var maxEvents: Int64?
@@ -69,6 +70,8 @@ public final class Recorder {
     public private(set) var eventsRead: Int64 = 0
     private var resyncs = 0
     private var flushes = 0
+    /// When capture began: elapsed time and `durationNs` count from here.
+    private let startedAtNs = Syscall.monotonicNs()
 
     /// Creates the file at `path` (replacing any file there), writes the
     /// description and the initial-state frame, and starts SWMR writing.
@@ -123,8 +126,8 @@ public final class Recorder {
     /// - Throws: on read or write errors, after closing the file without
     ///   marking it complete.
     public func run(stop: StopSignal?, status: (RecorderStatus) -> Void = { _ in }) throws -> RecorderResult {
-        let start = Syscall.monotonicNs()
-        var lastFlush = start
+        let start = startedAtNs
+        var lastFlush = Syscall.monotonicNs()
         var window = (time: start, events: Int64(0))
         var rate = 0.0
         let reason: StopReason

@@ -91,6 +91,14 @@ enum Syscall {
         return (ends[0], ends[1])
     }
 
+    /// Makes the read end of a pipe readable (one byte; a full pipe is
+    /// readable already, so EAGAIN is fine).
+    /// The corresponding C function is `write(2)`.
+    static func wake(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = valueOrErrno("write", "") { Foundation.write(fd, &byte, 1) }
+    }
+
     /// Reads and discards whatever is in a non-blocking descriptor.
     static func drain(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64)
