@@ -9,6 +9,10 @@
 ft_require player
 ft_need_forcetrace
 ft_start_player script --hold-ms 3000 --expect "$OUT/expected.jsonl"
+# The device list as the guest's kernel describes it (checked on the host).
+forcetrace devices --json >"$OUT/devices.json" 2>"$OUT/devices.err"
+echo $? >"$OUT/devices.rc"
+forcetrace devices >"$OUT/devices.txt" 2>&1
 FT_REC_DEVICE=forcetrace-test ft_record_start "$OUT/rec.h5" --quiet
 ft_go_player
 # Stop with SIGINT while the player holds the device: removing it would

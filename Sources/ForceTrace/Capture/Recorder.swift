@@ -147,9 +147,10 @@ public final class Recorder {
                     try sync()
                     lastFlush = now
                 }
-                if now - window.time >= 1_000_000_000 {
+                // Events/s over the last second or so (from the start during the first).
+                if now - window.time >= 250_000_000 {
                     rate = Double(eventsRead - window.events) / (Double(now - window.time) / 1e9)
-                    window = (now, eventsRead)
+                    if now - window.time >= 1_000_000_000 { window = (now, eventsRead) }
                 }
                 let decoder = recording.decoder
                 status(RecorderStatus(elapsedNs: now - start, events: eventsRead, eventsPerSecond: rate,
