@@ -10,6 +10,9 @@ PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel
 
 .PHONY: all deps build test test-swift test-python demo samples bench clean
 
+# `make` alone builds: kernel.mk, included below, must not become the default goal.
+.DEFAULT_GOAL := all
+
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
 KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial
 KERNEL_BINS ?= $(FORCETRACE)
