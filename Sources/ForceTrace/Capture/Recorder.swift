@@ -84,16 +84,23 @@ public final class Recorder {
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
         trace = try TraceWriter(creating: path, options: writeOptions)
-        recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
-                                           source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
-                                           synDroppedPolicy: source.synDroppedPolicy)
-        if let label = options.label { try recording.group.setAttribute("label", .string(label)) }
-        if !source.initialEvents.isEmpty {
-            try recording.addMarker(.initialState, atNs: source.t0Ns)
-            for event in source.initialEvents { try recording.append(event) }
+        do {
+            recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
+                                               source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
+                                               synDroppedPolicy: source.synDroppedPolicy)
+            if let label = options.label { try recording.group.setAttribute("label", .string(label)) }
+            if !source.initialEvents.isEmpty {
+                try recording.addMarker(.initialState, atNs: source.t0Ns)
+                for event in source.initialEvents { try recording.append(event) }
+            }
+            try trace.startSWMRWrite()
+            try sync()
+        } catch {
+            // Nothing was recorded yet: leave no half-made file behind.
+            try? trace.close()
+            unlink(path)
+            throw error
         }
-        try trace.startSWMRWrite()
-        try sync()
     }
 
     public var recordingName: String { recording.name }
