@@ -81,6 +81,38 @@ def main():
         their_time, their_rss = measure(theirs_command, args.repeat)
         print(f"{name:18} {our_time:12.3f} {their_time:8.3f} {their_time / our_time:9.2f}x {our_rss:14.1f} {their_rss:9.1f} {their_rss / our_rss:8.2f}x")
     print("ratios are peer / forcetrace: above 1 means forcetrace is faster or smaller")
+    bench_import(args)
+
+
+def bench_import(args):
+    """forcetrace import against pandas + h5py on one evemu recording."""
+    out = Path(args.out)
+    presses = max(1, args.presses // 8)
+    recording = out / f"import-{presses}.evemu"
+    if not recording.exists():
+        print(f"bench: simulating {presses} presses into {recording} (once)", flush=True)
+        subprocess.run(["nice", args.forcetrace, "simulate", "--seed", "43", "--presses", str(presses),
+                        "-o", str(recording), "--force"], check=True)
+    ours_file, theirs_file = out / "import-forcetrace.h5", out / "import-peer.h5"
+    ours_command = [args.forcetrace, "import", str(recording), "-o", str(ours_file), "--force"]
+    theirs_command = [sys.executable, str(HERE / "peer_import.py"), str(recording), "-o", str(theirs_file)]
+    our_time, our_rss = measure(ours_command, args.repeat)
+    their_time, their_rss = measure(theirs_command, args.repeat)
+    # Same events, or the times mean nothing.
+    import h5py
+    import numpy as np
+    with h5py.File(ours_file, "r") as ours, h5py.File(theirs_file, "r") as theirs:
+        (name,) = ours["recordings"].keys()
+        for column in ("t_ns", "type", "code", "value"):
+            if not np.array_equal(ours["recordings"][name]["events"][column][:], theirs["recordings/peer/events"][column][:]):
+                sys.exit(f"bench: import: forcetrace and the peer disagree on events/{column}")
+        events = len(ours["recordings"][name]["events/t_ns"])
+    size_mib = recording.stat().st_size / 2**20
+    print(f"\nimport: {recording.name}, {size_mib:.1f} MiB, {events:,} events "
+          "(the peer writes only the events table; forcetrace also decodes samples and contacts)")
+    print(f"{'task':18} {'forcetrace s':>12} {'peer s':>8} {'time ratio':>10} {'forcetrace MiB':>14} {'peer MiB':>9} {'RSS ratio':>9}")
+    print(f"{'evemu import':18} {our_time:12.3f} {their_time:8.3f} {their_time / our_time:9.2f}x {our_rss:14.1f} {their_rss:9.1f} {their_rss / our_rss:8.2f}x")
+    print(f"import throughput: forcetrace {events / our_time / 1e6:.2f} M events/s, {size_mib / our_time:.1f} MiB/s")
 
 
 if __name__ == "__main__":
