@@ -20,10 +20,16 @@ let package = Package(
             pkgConfig: "libevdev",
             providers: [.apt(["libevdev-dev"])]
         ),
+        // libyaml, for libinput record files.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
         // The thin safe layer over HDF5: no hid_t escapes it.
         .target(name: "HDF5", dependencies: ["CHDF5"]),
         // The library: decoding, formats, trace files, analysis.
-        .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev"]),
+        .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"]),
         // The command-line layer, one file per subcommand.
         .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),

@@ -5,11 +5,17 @@ import Foundation
 struct ExportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "export",
-        abstract: "Export a recording from a trace file (evemu).",
-        discussion: "Writes the recording's raw events and device description, unchanged, to OUT or standard output.",
+        abstract: "Export a recording from a trace file (evemu, libinput record YAML, raw input_event).",
+        discussion: """
+        Writes the recording's raw events and device description, unchanged, to OUT or
+        standard output. libinput record files count time from the first event, as
+        libinput does, and keep the absolute origin in a 'forcetrace' key that libinput
+        ignores. raw writes 24-byte x86-64 struct input_event records with absolute
+        times; its description is not included (export it with --format evemu).
+        """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .value("format", "FORMAT", "Output format: evemu (required)."),
+            .value("format", "FORMAT", "Output format: evemu, libinput or raw (required)."),
             .value("recording", "NAME", "Recording to export; needed when the file holds several."),
             .value("output", short: "o", "OUT", "File to write (default: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
@@ -23,7 +29,7 @@ struct ExportCommand: Subcommand {
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
-        guard let format = try arguments.choice("format", ["evemu"]) else { throw ParseError.missingArgument("--format FORMAT") }
+        guard let format = try arguments.choice("format", RecordingFormat.allCases.map(\.rawValue)) else { throw ParseError.missingArgument("--format FORMAT") }
         self.format = format
         recording = arguments.string("recording")
         output = arguments.string("output")
@@ -38,19 +44,28 @@ struct ExportCommand: Subcommand {
         let comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
         if let output {
             let target = try AtomicOutput(path: output, replace: force)
-            guard let stream = TextFileStream(path: target.temporaryPath) else {
+            guard var writer = TextFileStream(path: target.temporaryPath) else {
                 throw InputError(file: output, "cannot be written")
             }
-            var writer = stream
-            Evemu.write(loaded, comment: comment, to: &writer)
+            write(loaded, comment: comment, to: &writer)
             try writer.close()
             try target.commit()
         } else {
             var writer = TextFileStream.standardOutput
-            Evemu.write(loaded, comment: comment, to: &writer)
+            write(loaded, comment: comment, to: &writer)
             try writer.close()
         }
         return ExitStatus.success
+    }
+}
+
+extension ExportCommand {
+    private func write(_ recording: Recording, comment: String, to writer: inout TextFileStream) {
+        switch RecordingFormat(rawValue: format)! {
+        case .evemu: Evemu.write(recording, comment: comment, to: &writer)
+        case .libinput: LibinputRecord.write([recording], comment: comment, to: &writer)
+        case .raw: RawEventStream.write(recording) { writer.writeBytes($0) }
+        }
     }
 }
 
@@ -87,6 +102,10 @@ struct TextFileStream: TextOutputStream {
     static var standardOutput: TextFileStream { TextFileStream(handle: fdopen(STDOUT_FILENO, "w"), path: "standard output") }
 
     mutating func write(_ string: String) { fputs(string, handle) }
+
+    func writeBytes(_ bytes: UnsafeRawBufferPointer) {
+        if let base = bytes.baseAddress { fwrite(base, 1, bytes.count, handle) }
+    }
 
     func close() throws {
         let failed = fflush(handle) != 0 || ferror(handle) != 0

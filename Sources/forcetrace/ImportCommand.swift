@@ -6,26 +6,41 @@ import HDF5
 struct ImportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "import",
-        abstract: "Import recordings (evemu) into an HDF5 trace file.",
+        abstract: "Import recordings (evemu, libinput record YAML, raw input_event) into an HDF5 trace file.",
         discussion: """
-        Each RECORDING becomes one group under /recordings in FILE.h5. Events-only
-        evemu files find their description in a sibling .desc or .prop file, or in
-        --desc. The output appears only when every input imported: on any error no
-        file is left behind.
+        Each RECORDING ("-" for standard input) becomes one group under /recordings
+        in FILE.h5; a libinput record file with several devices becomes several.
+        The format is told from the content (evemu text, libinput record YAML, or
+        binary input_event records); --format forces it. Raw streams and events-only
+        evemu files take their device description from --desc (an evemu header);
+        events-only evemu files also find a sibling .desc or .prop file.
+
+        On any error nothing is written: FILE.h5 appears only when every input
+        imported whole. With --salvage, a recording damaged after its description
+        (cut off, garbage in the events) is imported up to its last complete frame
+        and marked import_status = "partial" with the error in import_error.
+        Odd but valid streams (values outside absinfo, unknown event types, time
+        going backwards, tracking ids reused without -1) are kept as recorded,
+        with a warning.
         """,
-        positionals: [PositionalSpec(name: "RECORDING", help: "Recording files to import.", repeating: true)],
+        positionals: [PositionalSpec(name: "RECORDING", help: "Recording files to import, or - for standard input.", repeating: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
+            .value("format", "FORMAT", "Input format: evemu, libinput or raw (default: detect from content)."),
+            .flag("raw", "Inputs are raw 24-byte x86-64 input_event streams (same as --format raw)."),
             .value("name", "NAME", "Recording group name (default: the input's base name)."),
-            .value("desc", "FILE", "Device description for events-only recordings."),
+            .value("desc", "DESC", "Device description (evemu header) for raw streams and events-only evemu files."),
+            .flag("salvage", "Keep the complete frames of damaged recordings (import_status = \"partial\")."),
             .value("compression", "0-9", "Deflate level for the tables (default 4)."),
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
         ])
 
     let inputs: [String]
     let output: String
+    let format: RecordingFormat?
     let name: String?
     let description: String?
+    let salvage: Bool
     let compression: Compression
     let force: Bool
 
@@ -33,8 +48,19 @@ struct ImportCommand: Subcommand {
         inputs = arguments.positionalList("RECORDING")
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
         self.output = output
+        var format = try arguments.choice("format", RecordingFormat.allCases.map(\.rawValue)).flatMap(RecordingFormat.init(rawValue:))
+        if arguments.flag("raw") {
+            if let format, format != .raw { throw ParseError.conflict("--raw conflicts with --format \(format.rawValue)") }
+            format = .raw
+        }
+        self.format = format
         name = arguments.string("name")
         description = arguments.string("desc")
+        if format == .raw && description == nil {
+            throw ParseError.conflict("Raw input_event streams carry no device description: pass --desc DESC (an evemu header, e.g. from evemu-describe)")
+        }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ParseError.conflict("Standard input ('-') can be read only once") }
+        salvage = arguments.flag("salvage")
         compression = try Compression(deflateLevel: arguments.int("compression", in: 0...9) ?? 4)
         force = arguments.flag("force")
     }
@@ -42,26 +68,42 @@ struct ImportCommand: Subcommand {
     func run() throws -> Int32 {
         let progress = ProgressLine()
         // Parse everything first: a bad input fails before anything is written.
-        var recordings: [Recording] = []
+        var parsed: [ParsedRecording] = []
         for (index, input) in inputs.enumerated() {
             progress.update("reading \(index + 1)/\(inputs.count): \(input)")
-            recordings.append(try Evemu.read(input, descriptionPath: description))
+            parsed += try RecordingImporter.read(input, format: format, descriptionPath: description, salvage: salvage)
         }
         let target = try AtomicOutput(path: output, replace: force)
         var options = TraceWriteOptions()
         options.compression = compression
         let writer = try TraceWriter(creating: target.temporaryPath, options: options)
-        var summaries: [(RecordingSummary, String)] = []
-        for (index, recording) in recordings.enumerated() {
-            progress.update("writing \(index + 1)/\(recordings.count): \(recording.name)")
-            summaries.append((try writer.write(recording, name: name), recording.source))
+        var summaries: [(RecordingSummary, ParsedRecording)] = []
+        for (index, item) in parsed.enumerated() {
+            let recording = item.recording
+            progress.update("writing \(index + 1)/\(parsed.count): \(recording.name)")
+            let recordingWriter = try writer.addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
+                                                          clock: recording.clock, t0Ns: recording.t0Ns)
+            for event in recording.events { try recordingWriter.append(event) }
+            let summary = try recordingWriter.finish(markComplete: item.damage == nil)
+            if let damage = item.damage {
+                try recordingWriter.group.setAttribute("import_status", .string("partial"))
+                try recordingWriter.group.setAttribute("import_error", .string(damage.description))
+            }
+            summaries.append((summary, item))
         }
         try writer.close()
         try target.commit()
         progress.clear()
-        for (summary, source) in summaries {
+        for (summary, item) in summaries {
             print("\(output): /recordings/\(summary.name): \(summary.events) events, \(summary.frames) frames, "
-                  + "\(summary.contacts) contacts, \(summary.samples) samples (from \(source))")
+                  + "\(summary.contacts) contacts, \(summary.samples) samples (from \(item.recording.source))"
+                  + (item.damage == nil ? "" : ", PARTIAL"))
+            if let damage = item.damage {
+                printError("warning: \(summary.name): imported only up to the damage, import_status = \"partial\": \(damage)")
+            }
+            for warning in StreamCheck.warnings(for: item.recording) {
+                printError("warning: \(summary.name): \(warning)")
+            }
             for anomaly in summary.anomalies {
                 printError("warning: \(summary.name): event \(anomaly.eventIndex): \(anomaly.message)")
             }

@@ -30,17 +30,29 @@ public enum Evemu {
     }
 
     public static func parse(_ bytes: [UInt8], file: String, descriptionPath: String? = nil) throws -> Recording {
+        let parsed = try parseSalvaging(bytes, file: file, descriptionPath: descriptionPath)
+        if let damage = parsed.damage { throw damage }
+        return parsed.recording
+    }
+
+    /// Parses a recording, keeping what precedes damage in the event lines:
+    /// errors in the description are thrown, errors after the first `E:`
+    /// line end the recording at the last complete frame before them.
+    public static func parseSalvaging(_ bytes: [UInt8], file: String, descriptionPath: String? = nil) throws -> ParsedRecording {
         if bytes.isEmpty {
             throw InputError(file: file, "the file is empty; expected an evemu recording (N:, I:, B:, A: and E: lines)")
         }
         var events: [InputEvent] = []
         events.reserveCapacity(bytes.count / 40)
-        var header = try parseLines(bytes, file: file, events: &events)
+        var (header, damage) = try parseLines(bytes, file: file, events: &events)
         let groundTruth = header.groundTruth
         var descriptionFile = file
         if let descriptionPath {
             header = try parseDescription(descriptionPath, into: &descriptionFile)
         } else if header.isEmpty {
+            if events.isEmpty && damage == nil {
+                throw InputError(file: file, "holds no evemu lines (only comments or blank lines); expected N:, I:, B:, A: and E: lines")
+            }
             guard let sibling = siblingDescription(for: file) else {
                 throw InputError(file: file, "has events but no device description (no N:, I:, B: or A: lines)",
                                  hint: "pass the description with --desc FILE.desc")
@@ -48,6 +60,8 @@ public enum Evemu {
             header = try parseDescription(sibling, into: &descriptionFile)
         }
         let device = try makeDevice(header, file: descriptionFile)
+        try device.validate(file: descriptionFile)
+        if damage != nil { events.removeAfterLastFrame() }
         let clock: RecordingClock
         if let first = events.first, first.timeNs >= 100_000_000 * 1_000_000_000 {
             clock = .realtime
@@ -57,13 +71,25 @@ public enum Evemu {
         let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         var recording = Recording(device: device, events: events, clock: clock, source: "evemu:\(file)", name: base)
         recording.groundTruth = groundTruth
-        return recording
+        return ParsedRecording(recording: recording, damage: damage)
+    }
+
+    /// Reads a device description (an evemu header, with or without events).
+    public static func readDescription(_ path: String) throws -> DeviceDescription {
+        var descriptionFile = path
+        let header = try parseDescription(path, into: &descriptionFile)
+        let device = try makeDevice(header, file: path)
+        try device.validate(file: path)
+        return device
     }
 
     private static func parseDescription(_ path: String, into descriptionFile: inout String) throws -> Header {
         descriptionFile = path
         var ignored: [InputEvent] = []
-        let header = try parseLines(try readInputFile(path), file: path, events: &ignored)
+        let bytes = try readInputFile(path)
+        if bytes.isEmpty { throw InputError(file: path, "the description file is empty; expected N:, I:, B: and A: lines") }
+        let (header, damage) = try parseLines(bytes, file: path, events: &ignored)
+        if let damage { throw damage }
         if header.isEmpty {
             throw InputError(file: path, "is not an evemu device description (no N:, I:, B: or A: lines)")
         }
@@ -84,10 +110,24 @@ public enum Evemu {
         }
     }
 
-    private static func parseLines(_ bytes: [UInt8], file: String, events: inout [InputEvent]) throws -> Header {
-        var reader = LineReader(bytes: bytes, file: file)
+    /// Reads header and event lines. Errors in the header are thrown; an
+    /// error after the first event is returned as damage, with the events
+    /// before it kept.
+    private static func parseLines(_ bytes: [UInt8], file: String, events: inout [InputEvent]) throws -> (Header, InputError?) {
         var header = Header()
         var sawEvent = false
+        do {
+            try parseLines(bytes, file: file, header: &header, events: &events, sawEvent: &sawEvent)
+        } catch let error as InputError where sawEvent {
+            return (header, error)
+        }
+        return (header, nil)
+    }
+
+    private static func parseLines(_ bytes: [UInt8], file: String, header: inout Header, events: inout [InputEvent],
+                                   sawEvent: inout Bool) throws {
+        var reader = LineReader(bytes: bytes, file: file)
+        var lastEventLine = 0
         while let fullLine = try reader.next() {
             let lineNumber = reader.lineNumber
             func fail(_ message: String) -> InputError {
@@ -127,6 +167,7 @@ public enum Evemu {
                 guard fields.atEnd else { throw fail("unexpected text after the event value") }
                 events.append(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)))
                 sawEvent = true
+                lastEventLine = lineNumber
             case UInt8(ascii: "N"):
                 header.name = fields.rest()
                 header.nameLine = lineNumber
@@ -181,12 +222,13 @@ public enum Evemu {
                 throw fail("device description line after the first event; the header must come first")
             }
         }
-        if reader.endsMidLine, let last = events.last, bytes.last.map({ $0 != UInt8(ascii: "\n") }) == true {
-            // A final line without newline parsed fine; accept it as evemu-record
-            // output cut exactly at a line end is indistinguishable.
-            _ = last
+        if reader.endsMidLine && lastEventLine == reader.lineNumber {
+            // evemu-record ends every line with a newline: a last event line
+            // without one was cut off, and its value may be cut short too.
+            events.removeLast()
+            throw InputError(file: file, location: .line(reader.lineNumber),
+                             "the file ends in the middle of a line (no final newline): the recording was cut off here")
         }
-        return header
     }
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {

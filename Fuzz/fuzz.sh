@@ -1,0 +1,78 @@
+#!/bin/sh
+# Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw)
+# for FUZZ_SECONDS each, one after the other. Crashes land in
+# Tests/fuzz-regressions/<parser>/, which 'make test' replays.
+#
+#   Fuzz/fuzz.sh [parser...]        FUZZ_SECONDS=60 by default
+#   Fuzz/fuzz.sh --build-only [parser...]
+set -eu
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SECONDS_EACH="${FUZZ_SECONDS:-60}"
+OUT=.build/fuzz
+BUILD_ONLY=0
+if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
+PARSERS="${*:-evemu libinput raw}"
+mkdir -p "$OUT"
+
+# The parsers need only the Formats, Events and Support sources (no HDF5),
+# so each harness is compiled with them as one instrumented module.
+SOURCES="Sources/ForceTrace/Formats/*.swift Sources/ForceTrace/Events/*.swift Sources/ForceTrace/Support/Errors.swift Sources/ForceTrace/TraceFile/Schema.swift"
+CFLAGS=""
+for flag in $(pkg-config --cflags libevdev yaml-0.1); do CFLAGS="$CFLAGS -Xcc $flag"; done
+
+build() {
+    parser=$1
+    echo "building $OUT/$parser-fuzzer"
+    # shellcheck disable=SC2086
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz_$parser" \
+        -I Sources/CEvdev -I Sources/CYAML $CFLAGS $SOURCES "Fuzz/$parser.swift" -o "$OUT/$parser-fuzzer" 2>&1 \
+        | grep -v "Cannot export local symbol" || true
+    test -x "$OUT/$parser-fuzzer"
+}
+
+# Seeds: the samples, the shared recordings when present, and their exports
+# in each format, cut to fuzzer-sized pieces.
+seed() {
+    corpus="$OUT/corpus"
+    [ -d "$corpus/evemu" ] && return 0
+    mkdir -p "$corpus/evemu" "$corpus/libinput" "$corpus/raw" "$OUT/seed-work"
+    swift build --product forcetrace >/dev/null
+    for input in samples/*.evemu ../shared/recordings/*.evemu ../shared/recordings/*.events; do
+        [ -f "$input" ] || continue
+        name=$(basename "$input" | tr -c 'A-Za-z0-9.\n-' '_')
+        head -c 6000 "$input" > "$corpus/evemu/$name"
+        h5="$OUT/seed-work/$name.h5"
+        .build/debug/forcetrace import "$input" -o "$h5" --force >/dev/null 2>&1 || continue
+        .build/debug/forcetrace export "$h5" --format libinput -o "$OUT/seed-work/$name.yml" --force
+        head -c 6000 "$OUT/seed-work/$name.yml" > "$corpus/libinput/$name.yml"
+        .build/debug/forcetrace export "$h5" --format raw -o "$OUT/seed-work/$name.raw" --force
+        head -c 4800 "$OUT/seed-work/$name.raw" > "$corpus/raw/$name.raw"
+    done
+    for parser in evemu libinput raw; do
+        [ -d "Tests/fuzz-regressions/$parser" ] && cp Tests/fuzz-regressions/$parser/* "$corpus/$parser/" 2>/dev/null || true
+    done
+}
+
+for parser in $PARSERS; do build "$parser"; done
+[ "$BUILD_ONLY" = 1 ] && exit 0
+seed
+status=0
+for parser in $PARSERS; do
+    artifacts="$OUT/artifacts/$parser"
+    mkdir -p "$artifacts" "Tests/fuzz-regressions/$parser"
+    echo "fuzzing $parser for ${SECONDS_EACH}s"
+    # libFuzzer reports crashes itself; Swift's backtracer would only slow it.
+    SWIFT_BACKTRACE=enable=no "$OUT/$parser-fuzzer" "$OUT/corpus/$parser" \
+        -max_total_time="$SECONDS_EACH" -max_len=16384 -rss_limit_mb=2048 -timeout=10 \
+        -artifact_prefix="$artifacts/" -print_final_stats=1 >"$OUT/$parser.log" 2>&1 || true
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss" "$OUT/$parser.log" || true
+    for crash in "$artifacts"/crash-* "$artifacts"/oom-* "$artifacts"/timeout-* "$artifacts"/leak-*; do
+        [ -f "$crash" ] || continue
+        echo "FOUND: $crash (copied to Tests/fuzz-regressions/$parser/)"
+        cp "$crash" "Tests/fuzz-regressions/$parser/"
+        rm "$crash"
+        status=1
+    done
+done
+exit $status

@@ -1,0 +1,585 @@
+import Foundation
+
+/// `libinput record` files: YAML, format version 1, as libinput's
+/// tools/libinput-record.man (FILE FORMAT) specifies it:
+///
+///     version: 1
+///     ndevices: 1
+///     libinput: {version: ...}
+///     system: {...}
+///     devices:
+///       - node: /dev/input/event9
+///         evdev: {name, id: [bus, vendor, product, version],
+///                 codes: {type: [code, ...]}, absinfo: {code: [min, max, fuzz, flat, resolution]},
+///                 properties: [...]}
+///         events:
+///           - evdev:
+///             - [sec, usec, type, code, value]   # one list item per frame, ending in SYN_REPORT
+///
+/// Unknown keys are ignored, as the format requires. Times count from the
+/// first event of the recording. forcetrace adds a `forcetrace` key per
+/// device (clock, t0_ns, initial axis values, LED and switch states) so its
+/// own exports read back exactly; libinput ignores it.
+public enum LibinputRecord {
+    /// The format version this reader understands.
+    public static let formatVersion: Int64 = 1
+
+    public static func read(_ path: String) throws -> [Recording] {
+        try parse(try readInputFile(path), file: path)
+    }
+
+    /// Parses every device in the file; any damage is an error.
+    public static func parse(_ bytes: [UInt8], file: String) throws -> [Recording] {
+        let parsed = try parseSalvaging(bytes, file: file)
+        if let damage = parsed.lazy.compactMap(\.damage).first { throw damage }
+        return parsed.map(\.recording)
+    }
+
+    /// Parses every device in the file. Damage after the first device's
+    /// description ends parsing: devices before it are complete, the
+    /// damaged one keeps its complete frames, and later ones are lost.
+    public static func parseSalvaging(_ bytes: [UInt8], file: String) throws -> [ParsedRecording] {
+        if bytes.isEmpty {
+            throw InputError(file: file, "the file is empty; expected a libinput record YAML file (version: 1, devices: ...)")
+        }
+        let parser = Parser(bytes: bytes, file: file)
+        do {
+            try parser.parseFile()
+        } catch let error as InputError {
+            guard parser.hasSalvage else { throw error }
+            parser.salvageCurrentDevice()
+            var result = parser.finished
+            result[result.count - 1].damage = error
+            return result
+        }
+        return parser.finished
+    }
+
+    /// forcetrace's own per-device key, ignored by libinput.
+    struct Extension {
+        var clock: RecordingClock?
+        var t0Ns: Int64 = 0
+        var axisValues: [UInt16: Int32] = [:]
+        var ledStates: [(UInt16, Int32)] = []
+        var switchStates: [(UInt16, Int32)] = []
+    }
+
+    private final class Parser {
+        let reader: YAMLEventReader
+        let file: String
+        let baseName: String
+        var version: Int64?
+        var declaredDevices: Int64?
+        var finished: [ParsedRecording] = []
+        // The device being parsed.
+        var deviceIndex = 0
+        var device: DeviceDescription?
+        var node: String?
+        var events: [InputEvent] = []
+        var extensionKey = Extension()
+
+        init(bytes: [UInt8], file: String) {
+            reader = YAMLEventReader(bytes: bytes, file: file)
+            self.file = file
+            baseName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        }
+
+        /// Whether anything complete would survive an error now.
+        var hasSalvage: Bool { !finished.isEmpty || device != nil }
+
+        func fail(_ event: YAMLEvent, _ message: String) -> InputError {
+            InputError(file: file, location: .line(event.line), message)
+        }
+
+        func parseFile() throws {
+            _ = try reader.next()  // stream start
+            var event = try reader.next()
+            if event.kind == .streamEnd {
+                throw InputError(file: file, "holds no YAML document (only comments or blank lines); expected a libinput record file")
+            }
+            if event.kind == .documentStart { event = try reader.next() }
+            guard event.kind == .mappingStart else {
+                throw fail(event, "expected the libinput record top-level mapping (version: 1, ndevices:, devices:), found \(event.shown)")
+            }
+            try forEachKey { key, keyEvent in
+                switch key {
+                case "version":
+                    let value = try integer("version")
+                    guard value == formatVersion else {
+                        throw fail(keyEvent, "libinput record format version \(value) is not supported; this forcetrace reads version \(formatVersion)")
+                    }
+                    version = value
+                case "ndevices":
+                    declaredDevices = try integer("ndevices", in: 0...1_000_000)
+                case "devices":
+                    guard version != nil else {
+                        throw fail(keyEvent, "'devices' before 'version': expected 'version: 1' first, as libinput writes it")
+                    }
+                    try parseDevices()
+                default:
+                    try reader.skipValue()
+                }
+            }
+            guard version != nil else {
+                throw InputError(file: file, "has no 'version' key: not a libinput record file",
+                                 hint: "for evemu files use --format evemu")
+            }
+            guard declaredDevices != nil || !finished.isEmpty else {
+                throw InputError(file: file, "has no 'devices' list: expected devices with evdev descriptions and events")
+            }
+            if let declaredDevices, declaredDevices > finished.count {
+                throw InputError(file: file, "declares ndevices: \(declaredDevices) but holds \(finished.count) devices; the file may be truncated")
+            }
+            if finished.isEmpty {
+                throw InputError(file: file, "has no devices; expected at least one device with an evdev description")
+            }
+        }
+
+        /// Calls `body` for each key of the mapping whose start was just
+        /// read; `body` must consume the value. Non-scalar keys are skipped.
+        func forEachKey(_ body: (String, YAMLEvent) throws -> Void) throws {
+            while true {
+                let key = try reader.next()
+                switch key.kind {
+                case .mappingEnd:
+                    return
+                case .scalar(let name):
+                    try body(name, key)
+                case .sequenceStart, .mappingStart:
+                    try skipRest(of: key)
+                    try reader.skipValue()
+                default:
+                    throw fail(key, "expected a key or the end of a mapping, found \(key.shown)")
+                }
+            }
+        }
+
+        /// Skips the rest of a list or mapping whose start was consumed.
+        func skipRest(of start: YAMLEvent) throws {
+            var depth = 1
+            while depth > 0 {
+                let event = try reader.next()
+                switch event.kind {
+                case .sequenceStart, .mappingStart: depth += 1
+                case .sequenceEnd, .mappingEnd: depth -= 1
+                case .streamEnd, .documentEnd: throw fail(event, "the file ends inside a list or mapping")
+                default: break
+                }
+            }
+        }
+
+        func integer(_ what: String, in range: ClosedRange<Int64>? = nil) throws -> Int64 {
+            let event = try reader.next()
+            guard case .scalar(let text) = event.kind else {
+                throw fail(event, "expected an integer for \(what), found \(event.shown)")
+            }
+            guard let value = Self.parseInteger(text) else {
+                throw fail(event, "expected an integer for \(what), found '\(text.prefix(40))'")
+            }
+            if let range, !range.contains(value) {
+                throw fail(event, "\(what) \(value) is out of range; expected \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+
+        static func parseInteger(_ text: String) -> Int64? {
+            if text.hasPrefix("0x") || text.hasPrefix("0X") { return Int64(text.dropFirst(2), radix: 16) }
+            return Int64(text)
+        }
+
+        func string(_ what: String) throws -> String {
+            let event = try reader.next()
+            guard case .scalar(let text) = event.kind else {
+                throw fail(event, "expected text for \(what), found \(event.shown)")
+            }
+            return text
+        }
+
+        /// A flow or block list of integers, each within `range`.
+        func integerList(_ what: String, in range: ClosedRange<Int64>, count: Int? = nil) throws -> [Int64] {
+            let start = try reader.next()
+            guard start.kind == .sequenceStart else {
+                throw fail(start, "expected a list of integers for \(what), found \(start.shown)")
+            }
+            var values: [Int64] = []
+            while true {
+                let event = try reader.next()
+                if event.kind == .sequenceEnd { break }
+                guard case .scalar(let text) = event.kind, let value = Self.parseInteger(text) else {
+                    throw fail(event, "expected an integer in \(what), found \(event.shown)")
+                }
+                guard range.contains(value) else {
+                    throw fail(event, "\(value) in \(what) is out of range; expected \(range.lowerBound) to \(range.upperBound)")
+                }
+                values.append(value)
+            }
+            if let count, values.count != count {
+                throw fail(start, "expected \(count) integers in \(what), found \(values.count)")
+            }
+            return values
+        }
+
+        func parseDevices() throws {
+            let start = try reader.next()
+            guard start.kind == .sequenceStart else {
+                throw fail(start, "expected 'devices' to be a list of devices, found \(start.shown)")
+            }
+            while try reader.peek().kind != .sequenceEnd {
+                try parseDevice()
+                deviceIndex += 1
+            }
+            _ = try reader.next()
+        }
+
+        func parseDevice() throws {
+            let start = try reader.next()
+            guard start.kind == .mappingStart else {
+                throw fail(start, "device \(deviceIndex): expected a mapping with 'evdev' and 'events', found \(start.shown)")
+            }
+            device = nil
+            node = nil
+            events = []
+            extensionKey = Extension()
+            var sawEvents = false
+            try forEachKey { key, keyEvent in
+                switch key {
+                case "evdev": device = try parseEvdev(at: keyEvent)
+                case "node": node = try string("node")
+                case "forcetrace": try parseExtension()
+                case "events":
+                    guard device != nil else {
+                        throw fail(keyEvent, "device \(deviceIndex): 'events' before its 'evdev' description; expected 'evdev' first, as libinput writes it")
+                    }
+                    sawEvents = true
+                    try parseEvents()
+                default: try reader.skipValue()
+                }
+            }
+            guard device != nil else {
+                throw fail(start, "device \(deviceIndex) has no 'evdev' description (name, id, codes, absinfo)")
+            }
+            if !sawEvents {
+                throw fail(start, "device \(deviceIndex) has no 'events' list")
+            }
+            finishDevice()
+        }
+
+        /// Turns the device parsed so far into a recording.
+        func finishDevice() {
+            guard var device else { return }
+            for index in device.axes.indices {
+                device.axes[index].value = extensionKey.axisValues[device.axes[index].code] ?? 0
+            }
+            device.ledStates = extensionKey.ledStates
+            device.switchStates = extensionKey.switchStates
+            let offset = extensionKey.t0Ns
+            if offset != 0 {
+                for index in events.indices { events[index].timeNs &+= offset }
+            }
+            var name = baseName
+            if declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0 {
+                name += "-" + (node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)")
+            }
+            let source = "libinput:\(file)" + (deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? "#device\(deviceIndex)" : "")
+            let recording = Recording(device: device, events: events, clock: extensionKey.clock ?? .relative, source: source, name: name)
+            finished.append(ParsedRecording(recording: recording))
+            self.device = nil
+            events = []
+        }
+
+        /// After an error: keep the current device's complete frames.
+        func salvageCurrentDevice() {
+            if device != nil { finishDevice() }
+        }
+
+        func parseEvdev(at keyEvent: YAMLEvent) throws -> DeviceDescription {
+            let start = try reader.next()
+            guard start.kind == .mappingStart else {
+                throw fail(start, "device \(deviceIndex): expected 'evdev' to be a mapping (name, id, codes, absinfo, properties), found \(start.shown)")
+            }
+            var name: String?
+            var id: [Int64] = [0, 0, 0, 0]
+            var codes: [UInt16: [UInt16]] = [:]
+            var axes: [AxisInfo] = []
+            var properties: [UInt16] = []
+            try forEachKey { key, _ in
+                switch key {
+                case "name": name = try string("the device name")
+                case "id": id = try integerList("id [bus, vendor, product, version]", in: 0...0xffff, count: 4)
+                case "codes":
+                    let map = try reader.next()
+                    guard map.kind == .mappingStart else { throw fail(map, "expected 'codes' to map event types to code lists, found \(map.shown)") }
+                    try forEachKey { typeText, typeEvent in
+                        guard let type = Self.parseInteger(typeText), (0...Int64(EventType.max)).contains(type) else {
+                            throw fail(typeEvent, "expected an event type number (0 to \(EventType.max)) as a key in 'codes', found '\(typeText.prefix(40))'")
+                        }
+                        let list = try integerList("codes of type \(type)", in: 0...0xffff)
+                        codes[UInt16(type)] = Array(Set(list.map { UInt16($0) })).sorted()
+                    }
+                case "absinfo":
+                    let map = try reader.next()
+                    guard map.kind == .mappingStart else { throw fail(map, "expected 'absinfo' to map axis codes to [min, max, fuzz, flat, resolution], found \(map.shown)") }
+                    try forEachKey { codeText, codeEvent in
+                        guard let code = Self.parseInteger(codeText), (0...Int64(AbsoluteAxis.max)).contains(code) else {
+                            throw fail(codeEvent, "expected an axis code (0 to \(AbsoluteAxis.max)) as a key in 'absinfo', found '\(codeText.prefix(40))'")
+                        }
+                        let info = try integerList("absinfo of axis \(code) [min, max, fuzz, flat, resolution]",
+                                                   in: Int64(Int32.min)...Int64(Int32.max), count: 5)
+                        axes.append(AxisInfo(code: UInt16(code), minimum: Int32(info[0]), maximum: Int32(info[1]),
+                                             fuzz: Int32(info[2]), flat: Int32(info[3]), resolution: Int32(info[4])))
+                    }
+                case "properties":
+                    properties = try integerList("properties", in: 0...Int64(InputProperty.max)).map { UInt16($0) }
+                default:
+                    try reader.skipValue()
+                }
+            }
+            guard let name else {
+                throw fail(start, "device \(deviceIndex): the evdev description has no 'name'")
+            }
+            var device = DeviceDescription(name: name)
+            device.bus = UInt16(id[0]); device.vendor = UInt16(id[1]); device.product = UInt16(id[2]); device.version = UInt16(id[3])
+            device.properties = Array(Set(properties)).sorted()
+            // libinput lists the EV_SYN codes under type 0; forcetrace keeps
+            // the supported types there, as EVIOCGBIT(0) and evemu do.
+            for (type, list) in codes where type != EventType.syn && !list.isEmpty { device.codes[type] = list }
+            device.codes[EventType.syn] = Array(Set(codes.keys).union([EventType.syn])).sorted()
+            for axis in axes {
+                device.axes.removeAll { $0.code == axis.code }
+                device.axes.append(axis)
+                device.enable(type: EventType.abs, code: axis.code)
+            }
+            device.axes.sort { $0.code < $1.code }
+            do { try device.validate(file: file) } catch let error as InputError {
+                throw InputError(file: file, location: .line(start.line), error.message)
+            }
+            return device
+        }
+
+        func parseExtension() throws {
+            let start = try reader.next()
+            guard start.kind == .mappingStart else {
+                try skipRest(of: start)
+                return
+            }
+            func pairs(_ what: String) throws -> [(UInt16, Int32)] {
+                let list = try reader.next()
+                guard list.kind == .sequenceStart else { throw fail(list, "expected a list of [code, value] pairs for \(what)") }
+                var result: [(UInt16, Int32)] = []
+                while try reader.peek().kind != .sequenceEnd {
+                    let pair = try integerList(what, in: Int64(Int32.min)...Int64(Int32.max), count: 2)
+                    guard (0...0xffff).contains(pair[0]) else { throw fail(list, "code \(pair[0]) in \(what) is out of range") }
+                    result.append((UInt16(pair[0]), Int32(pair[1])))
+                }
+                _ = try reader.next()
+                return result
+            }
+            try forEachKey { key, keyEvent in
+                switch key {
+                case "clock":
+                    let text = try string("clock")
+                    guard let clock = RecordingClock(rawValue: text) else {
+                        throw fail(keyEvent, "unknown clock '\(text.prefix(40))'; expected realtime, monotonic or relative")
+                    }
+                    extensionKey.clock = clock
+                case "t0_ns": extensionKey.t0Ns = try integer("t0_ns", in: -(1 << 62)...(1 << 62))
+                case "abs_value":
+                    let map = try reader.next()
+                    guard map.kind == .mappingStart else { throw fail(map, "expected 'abs_value' to map axis codes to values") }
+                    try forEachKey { codeText, codeEvent in
+                        guard let code = Self.parseInteger(codeText), (0...Int64(AbsoluteAxis.max)).contains(code) else {
+                            throw fail(codeEvent, "expected an axis code as a key in 'abs_value', found '\(codeText.prefix(40))'")
+                        }
+                        extensionKey.axisValues[UInt16(code)] = Int32(try integer("abs_value", in: Int64(Int32.min)...Int64(Int32.max)))
+                    }
+                case "led_state": extensionKey.ledStates = try pairs("led_state")
+                case "switch_state": extensionKey.switchStates = try pairs("switch_state")
+                default: try reader.skipValue()
+                }
+            }
+        }
+
+        /// The events list: one `- evdev: [[sec, usec, type, code, value], ...]`
+        /// item per frame. A frame is added only once it is read whole.
+        func parseEvents() throws {
+            let start = try reader.next()
+            guard start.kind == .sequenceStart else {
+                throw fail(start, "device \(deviceIndex): expected 'events' to be a list of frames, found \(start.shown)")
+            }
+            var frame: [InputEvent] = []
+            while true {
+                let item = try reader.next()
+                if item.kind == .sequenceEnd { return }
+                guard item.kind == .mappingStart else {
+                    throw fail(item, "expected an events item such as '- evdev: [[0, 0, 3, 57, 1420], ...]', found \(item.shown)")
+                }
+                try forEachKey { key, _ in
+                    guard key == "evdev" else {
+                        try reader.skipValue()  // hid, libinput and other event sources
+                        return
+                    }
+                    frame.removeAll(keepingCapacity: true)
+                    let list = try reader.next()
+                    guard list.kind == .sequenceStart else {
+                        throw fail(list, "expected 'evdev' to be a list of [sec, usec, type, code, value] events, found \(list.shown)")
+                    }
+                    while true {
+                        let eventStart = try reader.next()
+                        if eventStart.kind == .sequenceEnd { break }
+                        guard eventStart.kind == .sequenceStart else {
+                            throw fail(eventStart, "expected an event [sec, usec, type, code, value], found \(eventStart.shown)")
+                        }
+                        frame.append(try parseEvent(startingAt: eventStart))
+                    }
+                    events.append(contentsOf: frame)
+                }
+            }
+        }
+
+        private func parseEvent(startingAt start: YAMLEvent) throws -> InputEvent {
+            var numbers: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
+            var count = 0
+            while true {
+                let event = try reader.next()
+                if event.kind == .sequenceEnd { break }
+                guard case .scalar(let text) = event.kind, let value = Self.parseInteger(text) else {
+                    throw fail(event, "expected an integer in the event [sec, usec, type, code, value], found \(event.shown)")
+                }
+                switch count {
+                case 0: numbers.0 = value
+                case 1: numbers.1 = value
+                case 2: numbers.2 = value
+                case 3: numbers.3 = value
+                case 4: numbers.4 = value
+                default: break
+                }
+                count += 1
+            }
+            guard count == 5 else {
+                throw fail(start, "expected an event [sec, usec, type, code, value] with 5 integers, found \(count)")
+            }
+            let (seconds, microseconds, type, code, value) = numbers
+            guard (-9_000_000_000...9_000_000_000).contains(seconds) else {
+                throw fail(start, "event time \(seconds) s is out of range")
+            }
+            guard (0...999_999).contains(microseconds) else {
+                throw fail(start, "expected microseconds from 0 to 999999 as the event's second number, found \(microseconds)")
+            }
+            guard (0...0xffff).contains(type), (0...0xffff).contains(code) else {
+                throw fail(start, "event type \(type) or code \(code) is out of range; expected 0 to 65535")
+            }
+            guard let narrow = Int32(exactly: value) else {
+                throw fail(start, "event value \(value) does not fit 32 bits")
+            }
+            return InputEvent(timeNs: seconds * 1_000_000_000 + microseconds * 1000, type: UInt16(type), code: UInt16(code), value: narrow)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes recordings as one libinput record file, one device each.
+    /// Times are written relative to each recording's first event, as
+    /// libinput does; the `forcetrace` key keeps the absolute origin.
+    public static func write(_ recordings: [Recording], comment: String? = nil, to output: inout some TextOutputStream) {
+        output.write("# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n")
+        if let comment {
+            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
+        }
+        output.write("version: 1\nndevices: \(recordings.count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \"unknown\"\ndevices:\n")
+        for recording in recordings { writeDevice(recording, to: &output) }
+    }
+
+    private static func writeDevice(_ recording: Recording, to output: inout some TextOutputStream) {
+        let device = recording.device
+        if recording.source.hasPrefix("evdev:") {
+            output.write("  - node: \(quoted(String(recording.source.dropFirst(6))))\n    evdev:\n")
+        } else {
+            output.write("  - evdev:\n")
+        }
+        output.write("      # Name: \(device.name.filter { !$0.isNewline })\n")
+        output.write("      name: \(quoted(device.name))\n")
+        output.write("      id: [\(device.bus), \(device.vendor), \(device.product), \(device.version)]\n")
+        output.write("      codes:\n")
+        let types = Set(device.codes.keys).union(device.codes[EventType.syn] ?? []).union([EventType.syn]).sorted()
+        for type in types {
+            // Type 0 lists the EV_SYN codes, as libevdev reports them.
+            let codes = type == EventType.syn ? Array(0...15) : (device.codes[type] ?? []).map(Int.init)
+            output.write("        \(type): [\(codes.map(String.init).joined(separator: ", "))] # \(EventNames.type(type))\n")
+        }
+        output.write("      absinfo:\n")
+        for axis in device.axes {
+            output.write("        \(axis.code): [\(axis.minimum), \(axis.maximum), \(axis.fuzz), \(axis.flat), \(axis.resolution)] # \(axis.name)\n")
+        }
+        output.write("      properties: [\(device.properties.map(String.init).joined(separator: ", "))]\n")
+        output.write("    forcetrace:\n      clock: \(recording.clock.rawValue)\n      t0_ns: \(recording.t0Ns)\n")
+        let values = device.axes.filter { $0.value != 0 }
+        if !values.isEmpty {
+            output.write("      abs_value: {\(values.map { "\($0.code): \($0.value)" }.joined(separator: ", "))}\n")
+        }
+        if !device.ledStates.isEmpty {
+            output.write("      led_state: [\(device.ledStates.map { "[\($0.0), \($0.1)]" }.joined(separator: ", "))]\n")
+        }
+        if !device.switchStates.isEmpty {
+            output.write("      switch_state: [\(device.switchStates.map { "[\($0.0), \($0.1)]" }.joined(separator: ", "))]\n")
+        }
+        if recording.events.isEmpty {
+            output.write("    events: []\n")
+            return
+        }
+        output.write("    events:\n")
+        let t0 = recording.t0Ns
+        var startFrame = true
+        var line = ""
+        for event in recording.events {
+            if startFrame {
+                output.write("      - evdev:\n")
+                startFrame = false
+            }
+            let relative = event.timeNs - t0
+            var seconds = relative / 1_000_000_000
+            var rest = relative % 1_000_000_000
+            if rest < 0 { seconds -= 1; rest += 1_000_000_000 }
+            line.removeAll(keepingCapacity: true)
+            line += "        - ["
+            line += pad(String(seconds), 3); line += ", "
+            line += pad(String(rest / 1000), 6); line += ", "
+            line += pad(String(event.type), 3); line += ", "
+            line += pad(String(event.code), 3); line += ", "
+            line += pad(String(event.value), 6); line += "] # "
+            if event.isSynReport {
+                line += "------------ SYN_REPORT (0) ----------\n"
+                startFrame = true
+            } else {
+                line += EventNames.type(event.type); line += " / "
+                line += EventNames.code(type: event.type, code: event.code); line += "\n"
+            }
+            output.write(line)
+        }
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// A YAML double-quoted scalar.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) {
+                    result += String(format: "\\x%02x", scalar.value)
+                } else if scalar.value == 0xfeff || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x85 {
+                    result += String(format: "\\u%04x", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}
