@@ -65,8 +65,9 @@ for parser in $PARSERS; do
     # libFuzzer reports crashes itself; Swift's backtracer would only slow it.
     SWIFT_BACKTRACE=enable=no "$OUT/$parser-fuzzer" "$OUT/corpus/$parser" \
         -max_total_time="$SECONDS_EACH" -max_len=16384 -rss_limit_mb=2048 -timeout=10 \
+        -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 >"$OUT/$parser.log" 2>&1 || true
-    grep -E "^stat::number_of_executed_units|^stat::peak_rss" "$OUT/$parser.log" || true
+    grep -E "^stat::|#[0-9]+: cov" "$OUT/$parser.log" | tail -3 || true
     for crash in "$artifacts"/crash-* "$artifacts"/oom-* "$artifacts"/timeout-* "$artifacts"/leak-*; do
         [ -f "$crash" ] || continue
         echo "FOUND: $crash (copied to Tests/fuzz-regressions/$parser/)"

@@ -17,6 +17,19 @@ public struct HDF5Error: Error, CustomStringConvertible, Sendable {
         return text
     }
 
+    /// The innermost cause, where HDF5 says what it found wrong, such as
+    /// "inflate() failed (H5Z__filter_deflate)".
+    public var innermostCause: String { stack.last ?? "\(function) failed" }
+
+    /// Whether HDF5 found the file shorter than its superblock says.
+    public var isTruncation: Bool { stack.contains { $0.hasPrefix("truncated file") } }
+
+    /// One line for users: what failed and why, without HDF5's call chain.
+    public var userMessage: String {
+        let what = context.isEmpty ? function : context
+        return "\(what): the file is damaged and HDF5 cannot read it (\(innermostCause))"
+    }
+
     /// Reads and clears the current thread's HDF5 error stack.
     static func capture(_ function: String, _ context: String) -> HDF5Error {
         var lines: [String] = []

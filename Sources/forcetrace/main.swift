@@ -1,5 +1,6 @@
 import ForceTrace
 import Foundation
+import HDF5
 
 /// A subcommand: its spec, how it reads its arguments, and what it does.
 protocol Subcommand {
@@ -86,6 +87,10 @@ func runMain(_ arguments: [String]) -> Int32 {
     } catch let error as ParseError {
         printError("Error: \(error.message)\nUsage: \(command.spec.usageLine)\n  See 'forcetrace \(command.spec.name) --help'.")
         return ExitStatus.usage
+    } catch let error as HDF5Error {
+        // A damaged trace file: one line, not HDF5's call chain.
+        printError("Error: \(error.userMessage)")
+        return ExitStatus.failure
     } catch {
         printError("Error: \(error)")
         return ExitStatus.failure

@@ -22,6 +22,10 @@ public enum Evemu {
         var isEmpty: Bool { name == nil && id == nil && typeBytes.isEmpty && axes.isEmpty }
     }
 
+    /// Bitmask bytes per `B:` type or `P:`: codes are 16 bits, so 8192 bytes
+    /// cover them all; more is damage.
+    static let maximumBitmaskBytes = 8192
+
     /// Parses a recording. When `descriptionPath` is nil and `path` holds
     /// only events, a sibling `.desc` or `.prop` file is looked for.
     public static func read(_ path: String, descriptionPath: String? = nil) throws -> Recording {
@@ -61,7 +65,11 @@ public enum Evemu {
         }
         let device = try makeDevice(header, file: descriptionFile)
         try device.validate(file: descriptionFile)
-        if damage != nil { events.removeAfterLastFrame() }
+        if let damage {
+            events.removeAfterLastFrame()
+            // Nothing complete to keep: the damage is the whole story.
+            if events.isEmpty { throw damage }
+        }
         let clock: RecordingClock
         if let first = events.first, first.timeNs >= 100_000_000 * 1_000_000_000 {
             clock = .realtime
@@ -155,6 +163,9 @@ public enum Evemu {
                 // Comments may follow any field except the device name.
                 if let hash = line.firstIndex(of: UInt8(ascii: "#")) { line = line[line.startIndex..<hash] }
             }
+            if sawEvent && Array("NIPBALS".utf8).contains(first) {
+                throw fail("device description line after the first event; the header must come first")
+            }
             var fields = FieldScanner(line.dropFirst(2))
             switch first {
             case UInt8(ascii: "E"):
@@ -182,6 +193,9 @@ public enum Evemu {
                 header.id = id
             case UInt8(ascii: "P"):
                 while let byte = fields.hex() {
+                    guard header.propertyBytes.count < Self.maximumBitmaskBytes else {
+                        throw fail("'P:' lines hold more than \(Self.maximumBitmaskBytes * 8) property bits; expected at most \(Self.maximumBitmaskBytes) bytes in all")
+                    }
                     guard byte <= 0xff else { throw fail("expected hex bytes after 'P:'") }
                     header.propertyBytes.append(UInt8(byte))
                 }
@@ -192,6 +206,9 @@ public enum Evemu {
                 }
                 while let byte = fields.hex() {
                     guard byte <= 0xff else { throw fail("expected hex bytes after the type in 'B:'") }
+                    guard header.typeBytes[UInt16(type), default: []].count < Self.maximumBitmaskBytes else {
+                        throw fail("'B: \(String(format: "%02x", type))' lines hold more than \(Self.maximumBitmaskBytes * 8) code bits; expected at most \(Self.maximumBitmaskBytes) bytes in all")
+                    }
                     header.typeBytes[UInt16(type), default: []].append(UInt8(byte))
                 }
                 guard fields.atEnd else { throw fail("expected hex bytes after the type in 'B:'") }
@@ -217,9 +234,6 @@ public enum Evemu {
             default:
                 // An unknown field from a newer evemu: skip it, as readers should.
                 continue
-            }
-            if sawEvent && first != UInt8(ascii: "E") {
-                throw fail("device description line after the first event; the header must come first")
             }
         }
         if reader.endsMidLine && lastEventLine == reader.lineNumber {
@@ -282,7 +296,7 @@ public enum Evemu {
         for line in recording.groundTruth.evemuComments() { output.write(line + "\n") }
         output.write("N: \(device.name)\n")
         output.write(String(format: "I: %04x %04x %04x %04x\n", device.bus, device.vendor, device.product, device.version))
-        writeBitLines(prefix: "P:", codes: device.properties, maxCode: InputProperty.max, to: &output)
+        writeBitLines(prefix: "P:", codes: device.properties, maxCode: max(InputProperty.max, device.properties.max() ?? 0), to: &output)
         for type in device.codes.keys.sorted() {
             let codes = device.codes[type] ?? []
             let maxCode = max(EventNames.maxCode(type: type) ?? 0, codes.max() ?? 0)

@@ -48,6 +48,7 @@ public enum LibinputRecord {
         } catch let error as InputError {
             guard parser.hasSalvage else { throw error }
             parser.salvageCurrentDevice()
+            // The damage is reported on the last recording kept.
             var result = parser.finished
             result[result.count - 1].damage = error
             return result
@@ -85,7 +86,7 @@ public enum LibinputRecord {
         }
 
         /// Whether anything complete would survive an error now.
-        var hasSalvage: Bool { !finished.isEmpty || device != nil }
+        var hasSalvage: Bool { !finished.isEmpty || (device != nil && !events.isEmpty) }
 
         func fail(_ event: YAMLEvent, _ message: String) -> InputError {
             InputError(file: file, location: .line(event.line), message)
@@ -289,7 +290,7 @@ public enum LibinputRecord {
 
         /// After an error: keep the current device's complete frames.
         func salvageCurrentDevice() {
-            if device != nil { finishDevice() }
+            if device != nil && !events.isEmpty { finishDevice() }
         }
 
         func parseEvdev(at keyEvent: YAMLEvent) throws -> DeviceDescription {
@@ -329,7 +330,7 @@ public enum LibinputRecord {
                                              fuzz: Int32(info[2]), flat: Int32(info[3]), resolution: Int32(info[4])))
                     }
                 case "properties":
-                    properties = try integerList("properties", in: 0...Int64(InputProperty.max)).map { UInt16($0) }
+                    properties = try integerList("properties", in: 0...0xffff).map { UInt16($0) }
                 default:
                     try reader.skipValue()
                 }
@@ -506,7 +507,7 @@ public enum LibinputRecord {
             let codes = type == EventType.syn ? Array(0...15) : (device.codes[type] ?? []).map(Int.init)
             output.write("        \(type): [\(codes.map(String.init).joined(separator: ", "))] # \(EventNames.type(type))\n")
         }
-        output.write("      absinfo:\n")
+        output.write(device.axes.isEmpty ? "      absinfo: {}\n" : "      absinfo:\n")
         for axis in device.axes {
             output.write("        \(axis.code): [\(axis.minimum), \(axis.maximum), \(axis.fuzz), \(axis.flat), \(axis.resolution)] # \(axis.name)\n")
         }

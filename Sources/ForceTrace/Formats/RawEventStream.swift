@@ -52,9 +52,10 @@ public enum RawEventStream {
             damage = InputError(file: file, location: .byteOffset(whole * recordSize),
                                 "the stream ends mid-record: \(bytes.count % recordSize) trailing bytes; expected whole \(recordSize)-byte input_event records (the file was cut off)")
         }
-        if damage != nil {
-            if events.isEmpty, let damage { throw damage }
+        if let damage {
             events.removeAfterLastFrame()
+            // Nothing complete to keep: the damage is the whole story.
+            if events.isEmpty { throw damage }
         }
         let clock: RecordingClock = (events.first?.timeNs ?? 0) >= 100_000_000 * 1_000_000_000 ? .realtime : .relative
         let name = file == "standard input" ? "stdin" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent

@@ -25,7 +25,12 @@ public final class TraceReader {
         do {
             file = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
         } catch let error as HDF5Error {
-            throw TraceFileError(file: path, "cannot be opened as HDF5; it may be truncated or still open by a crashed writer (\(error.stack.last ?? error.description))",
+            if error.isTruncation {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                throw TraceFileError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
+                                     hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
+            }
+            throw TraceFileError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
                                  hint: "if a recorder was killed, run 'h5clear -s \(path)' and try again")
         }
         let root = try file.root
