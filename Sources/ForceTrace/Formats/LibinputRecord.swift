@@ -408,9 +408,20 @@ public enum LibinputRecord {
                 throw fail(start, "device \(deviceIndex): expected 'events' to be a list of frames, found \(start.shown)")
             }
             var frame: [InputEvent] = []
+            var lastFrameLine = start.line
             while true {
                 let item = try reader.next()
-                if item.kind == .sequenceEnd { return }
+                if item.kind == .sequenceEnd {
+                    // libinput ends every frame with SYN_REPORT: a last frame
+                    // without one was cut off (YAML cut at a line end stays valid).
+                    if let last = events.last, !last.isSynReport {
+                        events.removeAfterLastFrame()
+                        throw fail(YAMLEvent(kind: .sequenceEnd, line: lastFrameLine, column: 1),
+                                   "device \(deviceIndex): the last frame does not end with SYN_REPORT: the file was cut off mid-frame")
+                    }
+                    return
+                }
+                lastFrameLine = item.line
                 guard item.kind == .mappingStart else {
                     throw fail(item, "expected an events item such as '- evdev: [[0, 0, 3, 57, 1420], ...]', found \(item.shown)")
                 }
