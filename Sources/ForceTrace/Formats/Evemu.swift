@@ -139,7 +139,12 @@ public enum Evemu {
         while let fullLine = try reader.next() {
             let lineNumber = reader.lineNumber
             func fail(_ message: String) -> InputError {
-                InputError(file: file, location: .line(lineNumber), message)
+                // A bad last line without a newline was most likely cut short.
+                if reader.position >= bytes.count && reader.endsMidLine {
+                    return InputError(file: file, location: .line(lineNumber),
+                                      "the file ends in the middle of a line (no final newline), so the recording was cut off here: \(message)")
+                }
+                return InputError(file: file, location: .line(lineNumber), message)
             }
             var line = fullLine
             // Leading spaces are tolerated, like evemu's own sscanf-based reader.

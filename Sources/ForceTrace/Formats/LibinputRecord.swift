@@ -89,7 +89,8 @@ public enum LibinputRecord {
         var hasSalvage: Bool { !finished.isEmpty || (device != nil && !events.isEmpty) }
 
         func fail(_ event: YAMLEvent, _ message: String) -> InputError {
-            InputError(file: file, location: .line(event.line), message)
+            InputError(file: file, location: .line(event.line),
+                       message + (event.atEndOfInput ? "; the file ends here, so it was probably cut off (truncated)" : ""))
         }
 
         func parseFile() throws {

@@ -64,13 +64,16 @@ public enum RecordingImporter {
             throw InputError(file: file, "is an HDF5 file, not a recording",
                              hint: "trace files are read by 'forcetrace info', 'export' and 'report', not imported")
         }
-        let head = bytes.prefix(65536)
-        if head.contains(0) { return .raw }
-        // The first line that is neither blank nor a comment decides.
+        // The first line that is neither blank nor a comment decides; binary
+        // data (a NUL byte) before it means raw records.
+        let head = bytes[...]
         var start = head.startIndex
         while start < head.endIndex {
             let end = head[start...].firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
             var line = head[start..<end]
+            if line.contains(where: { $0 < 0x09 || (0x0e..<0x20).contains($0) }) || String(bytes: line, encoding: .utf8) == nil {
+                return .raw
+            }
             while let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") || first == UInt8(ascii: "\r") {
                 line = line.dropFirst()
             }
@@ -118,7 +121,7 @@ public enum RecordingImporter {
             parsed = try LibinputRecord.parseSalvaging(bytes, file: file)
         case .raw:
             guard let descriptionPath else {
-                throw InputError(file: file, "is a raw input_event stream (binary), which carries no device description",
+                throw InputError(file: file, "holds binary data, read as a raw input_event stream, which carries no device description",
                                  hint: "pass the device's evemu description with --desc DESC (evemu-describe /dev/input/eventN > DESC)")
             }
             parsed = [try RawEventStream.parseSalvaging(bytes, file: file, description: try Evemu.readDescription(descriptionPath))]

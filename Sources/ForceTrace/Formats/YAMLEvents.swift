@@ -13,6 +13,8 @@ struct YAMLEvent {
     var kind: Kind
     var line: Int
     var column: Int
+    /// Whether nothing but blanks follows it: the file may have been cut here.
+    var atEndOfInput = false
 
     /// How the event reads in an error message.
     var shown: String {
@@ -39,6 +41,8 @@ final class YAMLEventReader {
     private let input: UnsafeMutableBufferPointer<UInt8>
     private var peeked: YAMLEvent?
     private var ended = false
+    /// Offset just past the last non-blank byte.
+    private let contentEnd: Int
 
     init(bytes: [UInt8], file: String) {
         self.file = file
@@ -46,6 +50,7 @@ final class YAMLEventReader {
         // libyaml reads from this buffer for the parser's whole life.
         input = .allocate(capacity: max(1, bytes.count))
         _ = input.initialize(from: bytes)
+        contentEnd = (bytes.lastIndex { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 } ?? -1) + 1
         yaml_parser_initialize(parser)
         yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
     }
@@ -104,7 +109,7 @@ final class YAMLEventReader {
             // exponential expansion from hostile input.
             throw InputError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
         }
-        return YAMLEvent(kind: kind, line: line, column: column)
+        return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: Int(event.end_mark.index) >= contentEnd)
     }
 
     /// libyaml's own description of a syntax error, at its position.
