@@ -325,8 +325,14 @@ public enum Evemu {
     /// value keeps evemu's %04d padding, so -1 is "-001".
     static func formatEvent(_ event: InputEvent, into line: inout String) {
         let seconds = event.timeNs / 1_000_000_000
-        let microseconds = (event.timeNs % 1_000_000_000) / 1000
-        line += String(format: "E: %lld.%06lld %04x %04x %04d\n", seconds, microseconds, event.type, event.code, event.value)
+        let nanoseconds = event.timeNs % 1_000_000_000
+        if nanoseconds % 1000 == 0 {
+            line += String(format: "E: %lld.%06lld %04x %04x %04d\n", seconds, nanoseconds / 1000, event.type, event.code, event.value)
+        } else {
+            // Finer than evdev's microseconds (an edited or converted file):
+            // keep all nine digits rather than lose them.
+            line += String(format: "E: %lld.%09lld %04x %04x %04d\n", seconds, nanoseconds, event.type, event.code, event.value)
+        }
     }
 
     private static func writeBitLines(prefix: String, codes: [UInt16], maxCode: UInt16, to output: inout some TextOutputStream) {

@@ -79,7 +79,8 @@ struct FieldScanner {
         if digits.count > 2, digits.first == UInt8(ascii: "0"), digits[digits.startIndex + 1] | 0x20 == UInt8(ascii: "x") {
             digits = digits.dropFirst(2)
         }
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        // Eight digits cover every evemu field; more could reach the sign bit.
+        guard !digits.isEmpty, digits.count <= 8 else { return nil }
         for byte in digits {
             let digit: UInt8
             switch byte {

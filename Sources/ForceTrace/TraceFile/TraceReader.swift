@@ -25,8 +25,9 @@ public final class TraceReader {
         do {
             file = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
         } catch let error as HDF5Error {
-            if error.isTruncation {
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            // No superblock fits in a few hundred bytes: a file that small was cut inside it.
+            if error.isTruncation || size < 256 {
                 throw TraceFileError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
                                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
             }
