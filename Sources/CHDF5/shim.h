@@ -39,4 +39,5 @@ static inline size_t CHDF5_T_VARIABLE(void) { return H5T_VARIABLE; }
 // H5F_LIBVER_LATEST is a #define alias of the newest enum member.
 static inline H5F_libver_t CHDF5_LIBVER_LATEST(void) { return H5F_LIBVER_LATEST; }
 
+
 #endif

@@ -1,4 +1,5 @@
 import CHDF5
+import CHDF5Guard
 
 /// How a chunked dataset is compressed.
 public struct Compression: Sendable, Equatable {
@@ -334,7 +335,15 @@ extension Group {
                 let memType = try makeStringType()
                 defer { H5Tclose(memType) }
                 var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
-                try checkStatus(H5Dread(id, memType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &pointers), "H5Dread", where_)
+                let status = CHDF5Guard_Dread(id, memType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &pointers)
+                if status == -2 {
+                    // HDF5 faulted on a damaged global heap (see CHDF5Guard): its
+                    // state is now undefined, so no further HDF5 call may run.
+                    hdf5Poisoned = true
+                    throw HDF5Error(function: "H5Dread", context: where_,
+                                    stack: ["variable-length strings point into a damaged global heap"])
+                }
+                try checkStatus(status, "H5Dread", where_)
                 let strings = pointers.map { $0.map { String(cString: $0) } ?? "" }
                 let space = try checkID(H5Dget_space(id), "H5Dget_space", where_)
                 defer { H5Sclose(space) }

@@ -52,7 +52,7 @@ final class Handle: @unchecked Sendable {
     func close() throws {
         try runFlushers()
         try withHDF5 {
-            guard isOpen else { id = -1; return }
+            guard isOpen, !hdf5Poisoned else { id = -1; return }
             let status = closer(id)
             id = -1
             try checkStatus(status, "H5\(kind)close", "")
@@ -60,6 +60,6 @@ final class Handle: @unchecked Sendable {
     }
 
     deinit {
-        if isOpen { withHDF5 { _ = closer(id) } }
+        if isOpen { withHDF5 { if !hdf5Poisoned { _ = closer(id) } } }
     }
 }

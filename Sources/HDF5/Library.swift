@@ -6,6 +6,14 @@ import Foundation
 /// reason h5py holds its global `phil` lock).
 let hdf5Lock = NSRecursiveLock()
 
+/// Set when HDF5 faulted inside a call (a damaged file, see
+/// `CHDF5Guard_Dread`): its state is undefined, so handles are no longer
+/// closed and the process should end with `_exit`, skipping HDF5's atexit.
+nonisolated(unsafe) var hdf5Poisoned = false
+
+/// Whether HDF5 faulted on a damaged file; see `hdf5Poisoned`.
+public var hdf5IsPoisoned: Bool { withHDF5 { hdf5Poisoned } }
+
 /// Runs `body` under the HDF5 lock, after making sure the library is set up.
 @inline(__always)
 func withHDF5<T>(_ body: () throws -> T) rethrows -> T {

@@ -85,6 +85,7 @@ struct ImportCommand: Subcommand {
                                                           clock: recording.clock, t0Ns: recording.t0Ns)
             for event in recording.events { try recordingWriter.append(event) }
             let summary = try recordingWriter.finish(markComplete: item.damage == nil)
+            try recordingWriter.writeGroundTruth(recording.groundTruth)
             if let damage = item.damage {
                 try recordingWriter.group.setAttribute("import_status", .string("partial"))
                 try recordingWriter.group.setAttribute("import_error", .string(damage.description))

@@ -99,4 +99,11 @@ func runMain(_ arguments: [String]) -> Int32 {
 
 // Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
 signal(SIGPIPE, SIG_IGN)
-exit(runMain(Array(CommandLine.arguments.dropFirst())))
+let status = runMain(Array(CommandLine.arguments.dropFirst()))
+if hdf5IsPoisoned {
+    // HDF5 faulted on a damaged file: skip its atexit cleanup, which would
+    // walk its now undefined state.
+    fflush(nil)
+    _exit(status)
+}
+exit(status)

@@ -46,6 +46,10 @@ final class FormatRoundTripTests: XCTestCase {
             XCTAssertEqual(final.events, original.events, path)
             XCTAssertEqual(final.device, original.device, path)
             XCTAssertEqual(final.clock, original.clock, path)
+            XCTAssertEqual(final.groundTruth, original.groundTruth, path)
+            if path.hasPrefix(FormatTestSupport.samples.path) {
+                XCTAssertFalse(original.groundTruth.labels.isEmpty, "the simulated sample carries labels")
+            }
             // The E: lines themselves, as evemu prints them.
             var before = "", after = ""
             Evemu.write(original, to: &before)

@@ -63,6 +63,7 @@ public enum LibinputRecord {
         var axisValues: [UInt16: Int32] = [:]
         var ledStates: [(UInt16, Int32)] = []
         var switchStates: [(UInt16, Int32)] = []
+        var groundTruth = GroundTruth()
     }
 
     private final class Parser {
@@ -283,7 +284,8 @@ public enum LibinputRecord {
                 name += "-" + (node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)")
             }
             let source = "libinput:\(file)" + (deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? "#device\(deviceIndex)" : "")
-            let recording = Recording(device: device, events: events, clock: extensionKey.clock ?? .relative, source: source, name: name)
+            var recording = Recording(device: device, events: events, clock: extensionKey.clock ?? .relative, source: source, name: name)
+            recording.groundTruth = extensionKey.groundTruth
             finished.append(ParsedRecording(recording: recording))
             self.device = nil
             events = []
@@ -394,6 +396,16 @@ public enum LibinputRecord {
                         }
                         extensionKey.axisValues[UInt16(code)] = Int32(try integer("abs_value", in: Int64(Int32.min)...Int64(Int32.max)))
                     }
+                case "labels":
+                    // GroundTruth's evemu comment text, without the comment prefix.
+                    let list = try reader.next()
+                    guard list.kind == .sequenceStart else { throw fail(list, "expected 'labels' to be a list of strings") }
+                    while try reader.peek().kind != .sequenceEnd {
+                        let item = try reader.peek()
+                        let text = try string("a label")
+                        if let problem = extensionKey.groundTruth.parseEvemuComment(Substring(text)) { throw fail(item, problem) }
+                    }
+                    _ = try reader.next()
                 case "led_state": extensionKey.ledStates = try pairs("led_state")
                 case "switch_state": extensionKey.switchStates = try pairs("switch_state")
                 default: try reader.skipValue()
@@ -534,6 +546,11 @@ public enum LibinputRecord {
         }
         if !device.switchStates.isEmpty {
             output.write("      switch_state: [\(device.switchStates.map { "[\($0.0), \($0.1)]" }.joined(separator: ", "))]\n")
+        }
+        let labels = recording.groundTruth.evemuComments()
+        if !labels.isEmpty {
+            output.write("      labels:\n")
+            for label in labels { output.write("        - \(quoted(String(label.dropFirst(GroundTruth.evemuPrefix.count))))\n") }
         }
         if recording.events.isEmpty {
             output.write("    events: []\n")

@@ -1,0 +1,22 @@
+#ifndef FORCETRACE_CHDF5GUARD_H
+#define FORCETRACE_CHDF5GUARD_H
+
+#include <stdint.h>
+
+// HDF5 1.10 trusts the sizes and offsets in a file's global heap when it
+// converts variable-length strings: a damaged heap makes H5Dread fault in
+// memcpy (found with byte-overwritten trace files in forcetrace's damage
+// tests). CHDF5Guard_Dread runs H5Dread with SIGSEGV and SIGBUS during the
+// call turned into the return value -2, so a damaged file becomes an error
+// message instead of a crash. HDF5's state after such a fault is undefined:
+// the caller must stop using HDF5 (the Swift layer marks it poisoned).
+// This is C, not a header shim, because the jump buffer needs thread-local
+// storage that Swift's importer does not emit. Remove once HDF5 checks heap
+// objects when reading.
+//
+// The ids are hid_t (int64_t) and the status herr_t (int); spelled out here
+// so this header does not need hdf5.h.
+int CHDF5Guard_Dread(int64_t dataset, int64_t memory_type, int64_t memory_space,
+                     int64_t file_space, int64_t transfer, void *buffer);
+
+#endif
