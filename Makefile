@@ -65,5 +65,13 @@ bench: deps
 	$(SWIFT) build -c release
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
 
+# libFuzzer harnesses for the evemu, libinput and raw parsers (Fuzz/fuzz.sh),
+# FUZZ_SECONDS each, one after the other; crash inputs land in
+# Tests/fuzz-regressions/<parser>/, which make test replays (FuzzRegressionTests).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh
+
 clean:
 	rm -rf .build out

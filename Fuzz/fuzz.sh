@@ -1,6 +1,8 @@
 #!/bin/sh
 # Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw)
-# for FUZZ_SECONDS each, one after the other. Crashes land in
+# for FUZZ_SECONDS each, one after the other. Crashing inputs are kept in
+# .build/fuzz/artifacts/<parser>/ (the previous run's move to
+# artifacts-previous/), and the smallest FUZZ_KEEP (default 5) are copied to
 # Tests/fuzz-regressions/<parser>/, which 'make test' replays.
 #
 #   Fuzz/fuzz.sh [parser...]        FUZZ_SECONDS=60 by default
@@ -61,7 +63,10 @@ seed
 status=0
 for parser in $PARSERS; do
     artifacts="$OUT/artifacts/$parser"
-    mkdir -p "$artifacts" "Tests/fuzz-regressions/$parser"
+    rm -rf "$OUT/artifacts-previous/$parser"
+    mkdir -p "$OUT/artifacts-previous" "Tests/fuzz-regressions/$parser"
+    [ -d "$artifacts" ] && mv "$artifacts" "$OUT/artifacts-previous/$parser"
+    mkdir -p "$artifacts"
     echo "fuzzing $parser for ${SECONDS_EACH}s"
     # libFuzzer reports crashes itself; Swift's backtracer would only slow it.
     SWIFT_BACKTRACE=enable=no "$OUT/$parser-fuzzer" "$OUT/corpus/$parser" \
@@ -69,12 +74,15 @@ for parser in $PARSERS; do
         -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 >"$OUT/$parser.log" 2>&1 || true
     grep -E "^stat::|#[0-9]+: cov" "$OUT/$parser.log" | tail -3 || true
-    for crash in "$artifacts"/crash-* "$artifacts"/oom-* "$artifacts"/timeout-* "$artifacts"/leak-*; do
-        [ -f "$crash" ] || continue
-        echo "FOUND: $crash (copied to Tests/fuzz-regressions/$parser/)"
-        cp "$crash" "Tests/fuzz-regressions/$parser/"
-        rm "$crash"
+    found=$(ls "$artifacts" | grep -cE '^(crash|oom|timeout|leak)-' || true)
+    if [ "$found" -gt 0 ]; then
+        # One root cause often yields hundreds of inputs: keep the smallest
+        # FUZZ_KEEP as regression tests, the rest stay in $artifacts to triage.
+        echo "FOUND $found crashing inputs for $parser (in $artifacts); keeping the ${FUZZ_KEEP:-5} smallest in Tests/fuzz-regressions/$parser/"
+        ls -S "$artifacts" | grep -E '^(crash|oom|timeout|leak)-' | tail -n "${FUZZ_KEEP:-5}" | while read -r crash; do
+            cp "$artifacts/$crash" "Tests/fuzz-regressions/$parser/"
+        done
         status=1
-    done
+    fi
 done
 exit $status

@@ -87,7 +87,7 @@ public enum LibinputRecord {
         }
 
         /// Whether anything complete would survive an error now.
-        var hasSalvage: Bool { !finished.isEmpty || (device != nil && !events.isEmpty) }
+        var hasSalvage: Bool { !finished.isEmpty || (device != nil && events.contains(where: \.isSynReport)) }
 
         func fail(_ event: YAMLEvent, _ message: String) -> InputError {
             InputError(file: file, location: .line(event.line),
@@ -293,6 +293,8 @@ public enum LibinputRecord {
 
         /// After an error: keep the current device's complete frames.
         func salvageCurrentDevice() {
+            // Whole list items can still lack their SYN_REPORT: cut to the last one.
+            events.removeAfterLastFrame()
             if device != nil && !events.isEmpty { finishDevice() }
         }
 
@@ -354,6 +356,8 @@ public enum LibinputRecord {
                 device.enable(type: EventType.abs, code: axis.code)
             }
             device.axes.sort { $0.code < $1.code }
+            // An absinfo entry implies EV_ABS even where 'codes' leaves it out.
+            device.codes[EventType.syn] = Array(Set(device.codes[EventType.syn] ?? []).union(device.codes.keys)).sorted()
             do { try device.validate(file: file) } catch let error as InputError {
                 throw InputError(file: file, location: .line(start.line), error.message)
             }
