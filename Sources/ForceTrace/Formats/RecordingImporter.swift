@@ -165,8 +165,10 @@ public enum StreamCheck {
             if !device.has(type: event.type, code: event.code) {
                 undeclared[UInt32(event.type) << 16 | UInt32(event.code), default: (0, index)].count += 1
             }
-            // Tracking ids count up and wrap; -1 ends a contact. Neither is a range.
-            if event.type == EventType.abs, event.code != AbsoluteAxis.mtTrackingID, let axis = axisRanges[event.code],
+            // Tracking ids count up and wrap, and -1 ends a contact: not a range.
+            // Slots beyond the range get the decoder's own, sharper warning.
+            if event.type == EventType.abs, event.code != AbsoluteAxis.mtTrackingID, event.code != AbsoluteAxis.mtSlot,
+               let axis = axisRanges[event.code],
                axis.maximum > axis.minimum, event.value < axis.minimum || event.value > axis.maximum {
                 var entry = outOfRange[event.code] ?? (0, index, event.value, event.value)
                 entry.count += 1
@@ -192,7 +194,7 @@ public enum StreamCheck {
             warnings.append("\(entry.count) \(axis.name) values outside its absinfo range \(axis.minimum)..\(axis.maximum) (seen \(entry.low)..\(entry.high)), first \(at(entry.first)); kept as recorded, the kernel does not clamp")
         }
         if backwards > 0 {
-            warnings.append("timestamps go backwards \(backwards) times, first \(at(firstBackwards)); kept in recorded order")
+            warnings.append("timestamps go backwards \(backwards == 1 ? "once" : "\(backwards) times"), first \(at(firstBackwards)); kept in recorded order")
         }
         if let last = recording.events.last, !last.isSynReport {
             let trailing = recording.events.count - ((recording.events.lastIndex(where: \.isSynReport) ?? -1) + 1)
