@@ -2,7 +2,7 @@ import ForceTrace
 import Foundation
 import XCTest
 
-/// Damaged or foreign HDF5 files given to info and export: a clear one-line
+/// Damaged or foreign HDF5 files given to info, export and report: a clear one-line
 /// message and exit status 1, never a crash or HDF5's error stack.
 final class TraceFileDamageTests: XCTestCase {
     private var directory: URL!
@@ -19,7 +19,8 @@ final class TraceFileDamageTests: XCTestCase {
 
     /// Runs info and export on `file`; both must fail cleanly with `message`.
     private func assertRejected(_ file: String, _ message: String, line: UInt = #line) throws {
-        for arguments in [["info", file], ["info", file, "--json"], ["export", file, "--format", "evemu", "-o", path("out.evemu"), "--force"]] {
+        for arguments in [["info", file], ["info", file, "--json"], ["export", file, "--format", "evemu", "-o", path("out.evemu"), "--force"],
+                          ["report", file]] {
             let run = try FormatTestSupport.run(arguments)
             XCTAssertEqual(run.status, 1, "\(arguments): \(run.stderr)", line: line)
             XCTAssertTrue(run.stderr.contains(message), "expected '\(message)' in: \(run.stderr)", line: line)
@@ -77,7 +78,7 @@ final class TraceFileDamageTests: XCTestCase {
             damaged.replaceSubrange(offset..<offset + 16, with: [UInt8](repeating: 0xa5, count: 16))
             let file = path("damaged.h5")
             try damaged.write(to: URL(fileURLWithPath: file))
-            for arguments in [["info", file], ["export", file, "--format", "libinput", "-o", path("out.yml"), "--force"]] {
+            for arguments in [["info", file], ["export", file, "--format", "libinput", "-o", path("out.yml"), "--force"], ["report", file]] {
                 let run = try FormatTestSupport.run(arguments)
                 XCTAssertTrue(run.status == 0 || run.status == 1, "\(arguments) at offset \(offset) ended with \(run.status): \(run.stderr)")
                 if run.status == 1 {
