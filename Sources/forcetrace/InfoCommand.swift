@@ -71,6 +71,7 @@ struct InfoCommand: Subcommand {
             "clock": trace.clock.rawValue,
             "t0_ns": trace.t0Ns,
             "import_status": trace.importStatus ?? NSNull(),
+            "import_error": ((try? trace.group.attribute("import_error")) ?? nil)?.stringValue ?? NSNull(),
             "device": [
                 "name": device.name,
                 "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
@@ -145,6 +146,7 @@ struct InfoCommand: Subcommand {
             text += String(format: "  duration:   %.3f s (clock %@)\n", recording["duration_s"] as! Double, recording["clock"] as! String)
             if let status = recording["import_status"] as? String, status != "complete" {
                 text += "  status:     \(status)\n"
+                if let error = recording["import_error"] as? String { text += "  import_error: \(error)\n" }
             } else if recording["import_status"] is NSNull {
                 text += "  status:     incomplete (no import_status: still being written, or the writer stopped early)\n"
             }

@@ -1,4 +1,5 @@
 """libinput record YAML and raw input_event streams as h5py and Python see them."""
+import json
 import struct
 
 import h5py
@@ -66,3 +67,7 @@ def test_salvaged_recording_is_marked_partial(forcetrace, tmp_path):
         types, codes = group["events"]["type"][:], group["events"]["code"][:]
         # Ends on a complete frame: the last event is a SYN_REPORT.
         assert (types[-1], codes[-1]) == (0, 0)
+    info = json.loads(run(forcetrace, "info", out, "--json").stdout)
+    (recording,) = info["recordings"]
+    assert recording["import_status"] == "partial"
+    assert "the file ends in the middle of a line" in recording["import_error"]
