@@ -14,7 +14,7 @@ let package = Package(
             pkgConfig: "hdf5",
             providers: [.apt(["libhdf5-dev"])]
         ),
-        // libevdev: event code names now, live devices later.
+        // libevdev: event code names and live devices.
         .systemLibrary(
             name: "CEvdev",
             pkgConfig: "libevdev",
