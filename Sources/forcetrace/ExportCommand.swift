@@ -38,6 +38,7 @@ struct ExportCommand: Subcommand {
 
     func run() throws -> Int32 {
         let reader = try TraceReader(path: input)
+        if reader.markedOpenByWriter { warnMarkedOpen(input) }
         let chosen = try chooseRecording(reader, recording)
         let trace = try reader.recording(chosen)
         let loaded = try trace.loadRecording()
@@ -67,6 +68,11 @@ extension ExportCommand {
         case .raw: RawEventStream.write(recording) { writer.writeBytes($0) }
         }
     }
+}
+
+/// Says that a file is read in SWMR mode because a writer still marks it open.
+func warnMarkedOpen(_ path: String) {
+    printError("warning: \(path) is still marked open by a writer (recording now, or killed); reading it up to the last flush")
 }
 
 /// Picks the recording a command works on: the named one, or the only one.

@@ -39,6 +39,7 @@ struct InfoCommand: Subcommand {
             "table_bytes_stored": storedTotal,
             "compression_ratio": storedTotal > 0 ? Double(logicalTotal) / Double(storedTotal) : NSNull(),
             "recordings": recordings,
+            "open_by_writer": reader.markedOpenByWriter,
         ]
         if json {
             let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
@@ -112,6 +113,10 @@ struct InfoCommand: Subcommand {
         if let tool = info["tool_version"] as? String { text += ", written by \(tool)" }
         if let created = info["created_utc"] as? String { text += " at \(created)" }
         text += "\n"
+        if info["open_by_writer"] as? Bool == true {
+            text += "  note: the file is still marked open by a writer (recording now, or killed); read up to its last flush.\n"
+            text += "        If no recorder is running, 'h5clear -s \(input)' clears the mark.\n"
+        }
         if let ratio = info["compression_ratio"] as? Double {
             text += String(format: "  tables: %@ uncompressed, %@ stored (%.1fx)\n",
                            bytes(info["table_bytes_uncompressed"]), bytes(info["table_bytes_stored"]), ratio)

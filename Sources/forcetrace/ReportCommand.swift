@@ -141,6 +141,7 @@ struct ReportCommand: Subcommand {
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             do {
                 let reader = try TraceReader(path: files[index])
+                if reader.markedOpenByWriter { warnMarkedOpen(files[index]) }
                 var recordings: [RecordingAnalysis] = []
                 for name in reader.recordingNames {
                     let recording = try reader.recording(name)

@@ -1,5 +1,6 @@
 """`forcetrace record` and `devices` without hardware: errors, replay through the
 live pipeline, reading a file while it is written (SWMR), SIGINT/SIGTERM and SIGKILL."""
+import json
 import os
 import signal
 import subprocess
@@ -176,7 +177,16 @@ def test_sigkill_loses_at_most_the_last_flush(forcetrace, tmp_path):
     due_a_second_before = int(np.searchsorted(times, (killed_after - 1.0) * speed))
     assert recorded >= due_a_second_before > 0, (recorded, due_a_second_before)
     assert samples > 0 and contacts > 0
+    # forcetrace itself falls back to a SWMR read and says why.
+    marked = run(forcetrace, "info", output)
+    assert f"events {recorded}," in marked.stdout
+    assert "still marked open by a writer" in marked.stdout and "h5clear -s" in marked.stdout
+    assert json.loads(run(forcetrace, "info", output, "--json").stdout)["open_by_writer"] is True
+    exported = run(forcetrace, "export", output, "--format", "evemu")
+    assert "still marked open by a writer" in exported.stderr
+    assert sum(line.startswith("E:") for line in exported.stdout.splitlines()) == recorded
     subprocess.run(["h5clear", "-s", str(output)], check=True)
     info = run(forcetrace, "info", output)
     assert f"events {recorded}," in info.stdout
     assert "incomplete" in info.stdout
+    assert "still marked open" not in info.stdout

@@ -9,6 +9,9 @@ public final class TraceReader {
     public let createdUTC: String?
     public let toolVersion: String?
     public let recordingNames: [String]
+    /// The file is still marked open by a writer (a recorder that is running,
+    /// or was killed), so it was read in SWMR mode up to the last flush.
+    public let markedOpenByWriter: Bool
     let recordings: Group
 
     public init(path: String, swmr: Bool = false) throws {
@@ -22,8 +25,10 @@ public final class TraceReader {
             throw TraceFileError(file: path, size == 0 ? "is empty, not a forcetrace HDF5 file" : "is not an HDF5 file",
                                  hint: "recordings (evemu, libinput YAML, raw) go through 'forcetrace import' first")
         }
+        var opened: File
+        var markedOpen = false
         do {
-            file = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
+            opened = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
         } catch let error as HDF5Error {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             // No superblock fits in a few hundred bytes: a file that small was cut inside it.
@@ -31,9 +36,19 @@ public final class TraceReader {
                 throw TraceFileError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
                                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
             }
-            throw TraceFileError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
-                                 hint: "if a recorder was killed, run 'h5clear -s \(path)' and try again")
+            // A recorder's file is marked open for writing until it closes:
+            // while it records, or for good after a crash. SWMR readers may
+            // still read it, up to the writer's last flush.
+            if !swmr, let reopened = try? File.open(path, mode: .swmrRead) {
+                opened = reopened
+                markedOpen = true
+            } else {
+                throw TraceFileError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
+                                     hint: "if a recorder was killed, run 'h5clear -s \(path)' and try again")
+            }
         }
+        file = opened
+        markedOpenByWriter = markedOpen
         let root = try file.root
         guard case .string(let format)? = try? root.attribute("format"), format == TraceSchema.formatName else {
             throw TraceFileError(file: path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
