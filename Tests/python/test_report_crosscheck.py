@@ -147,6 +147,13 @@ def test_cypress_three_finger_press_is_mostly_pressure_only(traces):
     assert summary["stationary_pressure_events"] == pressure_only
     assert pressure_only / motion > 0.5
     assert summary["inflation"] == pytest.approx(motion / (motion - pressure_only))
+    # Its fingers barely move: at 0.5 mm every motion event is stationary, so
+    # inflation is undefined (null in JSON, ∞ in text), not "no motion".
+    lane = next(lane for lane in summary["inflation_sweep"] if lane["tolerance_mm"] == 0.5)
+    assert lane["stationary_pressure_events"] == lane["motion_events"] == motion
+    assert lane["inflation"] is None
+    text = run("report", str(cypress[0])).stdout
+    assert "0.5 mm ∞" in text
 
 
 def test_json_has_the_documented_names(traces):

@@ -112,7 +112,9 @@ extension PressureReport {
             if statistics.laneMotionEvents[lane] == 0 && statistics.motionEvents > 0 {
                 sweep.append("\(label) n/a")
             } else {
-                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? "-")
+                // No inflation: ∞ when every motion event is stationary, - without motion events.
+                let undefined = statistics.laneMotionEvents[lane] > 0 ? "∞" : "-"
+                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? undefined)
                              + (withPressure > 0 ? " (\(statistics.stationaryDeepPresses[lane]))" : ""))
             }
         }
