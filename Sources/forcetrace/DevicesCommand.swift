@@ -27,9 +27,7 @@ struct DevicesCommand: Subcommand {
     func run() throws -> Int32 {
         let entries = try InputDevices.list()
         if json {
-            let data = try JSONSerialization.data(withJSONObject: entries.map(Self.jsonObject),
-                                                  options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(JSONText.encode(entries.map(Self.jsonObject)), terminator: "")
         } else if entries.isEmpty {
             printError("\(InputDevices.defaultDirectory) has no event devices")
         } else {

@@ -42,8 +42,7 @@ struct InfoCommand: Subcommand {
             "open_by_writer": reader.markedOpenByWriter,
         ]
         if json {
-            let data = try JSONSerialization.data(withJSONObject: info, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(JSONText.encode(info), terminator: "")
         } else {
             print(renderText(info), terminator: "")
         }
