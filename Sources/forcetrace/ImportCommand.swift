@@ -81,15 +81,7 @@ struct ImportCommand: Subcommand {
         for (index, item) in parsed.enumerated() {
             let recording = item.recording
             progress.update("writing \(index + 1)/\(parsed.count): \(recording.name)")
-            let recordingWriter = try writer.addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
-                                                          clock: recording.clock, t0Ns: recording.t0Ns)
-            for event in recording.events { try recordingWriter.append(event) }
-            let summary = try recordingWriter.finish(markComplete: item.damage == nil)
-            try recordingWriter.writeGroundTruth(recording.groundTruth)
-            if let damage = item.damage {
-                try recordingWriter.group.setAttribute("import_status", .string("partial"))
-                try recordingWriter.group.setAttribute("import_error", .string(damage.description))
-            }
+            let summary = try writer.write(recording, name: name, importError: item.damage?.description)
             summaries.append((summary, item))
         }
         try writer.close()

@@ -59,12 +59,18 @@ public final class TraceWriter {
 
     /// Writes a whole parsed recording.
     @discardableResult
-    public func write(_ recording: Recording, name: String? = nil) throws -> RecordingSummary {
+    /// - Parameter importError: for a recording salvaged from damaged input:
+    ///   it is marked `import_status = "partial"` with this as `import_error`.
+    public func write(_ recording: Recording, name: String? = nil, importError: String? = nil) throws -> RecordingSummary {
         let writer = try addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
                                       clock: recording.clock, t0Ns: recording.t0Ns)
         for event in recording.events { try writer.append(event) }
-        let summary = try writer.finish()
+        let summary = try writer.finish(markComplete: importError == nil)
         try writer.writeGroundTruth(recording.groundTruth)
+        if let importError {
+            try writer.group.setAttribute("import_status", .string("partial"))
+            try writer.group.setAttribute("import_error", .string(importError))
+        }
         return summary
     }
 
