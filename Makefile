@@ -6,9 +6,10 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel
+PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed setuptools wheel
 
-.PHONY: all deps build test test-swift test-python demo samples bench clean
+.PHONY: all deps build test test-swift test-python python-package demo samples bench clean
+comma := ,
 
 # `make` alone builds: kernel.mk, included below, must not become the default goal.
 .DEFAULT_GOAL := all
@@ -27,9 +28,17 @@ deps:
 		echo "installing $(APT_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	fi
-	@if ! $(PYTHON) -c 'import h5py, numpy, pandas, pytest, matplotlib, nbformat, nbclient, ipykernel' >/dev/null 2>&1; then \
+	@if ! $(PYTHON) -c 'import $(subst $(eval) ,$(comma) ,$(PY_MODULES))' >/dev/null 2>&1; then \
 		echo "installing Python test packages: $(PY_MODULES)"; \
 		$(PYTHON) -m pip install -q -r Tests/python/requirements.txt; \
+	fi
+	@$(MAKE) --no-print-directory python-package
+
+# The Python package (python/), editable, so the notebooks' kernels import this checkout's.
+python-package:
+	@if ! $(PYTHON) -c 'import forcetrace, sys; sys.exit(not forcetrace.__file__.startswith("$(abspath python)/"))' >/dev/null 2>&1; then \
+		echo "installing the forcetrace Python package from python/ (editable)"; \
+		$(PYTHON) -m pip install -q --no-deps --no-build-isolation -e ./python; \
 	fi
 
 build: deps

@@ -1,0 +1,65 @@
+"""Small h5py helpers shared by the readers."""
+import h5py
+import numpy as np
+
+
+def open_file(path, expected_format):
+    """Opens `path` for reading; a file still held by a SWMR writer (or left
+    open by a crash) is opened as a SWMR reader, as forcetrace itself does."""
+    try:
+        handle = h5py.File(path, "r")
+    except OSError as plain_error:
+        try:
+            handle = h5py.File(path, "r", swmr=True)
+        except OSError:
+            raise OSError(f"{path}: cannot open as HDF5 ({plain_error})") from plain_error
+    found = attr(handle, "format")
+    if found != expected_format:
+        handle.close()
+        raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
+    version = int(handle.attrs.get("format_version", 0))
+    if version > 1:
+        handle.close()
+        raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
+                         "upgrade the package (pip install ./python)")
+    return handle
+
+
+def decode(value):
+    """Attribute value with strings as `str` and one-element arrays kept as arrays."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OS":
+        return [decode(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def attr(obj, name, default=None):
+    return decode(obj.attrs[name]) if name in obj.attrs else default
+
+
+def attrs(obj):
+    return {key: decode(value) for key, value in obj.attrs.items()}
+
+
+def column(dataset, rows=slice(None)):
+    """A column as numpy; string columns as an object array of `str`
+    (h5py returns variable-length strings in datasets as bytes)."""
+    if h5py.check_string_dtype(dataset.dtype) is not None:
+        return np.asarray(dataset.asstr()[rows], dtype=object)
+    values = dataset[rows]
+    if values.dtype.kind == "S":
+        return np.array([v.decode("utf-8") for v in values], dtype=object)
+    return values
+
+
+def is_column(dataset):
+    """A table column: one-dimensional, not a dimension scale of the table."""
+    return (isinstance(dataset, h5py.Dataset) and dataset.ndim == 1
+            and decode(dataset.attrs.get("CLASS", b"")) != "DIMENSION_SCALE")
+
+
+def column_names(group):
+    return [name for name, obj in group.items() if is_column(obj)]

@@ -1,0 +1,103 @@
+"""Reading a recording while `forcetrace record` writes it (docs/FORMAT.md,
+"Reading while recording (SWMR)")."""
+import os
+import time
+from pathlib import Path
+
+import h5py
+
+from .trace import Recording, Trace
+
+SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
+
+
+class _SWMRTrace(Trace):
+    """A Trace opened as a SWMR reader whatever the file's state."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._file = h5py.File(path, "r", swmr=True)
+        self.attrs = {}
+        self.recordings = sorted(self._file["recordings"].keys()) if "recordings" in self._file else []
+
+
+def _inode(path):
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
+
+
+def _open_when_ready(path, recording, deadline):
+    """Waits until the file exists and holds the recording's tables."""
+    while True:
+        try:
+            trace = _SWMRTrace(path)
+            names = trace.recordings
+            name = recording if recording is not None else (names[0] if len(names) == 1 else None)
+            if name in names and all(c in trace._file["recordings"][name]["samples"] for c in SAMPLE_COLUMNS):
+                return trace, name, _inode(path)
+            if recording is None and len(names) > 1:
+                trace.close()
+                raise ValueError(f"{path}: several recordings {names}; pass recording=")
+            trace.close()
+        except (OSError, KeyError):
+            pass
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"{path}: no recording appeared in time")
+        time.sleep(0.05)
+
+
+def _rows(recording, start, refresh):
+    """Sample rows from `start` to the extent every column has reached."""
+    group = recording._group["samples"]
+    datasets = [group[name] for name in SAMPLE_COLUMNS]
+    if refresh:
+        for dataset in datasets:
+            dataset.refresh()
+    end = min(dataset.shape[0] for dataset in datasets)
+    if end <= start:
+        return None, start
+    raw = {name: dataset[start:end] for name, dataset in zip(SAMPLE_COLUMNS, datasets)}
+    return recording._samples_frame(raw), end
+
+
+def follow(path, recording=None, *, interval=0.25, idle_timeout=None, start_timeout=30.0):
+    """Yields the new rows of `samples()` as DataFrames while a recorder writes
+    `path`, until the recording is complete.
+
+    Waits up to `start_timeout` s for the file and its recording to appear.
+    It ends when the recorder stops cleanly (it renames a finished copy over
+    the file: the rows after the last flush are read from that copy), or,
+    with `idle_timeout`, when no rows have arrived for that many seconds (a
+    recorder that crashed never finishes its file). Rows appear per flush
+    (`record --flush-ms`, default 250 ms)."""
+    deadline = time.monotonic() + start_timeout if start_timeout is not None else None
+    trace, name, inode = _open_when_ready(path, recording, deadline)
+    offset, last_change = 0, time.monotonic()
+    try:
+        live = Recording(trace, name)
+        while True:
+            if "import_status" in live._group.attrs:  # a finished file: nothing more will come
+                frame, offset = _rows(live, offset, refresh=False)
+                if frame is not None:
+                    yield frame
+                return
+            frame, offset = _rows(live, offset, refresh=True)
+            if frame is not None:
+                last_change = time.monotonic()
+                yield frame
+            if _inode(path) not in (inode, None):
+                # The recorder finished: read the rest from the final file.
+                trace.close()
+                trace, name, inode = _open_when_ready(path, name, deadline=time.monotonic() + 10)
+                live = Recording(trace, name)
+                continue
+            if idle_timeout is not None and time.monotonic() - last_change > idle_timeout:
+                return
+            time.sleep(interval)
+    finally:
+        trace.close()
+
+
+__all__ = ["follow"]

@@ -1,0 +1,133 @@
+"""The `forcetrace report --save` file (docs/ANALYSIS.md, "The --save file")."""
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._h5 import attrs, column, column_names, open_file
+
+REPORT_FORMAT = "forcetrace-report"
+CATEGORICAL = ("class", "label")
+
+
+class Report:
+    """A saved report, read whole into memory (it is small: per contact, not per sample)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        with open_file(path, REPORT_FORMAT) as handle:
+            self.attrs = attrs(handle)
+            self._groups = {}
+            for name, group in handle.get("recordings", {}).items():
+                self._groups[name] = _read_group(group)
+            self._total = _read_group(handle["total"]) if "total" in handle else {}
+        self.recordings = list(self._groups)
+        self.peek, self.pop = self.attrs.get("peek"), self.attrs.get("pop")
+
+    def __repr__(self):
+        return f"<forcetrace.Report {str(self.path)!r}: {len(self.recordings)} recordings>"
+
+    def _group(self, recording):
+        if recording is None:
+            return self._total
+        if recording not in self._groups:
+            raise KeyError(f"{self.path}: no recording {recording!r}; it has {self.recordings}")
+        return self._groups[recording]
+
+    def summary(self, recording=None):
+        """The group's scalar aggregates (attributes), the total without a recording."""
+        return dict(self._group(recording)["attrs"])
+
+    def contacts(self, recording=None):
+        """The per-contact numbers; every recording (with `file` and `recording` columns) without one."""
+        names = [recording] if recording is not None else self.recordings
+        frames = []
+        for name in names:
+            group = self._group(name)
+            frame = pd.DataFrame(group["contacts"])
+            frame.insert(0, "recording", name)
+            frame.insert(0, "file", group["attrs"].get("file", ""))
+            frames.append(frame)
+        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        for name in ("file", "recording") + CATEGORICAL:
+            if name in frame:
+                frame[name] = frame[name].astype("category")
+        return frame
+
+    def _matrix(self, key, recording):
+        import xarray as xr
+
+        names = [recording] if recording is not None else self.recordings
+        blocks, ids, owners, classes = [], [], [], []
+        for name in names:
+            group = self._group(name)
+            matrix = group[key]
+            blocks.append(matrix)
+            ids.extend(group["contacts"].get("id", np.arange(len(matrix))))
+            classes.extend(group["contacts"].get("class", [""] * len(matrix)))
+            owners.extend([name] * len(matrix))
+        width = blocks[0].shape[1] if blocks else 0
+        data = np.concatenate(blocks) if blocks else np.zeros((0, width), np.float32)
+        coords = {"recording": ("contact", np.asarray(owners, dtype=object)),
+                  "id": ("contact", np.asarray(ids)),
+                  "class": ("contact", np.asarray(classes, dtype=object))}
+        return data, coords, names, xr
+
+    def curves(self, recording=None):
+        """Duration-normalized curves: DataArray (contact, fraction), fraction i/K of the duration."""
+        data, coords, names, xr = self._matrix("curves", recording)
+        k = data.shape[1]
+        coords["fraction"] = ("fraction", np.arange(k) / k, {"long_name": "fraction of the contact's duration"})
+        return xr.DataArray(data, dims=("contact", "fraction"), coords=coords, name="pressure_norm",
+                            attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
+
+    def aligned_curves(self, recording=None):
+        """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end."""
+        data, coords, names, xr = self._matrix("aligned_curves", recording)
+        step = self._group(names[0])["attrs"].get("aligned_step_s", 0.01) if names else 0.01
+        coords["t_ms"] = ("t_ms", np.arange(data.shape[1]) * step * 1000.0,
+                          {"long_name": "time since touch-down", "units": "ms"})
+        return xr.DataArray(data, dims=("contact", "t_ms"), coords=coords, name="pressure_norm",
+                            attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
+
+    def sweep(self, recording=None):
+        """The threshold sweep: threshold, reached, fraction (101 rows)."""
+        return pd.DataFrame(self._group(recording)["sweep"])
+
+    def inflation_sweep(self, recording=None):
+        """Inflation at 0, 0.1, 0.25, 0.5 and 1 mm."""
+        return pd.DataFrame(self._group(recording)["inflation_sweep"])
+
+    def histograms(self, recording=None):
+        """Each histogram as a Series of counts indexed by the bin's lower edge
+        (normalized pressure for `peak_norm`, seconds for the times)."""
+        group = self._group(recording)
+        meta = group.get("histograms_attrs", {})
+        result = {}
+        for name, counts in group["histograms"].items():
+            width = meta.get("peak_norm_bin", 0.01) if name == "peak_norm" else meta.get("time_bin_s", 0.01)
+            edges = np.round(np.arange(len(counts)) * width, 10)
+            result[name] = pd.Series(counts, index=pd.Index(edges, name="bin_start"), name=name)
+        return result
+
+
+def _read_group(group):
+    import h5py
+
+    result = {"attrs": attrs(group)}
+    for name, obj in group.items():
+        if isinstance(obj, h5py.Group):
+            result[name] = {key: column(obj[key]) for key in column_names(obj)}
+            result[name + "_attrs"] = attrs(obj)
+        elif obj.ndim == 2:
+            result[name] = obj[...]
+    if "contacts" in result:
+        for name in CATEGORICAL:
+            if name in result["contacts"]:
+                result["contacts"][name] = result["contacts"][name].astype(object)
+    return result
+
+
+def read_report(path):
+    """Reads a `forcetrace report --save` file."""
+    return Report(path)
