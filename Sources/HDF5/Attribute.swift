@@ -75,6 +75,25 @@ extension Group {
         try withHDF5 { try readAttribute(on: try handle.validID(displayPath), name, context: displayPath) }
     }
 
+    /// Sets an attribute on the dataset or group `member` of this group.
+    /// The corresponding C functions are `H5Oopen`, `H5Acreate2` and `H5Awrite`.
+    public func setAttribute(_ name: String, _ value: AttributeValue, onMember member: String) throws {
+        try withMember(member) { try writeAttribute(on: $0, name, value, context: childDisplay(member)) }
+    }
+
+    /// Reads an attribute of the dataset or group `member`, or nil when it has none with that name.
+    public func attribute(_ name: String, ofMember member: String) throws -> AttributeValue? {
+        try withMember(member) { try readAttribute(on: $0, name, context: childDisplay(member)) }
+    }
+
+    private func withMember<T>(_ member: String, _ body: (hid_t) throws -> T) throws -> T {
+        try withHDF5 {
+            let id = try checkID(H5Oopen(try handle.validID(displayPath), member, CHDF5_P_DEFAULT()), "H5Oopen", childDisplay(member))
+            defer { H5Oclose(id) }
+            return try body(id)
+        }
+    }
+
     /// Names of this group's attributes.
     public func attributeNames() throws -> [String] {
         try withHDF5 { try listAttributes(on: try handle.validID(displayPath), context: displayPath) }

@@ -74,7 +74,7 @@ final class AnalysisRecordingTests: XCTestCase {
         // Count pressure-only rows straight from the samples flags, then compare.
         let trace = try F.write([try Evemu.read(path)], name: "cypress.h5")
         let reader = try TraceReader(path: trace)
-        let flags = try reader.recording(reader.recordingNames[0]).column(.samples, "flags", as: UInt8.self).readAll()
+        let flags = try reader.recording(reader.recordingNames[0]).read(TraceSchema.Samples.flags)
         let motion = flags.filter { $0 & 1 == 0 }.count
         let pressureOnly = flags.filter { $0 & 1 == 0 && $0 & 2 == 0 && $0 & 4 != 0 }.count
         XCTAssertEqual(analysis.statistics.motionEvents, Int64(motion))

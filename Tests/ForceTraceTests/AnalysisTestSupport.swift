@@ -32,7 +32,7 @@ struct RecordingBuilder {
     }
 
     var recording: Recording {
-        var recording = Recording(device: device, events: events, clock: .relative, source: "test", name: "test")
+        var recording = Recording(device: device, events: events, clock: .relative, source: .other("test"), name: "test")
         recording.groundTruth = groundTruth
         return recording
     }

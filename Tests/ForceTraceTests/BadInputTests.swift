@@ -55,7 +55,7 @@ final class BadInputTests: XCTestCase {
 
     private func evemuText(_ events: [InputEvent]) -> String {
         var text = ""
-        Evemu.write(Recording(device: device, events: events, clock: .relative, source: "test", name: "test"), to: &text)
+        Evemu.write(Recording(device: device, events: events, clock: .relative, source: .other("test"), name: "test"), to: &text)
         return text
     }
 
@@ -100,8 +100,8 @@ final class BadInputTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("import_status = \"partial\""), run.stderr, file: file, line: line)
         let reader = try TraceReader(path: output)
         let recording = try reader.recording(reader.recordingNames[0])
-        XCTAssertEqual(recording.importStatus, "partial", file: file, line: line)
-        XCTAssertNotNil(try recording.group.attribute("import_error")?.stringValue, file: file, line: line)
+        XCTAssertEqual(recording.importStatus, .partial, file: file, line: line)
+        XCTAssertNotNil(recording.importError, file: file, line: line)
         return (recording, try recording.loadRecording())
     }
 
@@ -112,7 +112,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
         let reader = try TraceReader(path: output)
         let recording = try reader.recording(reader.recordingNames[0])
-        XCTAssertEqual(recording.importStatus, "complete", file: file, line: line)
+        XCTAssertEqual(recording.importStatus, .complete, file: file, line: line)
         return (run.stderr, try recording.loadRecording())
     }
 
@@ -149,7 +149,7 @@ final class BadInputTests: XCTestCase {
     func testRawTruncatedMidRecord() throws {
         let events = press(frames: 20)
         var raw: [UInt8] = []
-        RawEventStream.write(Recording(device: device, events: events, clock: .relative, source: "", name: "")) { raw.append(contentsOf: $0) }
+        RawEventStream.write(Recording(device: device, events: events, clock: .relative, source: .other(""), name: "")) { raw.append(contentsOf: $0) }
         let cutAt = 24 * 40 + 10
         let file = try write(Array(raw[..<cutAt]), "cut.raw")
         let description = try write(evemuText([]), "device.desc")
@@ -162,7 +162,7 @@ final class BadInputTests: XCTestCase {
     func testLibinputTruncatedMidFrame() throws {
         let events = press(frames: 20)
         var yaml = ""
-        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: "", name: "")], to: &yaml)
+        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: .other(""), name: "")], to: &yaml)
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
         let eventLines = lines.indices.filter { lines[$0].hasPrefix("        - [") }
         // Inside a frame: mid-line, and exactly at a line end (still valid YAML).
@@ -238,7 +238,7 @@ final class BadInputTests: XCTestCase {
         try assertImportFails([eventsOnly], messages: ["alone.events: has events but no device description", "--desc FILE.desc"])
 
         var raw: [UInt8] = []
-        RawEventStream.write(Recording(device: device, events: press(), clock: .relative, source: "", name: "")) { raw.append(contentsOf: $0) }
+        RawEventStream.write(Recording(device: device, events: press(), clock: .relative, source: .other(""), name: "")) { raw.append(contentsOf: $0) }
         let rawFile = try write(raw, "alone.raw")
         try assertImportFails([rawFile], messages: ["alone.raw: holds binary data, read as a raw input_event stream, which carries no device description", "--desc DESC"])
         try assertImportFails([rawFile], ["--raw"], status: 2, messages: ["pass --desc DESC"])
@@ -293,7 +293,7 @@ final class BadInputTests: XCTestCase {
         let (_, fromEvemu) = try importWithWarnings([try write(lf.replacingOccurrences(of: "\n", with: "\r\n"), "crlf.evemu")])
         XCTAssertEqual(fromEvemu.events, events)
         var yaml = ""
-        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: "", name: "")], to: &yaml)
+        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: .other(""), name: "")], to: &yaml)
         let (_, fromYAML) = try importWithWarnings([try write(yaml.replacingOccurrences(of: "\n", with: "\r\n"), "crlf.yml")])
         XCTAssertEqual(fromYAML.events.map(\.value), events.map(\.value))
         XCTAssertEqual(fromYAML.device, fromEvemu.device)
@@ -314,7 +314,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(salvaged.events, events)
         // libyaml takes long lines in its stride: a long comment is fine.
         var yaml = ""
-        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: "", name: "")], to: &yaml)
+        LibinputRecord.write([Recording(device: device, events: events, clock: .relative, source: .other(""), name: "")], to: &yaml)
         let (_, fromYAML) = try importWithWarnings([try write("# " + huge + "\n" + yaml, "huge.yml")])
         XCTAssertEqual(fromYAML.events.count, events.count)
     }
@@ -331,9 +331,9 @@ final class BadInputTests: XCTestCase {
         let run = try FormatTestSupport.run(["import", good, bad, "--salvage", "-o", output])
         XCTAssertEqual(run.status, 0, run.stderr)
         let reader = try TraceReader(path: output)
-        XCTAssertEqual(try reader.recording("good").importStatus, "complete")
+        XCTAssertEqual(try reader.recording("good").importStatus, .complete)
         XCTAssertEqual(try reader.recording("good").loadRecording().events, events)
-        XCTAssertEqual(try reader.recording("bad").importStatus, "partial")
+        XCTAssertEqual(try reader.recording("bad").importStatus, .partial)
         XCTAssertEqual(try reader.recording("bad").loadRecording().events, completeFrames(Array(events.dropLast())))
     }
 

@@ -190,9 +190,8 @@ final class CaptureTests: XCTestCase {
         let recording = try reader.recording(reader.recordingNames[0])
         var tables = Tables()
         for table in [TraceSchema.Table.events, .samples, .contacts, .markers, .axes] {
-            let group = try recording.table(table)
-            for name in try group.memberNames() where name != "name" {
-                tables.columns["\(table.rawValue)/\(name)"] = try group.readArray(name, of: Int64.self)
+            for column in table.columns where column.element != .string {
+                tables.columns["\(table.rawValue)/\(column.name)"] = try recording.readNumbers(column, as: Int64.self)
             }
         }
         return (tables, recording, reader)
@@ -224,9 +223,9 @@ final class CaptureTests: XCTestCase {
             XCTFail("\(path): \(name) differs: \(replayedColumn.count) rows replayed, \(column.count) imported, first difference at row \(first.map(String.init) ?? "end")",
                     file: file, line: line)
         }
-        XCTAssertEqual(trace.importStatus, "complete", file: file, line: line)
-        XCTAssertEqual(try trace.group.attribute("stop_reason")?.stringValue, "end-of-input", file: file, line: line)
-        XCTAssertEqual(trace.source, "replay:evemu:\(path)", file: file, line: line)
+        XCTAssertEqual(trace.importStatus, .complete, file: file, line: line)
+        XCTAssertEqual(trace.stopReason, .endOfInput, file: file, line: line)
+        XCTAssertEqual(trace.source, .replay(.evemu(path: path)), file: file, line: line)
         XCTAssertEqual(trace.t0Ns, recording.t0Ns, file: file, line: line)
     }
 
@@ -254,9 +253,9 @@ final class CaptureTests: XCTestCase {
         let reader = try TraceReader(path: output)
         let trace = try reader.recording("limited")
         XCTAssertEqual(try trace.rowCount(.events), 1000)
-        XCTAssertEqual(try trace.column(.events, "value", as: Int32.self).readAll(), recording.events.prefix(1000).map(\.value))
-        XCTAssertEqual(try trace.group.attribute("label")?.stringValue, "first thousand")
-        XCTAssertEqual(try trace.group.attribute("stop_reason")?.stringValue, "max-events")
+        XCTAssertEqual(try trace.read(TraceSchema.Events.value), recording.events.prefix(1000).map(\.value))
+        XCTAssertEqual(trace.label, "first thousand")
+        XCTAssertEqual(trace.stopReason, .maxEvents)
     }
 
     func testStopSignalEndsAPacedReplayCleanly() throws {
@@ -278,7 +277,7 @@ final class CaptureTests: XCTestCase {
         XCTAssertGreaterThan(result.summary.events, 0)
         let reader = try TraceReader(path: output)
         let trace = try reader.recording(reader.recordingNames[0])
-        XCTAssertEqual(trace.importStatus, "complete")
+        XCTAssertEqual(trace.importStatus, .complete)
         XCTAssertEqual(try trace.rowCount(.events), Int(result.summary.events))
     }
 }

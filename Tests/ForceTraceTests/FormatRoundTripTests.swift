@@ -90,7 +90,7 @@ final class FormatRoundTripTests: XCTestCase {
                 let reader = try TraceReader(path: back)
                 XCTAssertEqual(reader.recordingNames.count, 1)
                 let recording = try reader.recording(reader.recordingNames[0])
-                XCTAssertEqual(recording.importStatus, "complete")
+                XCTAssertEqual(recording.importStatus, .complete)
                 let loaded = try recording.loadRecording()
                 XCTAssertEqual(loaded.events, referenceEvents.events, "\(path) via \(format)")
                 XCTAssertEqual(loaded.device, referenceEvents.device, "\(path) via \(format)")
@@ -217,8 +217,8 @@ final class FormatRoundTripTests: XCTestCase {
         let run = try FormatTestSupport.run(["import", yamlNamedEvemu, rawNamedText, "--desc", sample, "-o", trace])
         XCTAssertEqual(run.status, 0, run.stderr)
         let reader = try TraceReader(path: trace)
-        XCTAssertEqual(try reader.recording("looks-like").source, "libinput:\(yamlNamedEvemu)")
-        XCTAssertEqual(try reader.recording("looks-like-2").source, "raw:\(rawNamedText)")
+        XCTAssertEqual(try reader.recording("looks-like").source, .libinput(path: yamlNamedEvemu, device: nil))
+        XCTAssertEqual(try reader.recording("looks-like-2").source, .raw(path: rawNamedText))
         XCTAssertEqual(try reader.recording("looks-like-2").loadRecording().events, original.events)
 
         // --format forces a choice, and a wrong one fails on the content.

@@ -27,7 +27,7 @@ final class SharedRecordingTests: XCTestCase {
         let reader = try TraceReader(path: trace)
         let stored = try reader.recording(reader.recordingNames[0])
         XCTAssertEqual(try stored.rowCount(.contacts), expectedContacts, file: file, line: line)
-        XCTAssertEqual(stored.importStatus, "complete")
+        XCTAssertEqual(stored.importStatus, .complete)
 
         // Export and compare every E: line with the original.
         var text = ""
@@ -72,7 +72,7 @@ final class SharedRecordingTests: XCTestCase {
         XCTAssertEqual(trace.clock, .relative)
         let contacts = try trace.contacts()
         XCTAssertEqual(contacts.first?.tool, Button.toolPen)
-        let pressure: [Int32] = try trace.column(.samples, "pressure").readAll()
+        let pressure: [Int32] = try trace.read(TraceSchema.Samples.pressure)
         XCTAssertGreaterThan(pressure.max() ?? 0, 100, "the pen presses well into its 0..4095 range")
     }
 

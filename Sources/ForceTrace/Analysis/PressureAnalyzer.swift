@@ -44,8 +44,7 @@ public enum PressureAnalyzer {
         }
         let labels = try recording.contactLabels(count: table.count)
         let truth = try recording.groundTruth()
-        let eventRows = try recording.rowCount(.events)
-        let recordingEnd: Int64 = eventRows > 0 ? try recording.column(.events, "t_ns", as: Int64.self).read((eventRows - 1)..<eventRows)[0] : 0
+        let recordingEnd = try recording.lastEventTimeNs()
 
         let pressureAxis = device.contactPressureAxis.flatMap { $0.maximum > $0.minimum ? $0 : nil }
         let positions = device.positionAxes
@@ -68,29 +67,17 @@ public enum PressureAnalyzer {
                                       hasPressure: pressureAxis != nil, curvePoints: curvePoints,
                                       alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs)
 
-        let time = try recording.column(.samples, "t_ns", as: Int64.self)
-        let contactColumn = try recording.column(.samples, "contact", as: Int32.self)
-        let slotColumn = try recording.column(.samples, "slot", as: Int16.self)
-        let xColumn = try recording.column(.samples, "x", as: Int32.self)
-        let yColumn = try recording.column(.samples, "y", as: Int32.self)
-        let pressureColumn = try recording.column(.samples, "pressure", as: Int32.self)
-        let flagsColumn = try recording.column(.samples, "flags", as: UInt8.self)
-        let rows = time.count
-        guard [contactColumn.count, slotColumn.count, xColumn.count, yColumn.count, pressureColumn.count, flagsColumn.count].allSatisfy({ $0 == rows }) else {
-            throw fail("the samples columns differ in length")
-        }
+        let rows = try recording.rowCount(.samples)
 
         // One open contact per slot (index slot + 1; single-touch devices use slot −1).
         var open = [OpenContact](repeating: OpenContact(), count: max(1, device.slotCount) + 1)
         let chunkRows = max(8, options.chunkRows)
         var normalized = [Double](repeating: 0, count: chunkRows)
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double((pressureAxis?.maximum ?? 1) - (pressureAxis?.minimum ?? 0))
-        var start = 0
-        while start < rows {
-            let range = start..<min(rows, start + chunkRows)
-            let times = try time.read(range), ids = try contactColumn.read(range), slots = try slotColumn.read(range)
-            let xs = try xColumn.read(range), ys = try yColumn.read(range), pressures = try pressureColumn.read(range)
-            let flags = try flagsColumn.read(range)
+        try recording.forEachSampleBlock(blockRows: chunkRows) { block in
+            let range = block.rows
+            let times = block.tNs, ids = block.contact, slots = block.slot
+            let xs = block.x, ys = block.y, pressures = block.pressure, flags = block.flags
             pressures.withUnsafeBufferPointer { raw in
                 normalized.withUnsafeMutableBufferPointer { out in
                     normalize(raw, into: out, minimum: minimum, span: span)
@@ -126,8 +113,7 @@ public enum PressureAnalyzer {
                     }
                 }
             }
-            start = range.upperBound
-            progress?(start, rows)
+            progress?(range.upperBound, rows)
         }
         for index in open.indices where open[index].isOpen {
             let id = Int(open[index].id)

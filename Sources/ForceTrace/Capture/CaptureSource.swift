@@ -25,7 +25,7 @@ public protocol CaptureSource: AnyObject {
     /// The recording's time origin on `clock`.
     var t0Ns: Int64 { get }
     /// The `source` attribute, e.g. "evdev:/dev/input/event5".
-    var sourceName: String { get }
+    var sourceName: RecordingSource { get }
     var defaultRecordingName: String { get }
     var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { get }
     /// A synthetic frame that sets the state the capture starts in, or empty.
@@ -68,7 +68,7 @@ public final class LiveDeviceSource: CaptureSource {
         reader = try DeviceReader(evdev)
     }
 
-    public var sourceName: String { "evdev:\(path)" }
+    public var sourceName: RecordingSource { .evdev(node: path) }
     public var defaultRecordingName: String { device.name.isEmpty ? URL(fileURLWithPath: path).lastPathComponent : device.name }
 
     public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
@@ -205,7 +205,7 @@ public final class ReplaySource: CaptureSource {
     public var device: DeviceDescription { recording.device }
     public var clock: RecordingClock { recording.clock }
     public var t0Ns: Int64 { recording.t0Ns }
-    public var sourceName: String { "replay:\(recording.source)" }
+    public var sourceName: RecordingSource { .replay(recording.source) }
     public var defaultRecordingName: String { recording.name }
 
     /// When event `index` is due, on CLOCK_MONOTONIC.

@@ -88,7 +88,7 @@ public final class Recorder {
             recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
                                                source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
                                                synDroppedPolicy: source.synDroppedPolicy)
-            if let label = options.label { try recording.group.setAttribute("label", .string(label)) }
+            if let label = options.label { try recording.setLabel(label) }
             if !source.initialEvents.isEmpty {
                 try recording.addMarker(.initialState, atNs: source.t0Ns)
                 for event in source.initialEvents { try recording.append(event) }
@@ -193,8 +193,8 @@ public final class Recorder {
         let url = URL(fileURLWithPath: path)
         let compacted = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).compact-\(getpid())").path
         func mark(_ group: Group) throws {
-            try group.setAttribute("stop_reason", .string(reason.rawValue))
-            try group.setAttribute("import_status", .string("complete"))
+            try group.setAttribute(RecordingAttribute.stopReason, .string(reason.rawValue))
+            try group.setAttribute(RecordingAttribute.importStatus, .string(ImportStatus.complete.rawValue))
         }
         do {
             let original = try File.open(path, mode: .readOnly)
@@ -209,7 +209,9 @@ public final class Recorder {
                 let fromRecording = try fromRecordings.openGroup(name)
                 let toRecording = try toRecordings.createGroup(name)
                 try copyAttributes(fromRecording, toRecording)
-                for table in try fromRecording.memberNames() { try fromRecording.copy(table, to: toRecording) }
+                for table in TraceSchema.Table.allCases where fromRecording.contains(table.rawValue) {
+                    try fromRecording.copy(table.rawValue, to: toRecording)
+                }
             }
             try mark(try toRecordings.openGroup(recording.name))
             try copy.sync()

@@ -77,7 +77,7 @@ public enum Evemu {
             clock = .relative
         }
         let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        var recording = Recording(device: device, events: events, clock: clock, source: "evemu:\(file)", name: base)
+        var recording = Recording(device: device, events: events, clock: clock, source: .evemu(path: file), name: base)
         recording.groundTruth = groundTruth
         return ParsedRecording(recording: recording, damage: damage)
     }

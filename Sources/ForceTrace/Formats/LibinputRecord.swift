@@ -283,7 +283,7 @@ public enum LibinputRecord {
             if declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0 {
                 name += "-" + (node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)")
             }
-            let source = "libinput:\(file)" + (deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? "#device\(deviceIndex)" : "")
+            let source = RecordingSource.libinput(path: file, device: deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? deviceIndex : nil)
             var recording = Recording(device: device, events: events, clock: extensionKey.clock ?? .relative, source: source, name: name)
             recording.groundTruth = extensionKey.groundTruth
             finished.append(ParsedRecording(recording: recording))
@@ -520,8 +520,8 @@ public enum LibinputRecord {
 
     private static func writeDevice(_ recording: Recording, to output: inout some TextOutputStream) {
         let device = recording.device
-        if recording.source.hasPrefix("evdev:") {
-            output.write("  - node: \(quoted(String(recording.source.dropFirst(6))))\n    evdev:\n")
+        if let node = recording.source.deviceNode {
+            output.write("  - node: \(quoted(node))\n    evdev:\n")
         } else {
             output.write("  - evdev:\n")
         }

@@ -59,7 +59,7 @@ public enum RawEventStream {
         }
         let clock: RecordingClock = (events.first?.timeNs ?? 0) >= 100_000_000 * 1_000_000_000 ? .realtime : .relative
         let name = file == "standard input" ? "stdin" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        let recording = Recording(device: description, events: events, clock: clock, source: "raw:\(file)", name: name)
+        let recording = Recording(device: description, events: events, clock: clock, source: .raw(path: file), name: name)
         return ParsedRecording(recording: recording, damage: damage)
     }
 

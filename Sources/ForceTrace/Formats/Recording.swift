@@ -16,13 +16,13 @@ public struct Recording: Sendable {
     public var events: [InputEvent]
     public var clock: RecordingClock
     /// Where it came from, such as "evemu:/path/file.events".
-    public var source: String
+    public var source: RecordingSource
     /// Suggested name for its group in a trace file.
     public var name: String
     /// Labelled presses, when the recording carries them (the simulator's ground truth).
     public var groundTruth = GroundTruth()
 
-    public init(device: DeviceDescription, events: [InputEvent], clock: RecordingClock, source: String, name: String) {
+    public init(device: DeviceDescription, events: [InputEvent], clock: RecordingClock, source: RecordingSource, name: String) {
         self.device = device
         self.events = events
         self.clock = clock

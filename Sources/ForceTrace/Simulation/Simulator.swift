@@ -128,7 +128,7 @@ public enum Simulator {
         let presses = script(options, random: &random)
         let events = render(presses, options: options, random: &random)
         var recording = Recording(device: device, events: events, clock: .realtime,
-                                  source: "simulate:seed=\(options.seed)", name: "simulated-seed\(options.seed)")
+                                  source: .simulated(seed: options.seed), name: "simulated-seed\(options.seed)")
         let base = options.startEpochSeconds * 1_000_000_000
         recording.groundTruth = GroundTruth(peek: scriptedPeek, pop: scriptedPop, labels: presses.map {
             ContactLabel(slot: Int16($0.slot), trackingID: $0.trackingID, tNs: base + $0.startNs / 1000 * 1000,

@@ -1,10 +1,8 @@
 import HDF5
 
 /// The optional `labels` table of a recording (an addition to format v1,
-/// docs/FORMAT.md): ground truth per contact.
+/// docs/FORMAT.md; its columns are `TraceSchema.Labels`): ground truth per contact.
 public enum LabelTable {
-    public static let group = "labels"
-    public static let columns = ["contact", "slot", "tracking_id", "t_ns", "class", "kind", "intended_peak"]
     /// Largest gap between a label's time and a contact's touch-down that still matches.
     public static let matchWindowNs: Int64 = 100_000_000
 }
@@ -15,11 +13,13 @@ extension RecordingWriter {
     /// (within 100 ms); `contact` is −1 where none matches. Call after `finish()`.
     public func writeGroundTruth(_ truth: GroundTruth) throws {
         guard !truth.isEmpty else { return }
+        typealias C = TraceSchema.Contacts
+        typealias L = TraceSchema.Labels
         let contacts = try group.openGroup(TraceSchema.Table.contacts.rawValue)
-        let ids = try contacts.readArray("id", of: Int32.self)
-        let slots = try contacts.readArray("slot", of: Int16.self)
-        let tracking = try contacts.readArray("tracking_id", of: Int32.self)
-        let down = try contacts.readArray("t_down_ns", of: Int64.self)
+        let ids = try contacts.read(C.id)
+        let slots = try contacts.read(C.slot)
+        let tracking = try contacts.read(C.trackingID)
+        let down = try contacts.read(C.tDownNs)
         var matched: [Int32] = []
         for label in truth.labels {
             let relative = label.tNs - t0Ns
@@ -30,16 +30,16 @@ extension RecordingWriter {
             }
             matched.append(best?.id ?? -1)
         }
-        let table = try group.createGroup(LabelTable.group)
-        if let peek = truth.peek { try table.setAttribute("peek", .double(peek)) }
-        if let pop = truth.pop { try table.setAttribute("pop", .double(pop)) }
-        try table.writeArray("contact", matched)
-        try table.writeArray("slot", truth.labels.map(\.slot))
-        try table.writeArray("tracking_id", truth.labels.map(\.trackingID))
-        try table.writeArray("t_ns", truth.labels.map { $0.tNs - t0Ns })
-        try table.writeStrings("class", truth.labels.map(\.label))
-        try table.writeStrings("kind", truth.labels.map { $0.kind ?? "" })
-        try table.writeArray("intended_peak", truth.labels.map { $0.intendedPeak ?? .nan })
+        let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
+        if let peek = truth.peek { try table.setAttribute(RecordingAttribute.peek, .double(peek)) }
+        if let pop = truth.pop { try table.setAttribute(RecordingAttribute.pop, .double(pop)) }
+        try table.write(L.contact, matched)
+        try table.write(L.slot, truth.labels.map(\.slot))
+        try table.write(L.trackingID, truth.labels.map(\.trackingID))
+        try table.write(L.tNs, truth.labels.map { $0.tNs - t0Ns })
+        try table.write(L.pressClass, truth.labels.map(\.label))
+        try table.write(L.kind, truth.labels.map { $0.kind ?? "" })
+        try table.write(L.intendedPeak, truth.labels.map { $0.intendedPeak ?? .nan })
     }
 }
 
@@ -47,15 +47,17 @@ extension TraceRecording {
     /// The `labels` table, or an empty `GroundTruth` when there is none.
     /// Label times come back absolute, like `loadRecording()`'s events.
     public func groundTruth() throws -> GroundTruth {
-        guard group.contains(LabelTable.group) else { return GroundTruth() }
-        let table = try group.openGroup(LabelTable.group)
-        var truth = GroundTruth(peek: try table.attribute("peek")?.doubleValue, pop: try table.attribute("pop")?.doubleValue)
-        let classes = try table.readStrings("class")
-        let slots = try table.readArray("slot", of: Int16.self)
-        let tracking = try table.readArray("tracking_id", of: Int32.self)
-        let times = try table.readArray("t_ns", of: Int64.self)
-        let kinds = table.contains("kind") ? try table.readStrings("kind") : []
-        let peaks = table.contains("intended_peak") ? try table.readArray("intended_peak", of: Double.self) : []
+        typealias L = TraceSchema.Labels
+        guard has(.labels) else { return GroundTruth() }
+        let table = try open(.labels)
+        var truth = GroundTruth(peek: try table.attribute(RecordingAttribute.peek)?.doubleValue,
+                                pop: try table.attribute(RecordingAttribute.pop)?.doubleValue)
+        let classes = try table.read(L.pressClass)
+        let slots = try table.read(L.slot)
+        let tracking = try table.read(L.trackingID)
+        let times = try table.read(L.tNs)
+        let kinds = table.contains(L.kind.schema) ? try table.read(L.kind) : []
+        let peaks = table.contains(L.intendedPeak.schema) ? try table.read(L.intendedPeak) : []
         guard [slots.count, tracking.count, times.count].allSatisfy({ $0 == classes.count }) else {
             throw TraceFileError(file: filePath, "recording '\(name)': the labels columns differ in length")
         }
@@ -71,10 +73,10 @@ extension TraceRecording {
     /// labels table's `contact` and `class` columns.
     public func contactLabels(count: Int) throws -> [PressClass?] {
         var result = [PressClass?](repeating: nil, count: count)
-        guard group.contains(LabelTable.group) else { return result }
-        let table = try group.openGroup(LabelTable.group)
-        let contacts = try table.readArray("contact", of: Int32.self)
-        let classes = try table.readStrings("class")
+        guard has(.labels) else { return result }
+        let table = try open(.labels)
+        let contacts = try table.read(TraceSchema.Labels.contact)
+        let classes = try table.read(TraceSchema.Labels.pressClass)
         guard contacts.count == classes.count else {
             throw TraceFileError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
         }

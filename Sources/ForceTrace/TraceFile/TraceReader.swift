@@ -50,10 +50,10 @@ public final class TraceReader {
         file = opened
         markedOpenByWriter = markedOpen
         let root = try file.root
-        guard case .string(let format)? = try? root.attribute("format"), format == TraceSchema.formatName else {
+        guard case .string(let format)? = try? root.attribute(FileAttribute.format), format == TraceSchema.formatName else {
             throw TraceFileError(file: path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
         }
-        guard let version = (try? root.attribute("format_version"))??.intValue else {
+        guard let version = (try? root.attribute(FileAttribute.formatVersion))??.intValue else {
             throw TraceFileError(file: path, "has no format_version attribute")
         }
         guard version <= TraceSchema.formatVersion else {
@@ -61,8 +61,8 @@ public final class TraceReader {
                                  hint: "upgrade forcetrace")
         }
         formatVersion = version
-        createdUTC = (try? root.attribute("created_utc"))??.stringValue
-        toolVersion = (try? root.attribute("tool_version"))??.stringValue
+        createdUTC = (try? root.attribute(FileAttribute.createdUTC))??.stringValue
+        toolVersion = (try? root.attribute(FileAttribute.toolVersion))??.stringValue
         guard root.contains(TraceSchema.recordingsGroup) else {
             throw TraceFileError(file: path, "has no /recordings group")
         }
@@ -82,17 +82,24 @@ public final class TraceReader {
     public func close() throws { try file.close() }
 }
 
-/// One recording in a trace file, read by range.
+/// One recording in a trace file, read by range through the schema's typed
+/// columns (`TraceSchema`): no HDF5 group or column name reaches callers.
 public final class TraceRecording {
     public let name: String
     public let filePath: String
-    public let group: Group
+    let group: Group
     public let device: DeviceDescription
-    public let source: String
+    public let source: RecordingSource
     public let clock: RecordingClock
     public let t0Ns: Int64
-    /// "complete", or absent while a writer has it (or crashed).
-    public let importStatus: String?
+    /// Absent while a writer has it (or crashed), or for a value this forcetrace does not know.
+    public let importStatus: ImportStatus?
+    /// Why a `partial` recording is partial.
+    public let importError: String?
+    /// Live recordings, once closed cleanly.
+    public let stopReason: StopReason?
+    /// `record --label`'s free text.
+    public let label: String?
 
     init(group: Group, name: String, filePath: String) throws {
         self.group = group
@@ -101,39 +108,45 @@ public final class TraceRecording {
         func fail(_ message: String) -> TraceFileError {
             TraceFileError(file: filePath, "recording '\(name)': \(message)")
         }
-        for table in TraceSchema.Table.allCases where !group.contains(table.rawValue) {
+        for table in TraceSchema.Table.allCases where table.isRequired && !group.contains(table.rawValue) {
             throw fail("missing the \(table.rawValue) table")
         }
-        source = try group.attribute("source")?.stringValue ?? ""
-        clock = RecordingClock(rawValue: try group.attribute("clock")?.stringValue ?? "") ?? .relative
-        t0Ns = try group.attribute("t0_ns")?.intValue ?? 0
-        importStatus = try group.attribute("import_status")?.stringValue
-        var device = DeviceDescription(name: try group.attribute("device_name")?.stringValue ?? "")
-        let id = try group.attribute("device_id")?.intsValue ?? []
+        typealias A = RecordingAttribute
+        func string(_ name: String) throws -> String? { try group.attribute(name)?.stringValue }
+        source = RecordingSource(try string(A.source) ?? "")
+        clock = RecordingClock(rawValue: try string(A.clock) ?? "") ?? .relative
+        t0Ns = try group.attribute(A.t0Ns)?.intValue ?? 0
+        importStatus = try string(A.importStatus).flatMap(ImportStatus.init(rawValue:))
+        importError = try string(A.importError)
+        stopReason = try string(A.stopReason).flatMap(StopReason.init(rawValue:))
+        label = try string(A.label)
+        var device = DeviceDescription(name: try string(A.deviceName) ?? "")
+        let id = try group.attribute(A.deviceID)?.intsValue ?? []
         if id.count == 4 {
             device.bus = UInt16(truncatingIfNeeded: id[0]); device.vendor = UInt16(truncatingIfNeeded: id[1])
             device.product = UInt16(truncatingIfNeeded: id[2]); device.version = UInt16(truncatingIfNeeded: id[3])
         }
-        device.properties = (try group.attribute("properties")?.intsValue ?? []).map { UInt16(truncatingIfNeeded: $0) }
+        device.properties = (try group.attribute(A.properties)?.intsValue ?? []).map { UInt16(truncatingIfNeeded: $0) }
         func pairs(_ attribute: String) throws -> [(UInt16, Int32)] {
             let flat = try group.attribute(attribute)?.intsValue ?? []
             return stride(from: 0, to: flat.count - 1, by: 2).map { (UInt16(truncatingIfNeeded: flat[$0]), Int32(truncatingIfNeeded: flat[$0 + 1])) }
         }
-        device.ledStates = try pairs("led_state")
-        device.switchStates = try pairs("switch_state")
-        let capabilities = try group.openGroup(TraceSchema.Table.capabilities.rawValue)
-        let types = try capabilities.readArray("type", of: UInt16.self)
-        let codes = try capabilities.readArray("code", of: UInt16.self)
+        device.ledStates = try pairs(A.ledState)
+        device.switchStates = try pairs(A.switchState)
+        typealias S = TraceSchema
+        let capabilities = try group.openGroup(S.Table.capabilities.rawValue)
+        let types = try capabilities.read(S.Capabilities.type)
+        let codes = try capabilities.read(S.Capabilities.code)
         guard types.count == codes.count else { throw fail("capabilities/type and capabilities/code differ in length") }
         for (type, code) in zip(types, codes) { device.codes[type, default: []].append(code) }
-        let axes = try group.openGroup(TraceSchema.Table.axes.rawValue)
-        let axisCodes = try axes.readArray("code", of: UInt16.self)
-        let minimum = try axes.readArray("min", of: Int32.self)
-        let maximum = try axes.readArray("max", of: Int32.self)
-        let fuzz = try axes.readArray("fuzz", of: Int32.self)
-        let flat = try axes.readArray("flat", of: Int32.self)
-        let resolution = try axes.readArray("resolution", of: Int32.self)
-        let value = axes.contains("value") ? try axes.readArray("value", of: Int32.self) : [Int32](repeating: 0, count: axisCodes.count)
+        let axes = try group.openGroup(S.Table.axes.rawValue)
+        let axisCodes = try axes.read(S.Axes.code)
+        let minimum = try axes.read(S.Axes.min)
+        let maximum = try axes.read(S.Axes.max)
+        let fuzz = try axes.read(S.Axes.fuzz)
+        let flat = try axes.read(S.Axes.flat)
+        let resolution = try axes.read(S.Axes.resolution)
+        let value = axes.contains(S.Axes.value.schema) ? try axes.read(S.Axes.value) : [Int32](repeating: 0, count: axisCodes.count)
         guard [minimum.count, maximum.count, fuzz.count, flat.count, resolution.count, value.count].allSatisfy({ $0 == axisCodes.count }) else {
             throw fail("the axes table's columns differ in length")
         }
@@ -144,28 +157,60 @@ public final class TraceRecording {
         self.device = device
     }
 
-    public func table(_ table: TraceSchema.Table) throws -> Group { try group.openGroup(table.rawValue) }
+    /// Whether the recording has `table` (only `labels` may be missing).
+    public func has(_ table: TraceSchema.Table) -> Bool { group.contains(table.rawValue) }
 
-    /// Opens one column of a table, converting to `Element` on read.
-    public func column<Element: HDF5Scalar>(_ table: TraceSchema.Table, _ name: String, as type: Element.Type = Element.self) throws -> Column<Element> {
-        try self.table(table).openColumn(name)
+    func open(_ table: TraceSchema.Table) throws -> Group { try group.openGroup(table.rawValue) }
+
+    func open<Element>(_ column: TypedColumn<Element>) throws -> Column<Element> {
+        try open(column.schema.table).open(column)
     }
 
+    /// Reads a whole column.
+    public func read<Element>(_ column: TypedColumn<Element>) throws -> [Element] {
+        try open(column.schema.table).read(column)
+    }
+
+    /// Reads a whole string column.
+    public func read(_ column: StringColumn) throws -> [String] {
+        try open(column.schema.table).read(column)
+    }
+
+    /// Reads any numeric column, converting to `Element` (for code that walks
+    /// `TraceSchema.Table.columns`).
+    public func readNumbers<Element: HDF5Scalar>(_ column: ColumnSchema, as type: Element.Type = Element.self) throws -> [Element] {
+        guard case .scalar = column.element else {
+            throw fail("\(column.table.rawValue)/\(column.name) holds strings, not numbers")
+        }
+        return try open(column.table).readArray(column.name)
+    }
+
+    private func fail(_ message: String) -> TraceFileError {
+        TraceFileError(file: filePath, "recording '\(name)': \(message)")
+    }
+
+    /// Rows in `table` (0 for a missing `labels`).
     public func rowCount(_ table: TraceSchema.Table) throws -> Int {
-        let columnName = table == .axes || table == .capabilities ? "code" : (table == .contacts ? "id" : "t_ns")
-        return try self.table(table).storage(of: columnName).rows
+        guard has(table) else { return 0 }
+        return try open(table).storage(of: table.columns[0].name).rows
+    }
+
+    /// `t_ns` of the last event: the recording's duration.
+    public func lastEventTimeNs() throws -> Int64 {
+        let time = try open(TraceSchema.Events.tNs)
+        return time.count > 0 ? try time.read((time.count - 1)..<time.count)[0] : 0
     }
 
     /// Streams the events table in blocks of `blockRows`; times are `t_ns`
     /// (relative to the first event).
     public func forEachEventBlock(blockRows: Int = 65536, _ body: ([InputEvent]) throws -> Void) throws {
-        let time: Column<Int64> = try column(.events, "t_ns")
-        let type: Column<UInt16> = try column(.events, "type")
-        let code: Column<UInt16> = try column(.events, "code")
-        let value: Column<Int32> = try column(.events, "value")
+        let time = try open(TraceSchema.Events.tNs)
+        let type = try open(TraceSchema.Events.type)
+        let code = try open(TraceSchema.Events.code)
+        let value = try open(TraceSchema.Events.value)
         let count = time.count
         guard type.count == count, code.count == count, value.count == count else {
-            throw TraceFileError(file: filePath, "recording '\(name)': the events columns differ in length")
+            throw fail("the events columns differ in length")
         }
         var start = 0
         while start < count {
@@ -192,19 +237,39 @@ public final class TraceRecording {
         return recording
     }
 
+    /// Streams the samples table in blocks of `blockRows`, in row order.
+    public func forEachSampleBlock(blockRows: Int = 65536, _ body: (SampleBlock) throws -> Void) throws {
+        typealias S = TraceSchema.Samples
+        let time = try open(S.tNs), contact = try open(S.contact), slot = try open(S.slot)
+        let x = try open(S.x), y = try open(S.y), pressure = try open(S.pressure), flags = try open(S.flags)
+        let count = time.count
+        guard [contact.count, slot.count, x.count, y.count, pressure.count, flags.count].allSatisfy({ $0 == count }) else {
+            throw fail("the samples columns differ in length")
+        }
+        var start = 0
+        while start < count {
+            let range = start..<min(count, start + max(1, blockRows))
+            try body(SampleBlock(rows: range, tNs: try time.read(range), contact: try contact.read(range), slot: try slot.read(range),
+                                 x: try x.read(range), y: try y.read(range), pressure: try pressure.read(range),
+                                 flags: try flags.read(range)))
+            start = range.upperBound
+        }
+    }
+
     public func contacts() throws -> [Contact] {
-        let contacts = try table(.contacts)
-        let id = try contacts.readArray("id", of: Int32.self)
-        let slot = try contacts.readArray("slot", of: Int16.self)
-        let tracking = try contacts.readArray("tracking_id", of: Int32.self)
-        let tool = try contacts.readArray("tool", of: UInt16.self)
-        let down = try contacts.readArray("t_down_ns", of: Int64.self)
-        let up = try contacts.readArray("t_up_ns", of: Int64.self)
-        let first = try contacts.readArray("first_sample", of: Int64.self)
-        let last = try contacts.readArray("last_sample", of: Int64.self)
-        let count = try contacts.readArray("n_samples", of: Int64.self)
+        typealias S = TraceSchema.Contacts
+        let contacts = try open(.contacts)
+        let id = try contacts.read(S.id)
+        let slot = try contacts.read(S.slot)
+        let tracking = try contacts.read(S.trackingID)
+        let tool = try contacts.read(S.tool)
+        let down = try contacts.read(S.tDownNs)
+        let up = try contacts.read(S.tUpNs)
+        let first = try contacts.read(S.firstSample)
+        let last = try contacts.read(S.lastSample)
+        let count = try contacts.read(S.sampleCount)
         guard [slot.count, tracking.count, tool.count, down.count, up.count, first.count, last.count, count.count].allSatisfy({ $0 == id.count }) else {
-            throw TraceFileError(file: filePath, "recording '\(name)': the contacts columns differ in length")
+            throw fail("the contacts columns differ in length")
         }
         return id.indices.map {
             Contact(id: id[$0], slot: slot[$0], trackingID: tracking[$0], tool: tool[$0], tDownNs: down[$0], tUpNs: up[$0],
@@ -213,10 +278,12 @@ public final class TraceRecording {
     }
 
     public func markers() throws -> [Marker] {
-        let markers = try table(.markers)
-        let time = try markers.readArray("t_ns", of: Int64.self)
-        let kind = try markers.readArray("kind", of: UInt8.self)
-        let index = try markers.readArray("event_index", of: Int64.self)
+        typealias S = TraceSchema.Markers
+        let markers = try open(.markers)
+        let time = try markers.read(S.tNs)
+        let kind = try markers.read(S.kind)
+        let index = try markers.read(S.eventIndex)
+        guard kind.count == time.count, index.count == time.count else { throw fail("the markers columns differ in length") }
         return time.indices.compactMap { row in
             MarkerKind(rawValue: kind[row]).map { Marker(tNs: time[row], kind: $0, eventIndex: index[row]) }
         }
@@ -224,8 +291,8 @@ public final class TraceRecording {
 
     /// SYN_REPORT events, counted by streaming the type and code columns.
     public func frameCount() throws -> Int64 {
-        let type: Column<UInt16> = try column(.events, "type")
-        let code: Column<UInt16> = try column(.events, "code")
+        let type = try open(TraceSchema.Events.type)
+        let code = try open(TraceSchema.Events.code)
         var frames: Int64 = 0
         var start = 0
         while start < type.count {
@@ -241,13 +308,25 @@ public final class TraceRecording {
     public func storage() throws -> (logical: UInt64, stored: UInt64) {
         var logical: UInt64 = 0, stored: UInt64 = 0
         for table in [TraceSchema.Table.events, .samples, .contacts, .markers] {
-            let group = try self.table(table)
-            for column in try group.memberNames() {
-                let storage = try group.storage(of: column)
+            let group = try open(table)
+            for column in table.columns where group.contains(column) {
+                let storage = try group.storage(of: column.name)
                 logical += storage.logicalBytes
                 stored += storage.storedBytes
             }
         }
         return (logical, stored)
     }
+}
+
+/// Rows `rows` of the samples table, one array per column.
+public struct SampleBlock: Sendable {
+    public var rows: Range<Int>
+    public var tNs: [Int64]
+    public var contact: [Int32]
+    public var slot: [Int16]
+    public var x: [Int32]
+    public var y: [Int32]
+    public var pressure: [Int32]
+    public var flags: [UInt8]
 }

@@ -27,10 +27,10 @@ public final class TraceWriter {
         self.options = options
         file = try File.create(path, latestFormat: options.latestFormat)
         let root = try file.root
-        try root.setAttribute("format", .string(TraceSchema.formatName))
-        try root.setAttribute("format_version", .int(TraceSchema.formatVersion))
-        try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
-        try root.setAttribute("tool_version", .string("forcetrace \(ForceTraceVersion.string)"))
+        try root.setAttribute(FileAttribute.format, .string(TraceSchema.formatName))
+        try root.setAttribute(FileAttribute.formatVersion, .int(TraceSchema.formatVersion))
+        try root.setAttribute(FileAttribute.createdUTC, .string(ISO8601DateFormatter().string(from: Date())))
+        try root.setAttribute(FileAttribute.toolVersion, .string("forcetrace \(ForceTraceVersion.string)"))
         recordings = try root.createGroup(TraceSchema.recordingsGroup)
     }
 
@@ -50,7 +50,7 @@ public final class TraceWriter {
 
     /// Creates a recording's group, its attributes and its empty tables.
     /// - Parameter t0Ns: absolute time of the first event on `clock`.
-    public func addRecording(name: String, device: DeviceDescription, source: String, clock: RecordingClock,
+    public func addRecording(name: String, device: DeviceDescription, source: RecordingSource, clock: RecordingClock,
                              t0Ns: Int64, synDroppedPolicy: TraceDecoder.SynDroppedPolicy = .discardUntilReport) throws -> RecordingWriter {
         let group = try recordings.createGroup(uniqueName(name))
         return try RecordingWriter(group: group, device: device, source: source, clock: clock, t0Ns: t0Ns,
@@ -67,10 +67,7 @@ public final class TraceWriter {
         for event in recording.events { try writer.append(event) }
         let summary = try writer.finish(markComplete: importError == nil)
         try writer.writeGroundTruth(recording.groundTruth)
-        if let importError {
-            try writer.group.setAttribute("import_status", .string("partial"))
-            try writer.group.setAttribute("import_error", .string(importError))
-        }
+        if let importError { try writer.markPartial(importError) }
         return summary
     }
 
@@ -96,7 +93,7 @@ public struct RecordingSummary: Sendable {
 /// Appends one recording's events, decoding them into samples and contacts
 /// as they arrive, so a live capture and an import write the same tables.
 public final class RecordingWriter {
-    public let group: Group
+    let group: Group
     public let name: String
     public let t0Ns: Int64
     public private(set) var decoder: TraceDecoder
@@ -129,81 +126,98 @@ public final class RecordingWriter {
     private let markerKind: Column<UInt8>
     private let markerEvent: Column<Int64>
 
-    init(group: Group, device: DeviceDescription, source: String, clock: RecordingClock, t0Ns: Int64,
+    init(group: Group, device: DeviceDescription, source: RecordingSource, clock: RecordingClock, t0Ns: Int64,
          options: TraceWriteOptions, synDroppedPolicy: TraceDecoder.SynDroppedPolicy) throws {
         self.group = group
         self.name = String(group.path.split(separator: "/").last ?? "")
         self.t0Ns = t0Ns
         decoder = TraceDecoder(device: device, synDroppedPolicy: synDroppedPolicy)
-        try group.setAttribute("source", .string(source))
-        try group.setAttribute("device_name", .string(device.name))
-        try group.setAttribute("device_id", .ints([device.bus, device.vendor, device.product, device.version].map(Int64.init)))
-        try group.setAttribute("properties", .ints(device.properties.map(Int64.init)))
-        try group.setAttribute("clock", .string(clock.rawValue))
-        try group.setAttribute("t0_ns", .int(t0Ns))
-        try group.setAttribute("contact_protocol", .string(device.contactProtocol.rawValue))
-        try group.setAttribute("slots", .int(Int64(device.slotCount)))
-        try group.setAttribute("pressure_axis", .int(Int64(device.contactPressureAxis.map { Int($0.code) } ?? -1)))
+        try group.setAttribute(RecordingAttribute.source, .string(source.description))
+        try group.setAttribute(RecordingAttribute.deviceName, .string(device.name))
+        try group.setAttribute(RecordingAttribute.deviceID, .ints([device.bus, device.vendor, device.product, device.version].map(Int64.init)))
+        try group.setAttribute(RecordingAttribute.properties, .ints(device.properties.map(Int64.init)))
+        try group.setAttribute(RecordingAttribute.clock, .string(clock.rawValue))
+        try group.setAttribute(RecordingAttribute.t0Ns, .int(t0Ns))
+        try group.setAttribute(RecordingAttribute.contactProtocol, .string(device.contactProtocol.rawValue))
+        try group.setAttribute(RecordingAttribute.slots, .int(Int64(device.slotCount)))
+        try group.setAttribute(RecordingAttribute.pressureAxis, .int(Int64(device.contactPressureAxis.map { Int($0.code) } ?? -1)))
         if !device.ledStates.isEmpty {
-            try group.setAttribute("led_state", .ints(device.ledStates.flatMap { [Int64($0.0), Int64($0.1)] }))
+            try group.setAttribute(RecordingAttribute.ledState, .ints(device.ledStates.flatMap { [Int64($0.0), Int64($0.1)] }))
         }
         if !device.switchStates.isEmpty {
-            try group.setAttribute("switch_state", .ints(device.switchStates.flatMap { [Int64($0.0), Int64($0.1)] }))
+            try group.setAttribute(RecordingAttribute.switchState, .ints(device.switchStates.flatMap { [Int64($0.0), Int64($0.1)] }))
         }
 
-        let axes = try group.createGroup(TraceSchema.Table.axes.rawValue)
-        try axes.writeArray("code", device.axes.map(\.code))
-        try axes.writeStrings("name", device.axes.map(\.name))
-        try axes.writeArray("min", device.axes.map(\.minimum))
-        try axes.writeArray("max", device.axes.map(\.maximum))
-        try axes.writeArray("fuzz", device.axes.map(\.fuzz))
-        try axes.writeArray("flat", device.axes.map(\.flat))
-        try axes.writeArray("resolution", device.axes.map(\.resolution))
-        try axes.writeArray("value", device.axes.map(\.value))
+        typealias S = TraceSchema
+        let axes = try group.createGroup(S.Table.axes.rawValue)
+        try axes.write(S.Axes.code, device.axes.map(\.code))
+        try axes.write(S.Axes.name, device.axes.map(\.name))
+        try axes.write(S.Axes.min, device.axes.map(\.minimum))
+        try axes.write(S.Axes.max, device.axes.map(\.maximum))
+        try axes.write(S.Axes.fuzz, device.axes.map(\.fuzz))
+        try axes.write(S.Axes.flat, device.axes.map(\.flat))
+        try axes.write(S.Axes.resolution, device.axes.map(\.resolution))
+        try axes.write(S.Axes.value, device.axes.map(\.value))
 
-        let capabilities = try group.createGroup(TraceSchema.Table.capabilities.rawValue)
+        let capabilities = try group.createGroup(S.Table.capabilities.rawValue)
         let pairs = device.codes.keys.sorted().flatMap { type in (device.codes[type] ?? []).map { (type, $0) } }
-        try capabilities.writeArray("type", pairs.map(\.0))
-        try capabilities.writeArray("code", pairs.map(\.1))
+        try capabilities.write(S.Capabilities.type, pairs.map(\.0))
+        try capabilities.write(S.Capabilities.code, pairs.map(\.1))
 
         let chunk = options.chunkRows
         let compression = options.compression
-        let events = try group.createGroup(TraceSchema.Table.events.rawValue)
-        eventTime = try events.createColumn("t_ns", chunkRows: chunk, compression: compression)
-        eventType = try events.createColumn("type", chunkRows: chunk, compression: compression)
-        eventCode = try events.createColumn("code", chunkRows: chunk, compression: compression)
-        eventValue = try events.createColumn("value", chunkRows: chunk, compression: compression)
+        let events = try group.createGroup(S.Table.events.rawValue)
+        eventTime = try events.createColumn(S.Events.tNs, chunkRows: chunk, compression: compression)
+        eventType = try events.createColumn(S.Events.type, chunkRows: chunk, compression: compression)
+        eventCode = try events.createColumn(S.Events.code, chunkRows: chunk, compression: compression)
+        eventValue = try events.createColumn(S.Events.value, chunkRows: chunk, compression: compression)
 
-        let samples = try group.createGroup(TraceSchema.Table.samples.rawValue)
-        sampleTime = try samples.createColumn("t_ns", chunkRows: chunk, compression: compression)
-        sampleContact = try samples.createColumn("contact", chunkRows: chunk, compression: compression)
-        sampleSlot = try samples.createColumn("slot", chunkRows: chunk, compression: compression)
-        sampleX = try samples.createColumn("x", chunkRows: chunk, compression: compression)
-        sampleY = try samples.createColumn("y", chunkRows: chunk, compression: compression)
-        samplePressure = try samples.createColumn("pressure", chunkRows: chunk, compression: compression)
-        sampleFlags = try samples.createColumn("flags", chunkRows: chunk, compression: compression)
+        let samples = try group.createGroup(S.Table.samples.rawValue)
+        sampleTime = try samples.createColumn(S.Samples.tNs, chunkRows: chunk, compression: compression)
+        sampleContact = try samples.createColumn(S.Samples.contact, chunkRows: chunk, compression: compression)
+        sampleSlot = try samples.createColumn(S.Samples.slot, chunkRows: chunk, compression: compression)
+        sampleX = try samples.createColumn(S.Samples.x, chunkRows: chunk, compression: compression)
+        sampleY = try samples.createColumn(S.Samples.y, chunkRows: chunk, compression: compression)
+        samplePressure = try samples.createColumn(S.Samples.pressure, chunkRows: chunk, compression: compression)
+        sampleFlags = try samples.createColumn(S.Samples.flags, chunkRows: chunk, compression: compression)
 
         // Contacts and markers are short tables: smaller chunks.
         let small = max(1, min(chunk, 1024))
-        let contacts = try group.createGroup(TraceSchema.Table.contacts.rawValue)
-        contactID = try contacts.createColumn("id", chunkRows: small, compression: compression)
-        contactSlot = try contacts.createColumn("slot", chunkRows: small, compression: compression)
-        contactTrackingID = try contacts.createColumn("tracking_id", chunkRows: small, compression: compression)
-        contactTool = try contacts.createColumn("tool", chunkRows: small, compression: compression)
-        contactDown = try contacts.createColumn("t_down_ns", chunkRows: small, compression: compression)
-        contactUp = try contacts.createColumn("t_up_ns", chunkRows: small, compression: compression)
-        contactFirst = try contacts.createColumn("first_sample", chunkRows: small, compression: compression)
-        contactLast = try contacts.createColumn("last_sample", chunkRows: small, compression: compression)
-        contactCount = try contacts.createColumn("n_samples", chunkRows: small, compression: compression)
+        let contacts = try group.createGroup(S.Table.contacts.rawValue)
+        contactID = try contacts.createColumn(S.Contacts.id, chunkRows: small, compression: compression)
+        contactSlot = try contacts.createColumn(S.Contacts.slot, chunkRows: small, compression: compression)
+        contactTrackingID = try contacts.createColumn(S.Contacts.trackingID, chunkRows: small, compression: compression)
+        contactTool = try contacts.createColumn(S.Contacts.tool, chunkRows: small, compression: compression)
+        contactDown = try contacts.createColumn(S.Contacts.tDownNs, chunkRows: small, compression: compression)
+        contactUp = try contacts.createColumn(S.Contacts.tUpNs, chunkRows: small, compression: compression)
+        contactFirst = try contacts.createColumn(S.Contacts.firstSample, chunkRows: small, compression: compression)
+        contactLast = try contacts.createColumn(S.Contacts.lastSample, chunkRows: small, compression: compression)
+        contactCount = try contacts.createColumn(S.Contacts.sampleCount, chunkRows: small, compression: compression)
 
-        let markers = try group.createGroup(TraceSchema.Table.markers.rawValue)
-        markerTime = try markers.createColumn("t_ns", chunkRows: small, compression: compression)
-        markerKind = try markers.createColumn("kind", chunkRows: small, compression: compression)
-        markerEvent = try markers.createColumn("event_index", chunkRows: small, compression: compression)
-        try markers.setAttribute("kinds", .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
+        let markers = try group.createGroup(S.Table.markers.rawValue)
+        markerTime = try markers.createColumn(S.Markers.tNs, chunkRows: small, compression: compression)
+        markerKind = try markers.createColumn(S.Markers.kind, chunkRows: small, compression: compression)
+        markerEvent = try markers.createColumn(S.Markers.eventIndex, chunkRows: small, compression: compression)
+        try markers.setAttribute(RecordingAttribute.markerKinds, .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
     }
 
     public var eventsWritten: Int64 { eventCount }
+
+    /// Sets `import_status`.
+    func markStatus(_ status: ImportStatus) throws {
+        try group.setAttribute(RecordingAttribute.importStatus, .string(status.rawValue))
+    }
+
+    /// Marks a recording salvaged from damaged input: `import_status = "partial"` and why.
+    func markPartial(_ importError: String) throws {
+        try markStatus(.partial)
+        try group.setAttribute(RecordingAttribute.importError, .string(importError))
+    }
+
+    /// The free-text `label` attribute (`record --label`).
+    public func setLabel(_ label: String) throws {
+        try group.setAttribute(RecordingAttribute.label, .string(label))
+    }
 
     /// Appends one event whose time is absolute on the recording's clock.
     public func append(_ event: InputEvent) throws {
@@ -283,7 +297,7 @@ public final class RecordingWriter {
             finished = true
             decoder.finish()
             try flush()
-            if markComplete { try group.setAttribute("import_status", .string("complete")) }
+            if markComplete { try markStatus(.complete) }
         }
         return RecordingSummary(name: name, events: eventCount, frames: decoder.frameCount, contacts: decoder.contactCount,
                                 samples: decoder.sampleRows, markers: markerCount, durationNs: lastTimeNs,

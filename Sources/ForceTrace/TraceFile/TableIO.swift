@@ -1,0 +1,44 @@
+import HDF5
+
+/// Reads and writes of one table group, named by the schema's typed columns
+/// so that no caller spells a column name.
+extension Group {
+    /// Creates an empty extendible column.
+    func createColumn<Element>(_ column: TypedColumn<Element>, chunkRows: Int, compression: Compression) throws -> Column<Element> {
+        let created: Column<Element> = try createColumn(column.name, chunkRows: chunkRows, compression: compression)
+        try describe(column.schema)
+        return created
+    }
+
+    /// Writes a short table's column in one go.
+    func write<Element>(_ column: TypedColumn<Element>, _ values: [Element]) throws {
+        try writeArray(column.name, values)
+        try describe(column.schema)
+    }
+
+    func write(_ column: StringColumn, _ values: [String]) throws {
+        try writeStrings(column.name, values)
+        try describe(column.schema)
+    }
+
+    func open<Element>(_ column: TypedColumn<Element>) throws -> Column<Element> {
+        try openColumn(column.name)
+    }
+
+    func read<Element>(_ column: TypedColumn<Element>) throws -> [Element] {
+        try readArray(column.name)
+    }
+
+    func read(_ column: StringColumn) throws -> [String] {
+        try readStrings(column.name)
+    }
+
+    func contains(_ column: ColumnSchema) -> Bool { contains(column.name) }
+
+    /// The column's `units` and `long_name` attributes (an addition within
+    /// format version 1, docs/FORMAT.md).
+    private func describe(_ column: ColumnSchema) throws {
+        try setAttribute("units", .string(column.units), onMember: column.name)
+        try setAttribute("long_name", .string(column.longName), onMember: column.name)
+    }
+}

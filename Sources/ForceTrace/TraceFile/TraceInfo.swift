@@ -1,0 +1,195 @@
+import Foundation
+
+/// What `forcetrace info` says about a trace file, computed once; text and
+/// JSON are two renderings of it.
+public struct TraceFileInfo: Sendable {
+    public var file: String
+    public var formatVersion: Int64
+    public var createdUTC: String?
+    public var toolVersion: String?
+    public var fileSize: UInt64
+    /// Over every recording's tables.
+    public var tableBytesUncompressed: UInt64
+    public var tableBytesStored: UInt64
+    public var recordings: [RecordingInfo]
+    /// See `TraceReader.markedOpenByWriter`.
+    public var openByWriter: Bool
+
+    /// Uncompressed over stored bytes; nil when nothing is stored.
+    public var compressionRatio: Double? {
+        tableBytesStored > 0 ? Double(tableBytesUncompressed) / Double(tableBytesStored) : nil
+    }
+
+    /// Reads every recording's description and counts (streaming the events
+    /// once per recording for the frame count).
+    public init(_ reader: TraceReader) throws {
+        file = reader.path
+        formatVersion = reader.formatVersion
+        createdUTC = reader.createdUTC
+        toolVersion = reader.toolVersion
+        fileSize = try reader.fileSize()
+        openByWriter = reader.markedOpenByWriter
+        recordings = try reader.recordingNames.map { try RecordingInfo(try reader.recording($0)) }
+        tableBytesUncompressed = recordings.reduce(0) { $0 + $1.tableBytesUncompressed }
+        tableBytesStored = recordings.reduce(0) { $0 + $1.tableBytesStored }
+    }
+}
+
+/// One recording's part of `TraceFileInfo`.
+public struct RecordingInfo: Sendable {
+    public var name: String
+    public var source: RecordingSource
+    public var clock: RecordingClock
+    public var t0Ns: Int64
+    public var importStatus: ImportStatus?
+    public var importError: String?
+    public var device: DeviceDescription
+    public var events: Int
+    public var frames: Int64
+    public var contacts: Int
+    public var samples: Int
+    public var markers: Int
+    public var resyncs: Int
+    public var synDropped: Int
+    /// `t_ns` of the last event.
+    public var durationNs: Int64
+    public var tableBytesUncompressed: UInt64
+    public var tableBytesStored: UInt64
+
+    public init(_ recording: TraceRecording) throws {
+        name = recording.name
+        source = recording.source
+        clock = recording.clock
+        t0Ns = recording.t0Ns
+        importStatus = recording.importStatus
+        importError = recording.importError
+        device = recording.device
+        events = try recording.rowCount(.events)
+        frames = try recording.frameCount()
+        contacts = try recording.rowCount(.contacts)
+        samples = try recording.rowCount(.samples)
+        let markerList = try recording.markers()
+        markers = markerList.count
+        resyncs = markerList.filter { $0.kind == .resync }.count
+        synDropped = markerList.filter { $0.kind == .synDropped }.count
+        durationNs = try recording.lastEventTimeNs()
+        (tableBytesUncompressed, tableBytesStored) = try recording.storage()
+    }
+}
+
+extension TraceFileInfo {
+    /// `info --json`: keys as FORMAT.md and README name them.
+    public var json: String {
+        func axis(_ axis: AxisInfo) -> [String: Any] {
+            ["code": Int(axis.code), "name": axis.name, "min": Int(axis.minimum), "max": Int(axis.maximum),
+             "fuzz": Int(axis.fuzz), "flat": Int(axis.flat), "resolution": Int(axis.resolution)]
+        }
+        let recordings: [[String: Any]] = recordings.map { recording in
+            let device = recording.device
+            let pressure: Any = device.contactPressureAxis.map {
+                ["code": Int($0.code), "name": $0.name, "min": Int($0.minimum), "max": Int($0.maximum),
+                 "resolution": Int($0.resolution)] as [String: Any]
+            } ?? NSNull()
+            return [
+                "name": recording.name,
+                "source": recording.source.description,
+                "clock": recording.clock.rawValue,
+                "t0_ns": recording.t0Ns,
+                "import_status": recording.importStatus?.rawValue ?? NSNull(),
+                "import_error": recording.importError ?? NSNull(),
+                "device": [
+                    "name": device.name,
+                    "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
+                    "properties": device.properties.map { EventNames.property($0) },
+                    "is_pen": device.isPen,
+                ] as [String: Any],
+                "contact_protocol": device.contactProtocol.rawValue,
+                "slots": device.slotCount,
+                "pressure_axis": pressure,
+                "axes": device.axes.map(axis),
+                "events": recording.events,
+                "frames": recording.frames,
+                "contacts": recording.contacts,
+                "samples": recording.samples,
+                "markers": recording.markers,
+                "resyncs": recording.resyncs,
+                "syn_dropped": recording.synDropped,
+                "duration_s": Double(recording.durationNs) / 1e9,
+                "table_bytes_uncompressed": recording.tableBytesUncompressed,
+                "table_bytes_stored": recording.tableBytesStored,
+            ]
+        }
+        let info: [String: Any] = [
+            "file": file,
+            "format_version": formatVersion,
+            "created_utc": createdUTC ?? NSNull(),
+            "tool_version": toolVersion ?? NSNull(),
+            "file_size": fileSize,
+            "table_bytes_uncompressed": tableBytesUncompressed,
+            "table_bytes_stored": tableBytesStored,
+            "compression_ratio": compressionRatio ?? NSNull(),
+            "recordings": recordings,
+            "open_by_writer": openByWriter,
+        ]
+        return JSONText.encode(info)
+    }
+
+    /// `info`'s text.
+    public var text: String {
+        func bytes(_ value: UInt64) -> String {
+            let number = Double(value)
+            if number >= 1_048_576 { return String(format: "%.2f MiB", number / 1_048_576) }
+            if number >= 1024 { return String(format: "%.1f KiB", number / 1024) }
+            return "\(value) B"
+        }
+        var text = "\(file): forcetrace format \(formatVersion), \(bytes(fileSize))"
+        if let toolVersion { text += ", written by \(toolVersion)" }
+        if let createdUTC { text += " at \(createdUTC)" }
+        text += "\n"
+        if openByWriter {
+            text += "  note: the file is still marked open by a writer (recording now, or killed); read up to its last flush.\n"
+            text += "        If no recorder is running, 'h5clear -s \(file)' clears the mark.\n"
+        }
+        if let compressionRatio {
+            text += String(format: "  tables: %@ uncompressed, %@ stored (%.1fx)\n",
+                           bytes(tableBytesUncompressed), bytes(tableBytesStored), compressionRatio)
+        }
+        for recording in recordings {
+            let device = recording.device
+            text += "\n/recordings/\(recording.name)\n"
+            text += "  source:     \(recording.source)\n"
+            text += "  device:     \"\(device.name)\" " + String(format: "bus 0x%04x vendor 0x%04x product 0x%04x version 0x%04x",
+                Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)) + "\n"
+            let properties = device.properties.map { EventNames.property($0) }
+            text += "  properties: \(properties.isEmpty ? "none" : properties.joined(separator: ", "))\n"
+            var contacts = device.contactProtocol == .slots
+                ? "multitouch protocol B, \(device.slotCount) slots" : "no slots (contacts follow BTN_TOUCH)"
+            if device.isPen { contacts += ", pen" }
+            text += "  contacts:   \(contacts)\n"
+            if let pressure = device.contactPressureAxis {
+                text += "  pressure:   \(pressure.name) \(pressure.minimum)..\(pressure.maximum)\n"
+            } else {
+                text += "  pressure:   no per-contact pressure axis\n"
+            }
+            text += "  axes:\n"
+            text += "    code  name                       min      max  fuzz  flat   res\n"
+            for axis in device.axes {
+                text += String(format: "    0x%02x  %@ %8d %8d %5d %5d %5d\n", Int(axis.code),
+                               axis.name.padding(toLength: 22, withPad: " ", startingAt: 0),
+                               Int(axis.minimum), Int(axis.maximum), Int(axis.fuzz), Int(axis.flat), Int(axis.resolution))
+            }
+            text += "  events \(recording.events), frames \(recording.frames), contacts \(recording.contacts), "
+                + "samples \(recording.samples), markers \(recording.markers)\n"
+            text += String(format: "  duration:   %.3f s (clock %@)\n", Double(recording.durationNs) / 1e9, recording.clock.rawValue)
+            switch recording.importStatus {
+            case .complete: break
+            case .partial:
+                text += "  status:     partial\n"
+                if let error = recording.importError { text += "  import_error: \(error)\n" }
+            case nil:
+                text += "  status:     incomplete (no import_status: still being written, or the writer stopped early)\n"
+            }
+        }
+        return text
+    }
+}

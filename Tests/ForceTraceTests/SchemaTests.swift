@@ -1,0 +1,83 @@
+import Foundation
+import HDF5
+import XCTest
+@testable import ForceTrace
+
+/// The schema (`TraceSchema`) is the one description of the file: what the
+/// writer puts in a table is exactly what the schema lists, with its
+/// `units` and `long_name`.
+final class SchemaTests: XCTestCase {
+    private func importedSample(_ name: String) throws -> String {
+        let directory = try makeTemporaryDirectory(self)
+        let path = directory.appendingPathComponent("\(name).h5").path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/\(name).evemu").path))
+        try writer.close()
+        return path
+    }
+
+    func testEveryTableHoldsExactlyTheSchemaColumnsWithUnitsAndLongNames() throws {
+        // touchscreen-deep-presses carries ground truth, so it has a labels table too.
+        let path = try importedSample("touchscreen-deep-presses")
+        let file = try File.open(path)
+        defer { try? file.close() }
+        let recordings = try file.root.openGroup(TraceSchema.recordingsGroup)
+        let recording = try recordings.openGroup(try recordings.memberNames()[0])
+        XCTAssertEqual(Set(try recording.memberNames()), Set(TraceSchema.Table.allCases.map(\.rawValue)))
+        for table in TraceSchema.Table.allCases {
+            let group = try recording.openGroup(table.rawValue)
+            let columns = Set(try group.memberNames()).subtracting([table.dimension])
+            XCTAssertEqual(columns, Set(table.columns.map(\.name)), table.rawValue)
+            for column in table.columns {
+                XCTAssertEqual(try group.attribute("units", ofMember: column.name), .string(column.units), "\(table)/\(column.name)")
+                XCTAssertEqual(try group.attribute("long_name", ofMember: column.name), .string(column.longName), "\(table)/\(column.name)")
+                XCTAssertFalse(column.longName.isEmpty)
+            }
+        }
+    }
+
+    func testTimeColumnsAreInNanosecondsAndNoColumnNameRepeatsInATable() {
+        for table in TraceSchema.Table.allCases {
+            XCTAssertEqual(Set(table.columns.map(\.name)).count, table.columns.count, table.rawValue)
+            XCTAssertFalse(table.columns.map(\.name).contains(table.dimension), table.rawValue)
+            for column in table.columns where column.name.hasSuffix("_ns") {
+                XCTAssertEqual(column.units, "nanoseconds", "\(table)/\(column.name)")
+            }
+            XCTAssertTrue(table.columns.allSatisfy { $0.table == table })
+        }
+    }
+
+    func testRecordingSourcesReadBackAsTheyWereWritten() {
+        let sources: [RecordingSource] = [
+            .evemu(path: "/tmp/a b.evemu"), .libinput(path: "x.yml", device: nil), .libinput(path: "x.yml", device: 2),
+            .raw(path: "r.bin"), .simulated(seed: 7), .evdev(node: "/dev/input/event5"),
+            .replay(.evemu(path: "/tmp/s:1.evemu")), .other("something-new:x"),
+        ]
+        for source in sources {
+            XCTAssertEqual(RecordingSource(source.description), source, source.description)
+        }
+        XCTAssertEqual(RecordingSource("replay:evemu:/x").description, "replay:evemu:/x")
+        XCTAssertEqual(RecordingSource("simulate:seed=x"), .other("simulate:seed=x"))
+    }
+
+    func testTypedAccessorsReadWhatTheWriterWrote() throws {
+        let path = try importedSample("touchscreen-mixed")
+        let recording = try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path)
+        let reader = try TraceReader(path: path)
+        let trace = try reader.recording(reader.recordingNames[0])
+        XCTAssertEqual(trace.importStatus, .complete)
+        XCTAssertEqual(trace.source, recording.source)
+        XCTAssertEqual(try trace.read(TraceSchema.Events.value), recording.events.map(\.value))
+        var rows = 0
+        var pressures: [Int32] = []
+        try trace.forEachSampleBlock(blockRows: 100) { block in
+            XCTAssertEqual(block.rows.lowerBound, rows)
+            rows = block.rows.upperBound
+            pressures += block.pressure
+        }
+        XCTAssertEqual(rows, try trace.rowCount(.samples))
+        XCTAssertEqual(pressures, try trace.read(TraceSchema.Samples.pressure))
+        XCTAssertEqual(try trace.lastEventTimeNs(), recording.events.last!.timeNs - recording.t0Ns)
+        XCTAssertEqual(try trace.rowCount(.labels), recording.groundTruth.labels.count)
+    }
+}
