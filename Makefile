@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
-APT_PACKAGES := libhdf5-dev zlib1g-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
+APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
 PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed setuptools wheel
 
 .PHONY: all deps build test test-swift test-python python-package demo samples bench clean

@@ -26,10 +26,16 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // libdeflate, to inflate raw HDF5 chunks on worker threads (HDF5/RawChunks.swift).
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // H5Dread with faults on damaged files turned into errors (see its header).
         .target(name: "CHDF5Guard", dependencies: ["CHDF5"]),
         // The thin safe layer over HDF5: no hid_t escapes it.
-        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard"]),
+        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard", "CDeflate"]),
         // The library: decoding, formats, trace files, analysis.
         .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"]),
         // The command-line layer, one file per subcommand.

@@ -82,6 +82,7 @@ struct ReportCommand: Subcommand {
             options.tolerance = isMM ? .millimetres(value) : .deviceUnits(value)
         }
         options.curvePoints = try arguments.int("k", in: 2...4096) ?? options.curvePoints
+        options.curves = save != nil
         self.options = options
     }
 

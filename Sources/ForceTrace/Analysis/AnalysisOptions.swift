@@ -95,6 +95,9 @@ public struct AnalysisOptions: Equatable, Sendable {
     public var alignedPoints = 200
     /// Tolerances of the inflation sweep, in mm.
     public static let sweepTolerancesMM: [Double] = [0, 0.1, 0.25, 0.5, 1]
+    /// Whether to compute the curve matrices (`curves`, `alignedCurves`),
+    /// which only a saved report (`report -o`) holds; empty when false.
+    public var curves = true
     /// Rows read per chunk of the samples table.
     public var chunkRows = 65_536
 

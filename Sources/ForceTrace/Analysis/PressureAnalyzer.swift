@@ -60,7 +60,8 @@ public enum PressureAnalyzer {
             ContactStatistics(id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool,
                               tDownNs: contact.tDownNs, tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs))
         }
-        let curvePoints = options.curvePoints, alignedPoints = options.alignedPoints
+        // Only a saved report holds the curve matrices; without one they are not computed.
+        let curvePoints = options.curves ? options.curvePoints : 0, alignedPoints = options.curves ? options.alignedPoints : 0
         var curves = [Float](repeating: .nan, count: table.count * curvePoints)
         var aligned = [Float](repeating: .nan, count: table.count * alignedPoints)
         let setup = OpenContact.Setup(thresholds: options.thresholds, smoothing: options.smoothing, lanes: lanes,

@@ -237,7 +237,7 @@ public final class TraceRecording {
         return recording
     }
 
-    /// Streams the samples table in blocks of `blockRows`, in row order.
+    /// Streams the samples table in blocks of about `blockRows` (whole chunks), in row order.
     public func forEachSampleBlock(blockRows: Int = 65536, _ body: (SampleBlock) throws -> Void) throws {
         typealias S = TraceSchema.Samples
         let time = try open(S.tNs), contact = try open(S.contact), slot = try open(S.slot)
@@ -246,13 +246,15 @@ public final class TraceRecording {
         guard [contact.count, slot.count, x.count, y.count, pressure.count, flags.count].allSatisfy({ $0 == count }) else {
             throw fail("the samples columns differ in length")
         }
-        var start = 0
-        while start < count {
-            let range = start..<min(count, start + max(1, blockRows))
-            try body(SampleBlock(rows: range, tNs: try time.read(range), contact: try contact.read(range), slot: try slot.read(range),
-                                 x: try x.read(range), y: try y.read(range), pressure: try pressure.read(range),
-                                 flags: try flags.read(range)))
-            start = range.upperBound
+        // Read and inflated on worker threads while `body` works (HDF5/ColumnBlocks.swift).
+        let blocks = try ColumnBlocks([BlockColumn(time), BlockColumn(contact), BlockColumn(slot), BlockColumn(x), BlockColumn(y),
+                                       BlockColumn(pressure), BlockColumn(flags)], rowCount: count, preferredRows: max(1, blockRows))
+        defer { blocks.finish() }
+        while let block = try blocks.next() {
+            try body(SampleBlock(rows: block.rows, tNs: Array(block.values(0, as: Int64.self)), contact: Array(block.values(1, as: Int32.self)),
+                                 slot: Array(block.values(2, as: Int16.self)), x: Array(block.values(3, as: Int32.self)),
+                                 y: Array(block.values(4, as: Int32.self)), pressure: Array(block.values(5, as: Int32.self)),
+                                 flags: Array(block.values(6, as: UInt8.self))))
         }
     }
 
