@@ -6,7 +6,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed setuptools wheel
+PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel
 
 .PHONY: all deps build test test-swift test-python python-package demo samples bench clean
 comma := ,

@@ -349,3 +349,36 @@ def test_pip_installs_the_package(tmp_path, trace_path):
     assert result.returncode == 0, result.stderr
     location, rows = result.stdout.split()
     assert location.startswith(str(target)) and int(rows) == 1630
+
+
+def test_files_without_the_new_attributes_read_the_same(trace_path, tmp_path):
+    """Files written before units/long_name (and dimension scales) were added read the same."""
+    old = tmp_path / "old.h5"
+    old.write_bytes(trace_path.read_bytes())
+    with h5py.File(old, "r+") as handle:
+        def strip(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                for key in ("units", "long_name", "DIMENSION_LIST"):
+                    if key in obj.attrs:
+                        del obj.attrs[key]
+        handle.visititems(strip)
+        assert not [n for n, o in handle["recordings/touchscreen-mixed/samples"].items() if "units" in o.attrs]
+    for name in ("touchscreen-mixed", "touchscreen-deep-presses"):
+        new_rec, old_rec = ft.open(trace_path)[name], ft.open(old)[name]
+        for table in ("samples", "contacts", "events", "markers", "labels", "axes", "capabilities"):
+            pd.testing.assert_frame_equal(old_rec.frame(table), new_rec.frame(table))
+    if pytest.importorskip("xarray"):
+        dataset = ft.open(old)["touchscreen-mixed"].to_xarray()
+        assert dataset["x"].attrs["units"] == "device units" and dataset["x_mm"].attrs["units"] == "mm"
+
+
+def test_pandas_read_hdf_does_not_read_trace_files(trace_path):
+    """The README says pandas alone cannot read trace files (it reads only PyTables' layout)."""
+    pytest.importorskip("tables")
+    with pd.HDFStore(trace_path, "r") as store:
+        assert store.keys() == []
+    with pytest.raises(TypeError, match="cannot create a storer"):
+        pd.read_hdf(trace_path, key="/recordings/touchscreen-mixed/samples")
+    with h5py.File(trace_path, "r") as raw:  # what h5py gives for strings, as the README says
+        assert isinstance(raw["recordings/touchscreen-mixed/axes/name"][0], bytes)
+        assert isinstance(raw["recordings/touchscreen-mixed"].attrs["device_name"], str)
