@@ -36,6 +36,19 @@ static inline hid_t CHDF5_S_ALL(void) { return H5S_ALL; }
 static inline hid_t CHDF5_E_DEFAULT(void) { return H5E_DEFAULT; }
 static inline hsize_t CHDF5_S_UNLIMITED(void) { return H5S_UNLIMITED; }
 static inline size_t CHDF5_T_VARIABLE(void) { return H5T_VARIABLE; }
+// HDF5's error classes and codes, for classifying failures (HDF5Error.Kind).
+static inline hid_t CHDF5_E_FILE(void) { return H5E_FILE; }
+static inline hid_t CHDF5_E_IO(void) { return H5E_IO; }
+static inline hid_t CHDF5_E_VFL(void) { return H5E_VFL; }
+static inline hid_t CHDF5_E_WRITEERROR(void) { return H5E_WRITEERROR; }
+static inline hid_t CHDF5_E_READERROR(void) { return H5E_READERROR; }
+static inline hid_t CHDF5_E_CANTOPENFILE(void) { return H5E_CANTOPENFILE; }
+static inline hid_t CHDF5_E_CANTCREATE(void) { return H5E_CANTCREATE; }
+static inline hid_t CHDF5_E_TRUNCATED(void) { return H5E_TRUNCATED; }
+static inline hid_t CHDF5_E_CANTLOCKFILE(void) { return H5E_CANTLOCKFILE; }
+static inline hid_t CHDF5_E_FILEOPEN(void) { return H5E_FILEOPEN; }
+static inline hid_t CHDF5_E_NOTHDF5(void) { return H5E_NOTHDF5; }
+
 // H5F_LIBVER_LATEST is a #define alias of the newest enum member.
 static inline H5F_libver_t CHDF5_LIBVER_LATEST(void) { return H5F_LIBVER_LATEST; }
 

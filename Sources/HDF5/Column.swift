@@ -52,7 +52,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     private var pending: [Element] = []
 
     init(id: hid_t, fileHandle: Handle, name: String, displayPath: String, chunkRows: Int, storedCount: Int) {
-        self.handle = Handle(id, kind: "D", file: fileHandle, closer: H5Dclose)
+        self.handle = Handle(id, kind: "D", name: displayPath, file: fileHandle, closer: H5Dclose)
         self.fileHandle = fileHandle
         self.name = name
         self.displayPath = displayPath

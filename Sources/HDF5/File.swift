@@ -16,7 +16,7 @@ public final class File: @unchecked Sendable {
 
     private init(path: String, id: hid_t) {
         self.path = path
-        self.handle = Handle(id, kind: "F", closer: H5Fclose)
+        self.handle = Handle(id, kind: "F", name: path, closer: H5Fclose)
     }
 
     /// Creates a file, replacing any file at `path`.
@@ -59,9 +59,14 @@ public final class File: @unchecked Sendable {
     }
 
     /// Whether `path` starts with the HDF5 signature.
+    /// - Throws: `HDF5Error` when the file cannot be read at all (permission denied, no such file).
     /// The corresponding C function is `H5Fis_hdf5`.
-    public static func isHDF5(_ path: String) -> Bool {
-        withHDF5 { H5Fis_hdf5(path) > 0 }
+    public static func isHDF5(_ path: String) throws -> Bool {
+        try withHDF5 {
+            let status = H5Fis_hdf5(path)
+            try checkStatus(status, "H5Fis_hdf5", path)
+            return status > 0
+        }
     }
 
     /// The root group, "/".
@@ -83,13 +88,9 @@ public final class File: @unchecked Sendable {
     public func sync() throws {
         try flush()
         let fd = Foundation.open(path, O_RDONLY)
-        guard fd >= 0 else {
-            throw HDF5Error(function: "open", context: path, stack: [String(cString: strerror(errno))])
-        }
+        guard fd >= 0 else { throw HDF5Error(function: "open", context: path, errno: errno) }
         defer { Foundation.close(fd) }
-        guard fsync(fd) == 0 else {
-            throw HDF5Error(function: "fsync", context: path, stack: [String(cString: strerror(errno))])
-        }
+        guard fsync(fd) == 0 else { throw HDF5Error(function: "fsync", context: path, errno: errno) }
     }
 
     /// Switches a file made with `latestFormat: true` into SWMR write mode.

@@ -11,7 +11,7 @@ public final class Group: @unchecked Sendable {
     let fileHandle: Handle
 
     init(id: hid_t, fileHandle: Handle, path: String, displayPath: String) {
-        self.handle = Handle(id, kind: "G", file: fileHandle, closer: H5Gclose)
+        self.handle = Handle(id, kind: "G", name: displayPath, file: fileHandle, closer: H5Gclose)
         self.fileHandle = fileHandle
         self.path = path
         self.displayPath = displayPath

@@ -7,14 +7,17 @@ final class Handle: @unchecked Sendable {
     private(set) var id: hid_t
     private let closer: (hid_t) -> herr_t
     private let kind: String
+    /// The file path or display path, for messages.
+    private let name: String
     /// The file's handle, for objects inside a file. Files close with
     /// H5F_CLOSE_STRONG, which closes every object in them, so once the
     /// file is closed these ids are void and must not be closed again.
     private let file: Handle?
 
-    init(_ id: hid_t, kind: String, file: Handle? = nil, closer: @escaping (hid_t) -> herr_t) {
+    init(_ id: hid_t, kind: String, name: String, file: Handle? = nil, closer: @escaping (hid_t) -> herr_t) {
         self.id = id
         self.kind = kind
+        self.name = name
         self.file = file
         self.closer = closer
     }
@@ -55,7 +58,11 @@ final class Handle: @unchecked Sendable {
             guard isOpen, !hdf5Poisoned else { id = -1; return }
             let status = closer(id)
             id = -1
-            try checkStatus(status, "H5\(kind)close", "")
+            // HDF5 1.10.8 keeps a file whose close failed (ENOSPC while
+            // flushing) half-open, and its atexit cleanup then faults on it:
+            // treat the library as poisoned so the process skips that cleanup.
+            if status < 0 && kind == "F" { hdf5Poisoned = true }
+            try checkStatus(status, "H5\(kind)close", name)
         }
     }
 

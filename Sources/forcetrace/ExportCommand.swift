@@ -79,7 +79,7 @@ func warnMarkedOpen(_ path: String) {
 func chooseRecording(_ reader: TraceReader, _ requested: String?) throws -> String {
     if let requested { return requested }
     guard reader.recordingNames.count == 1 else {
-        throw TraceFileError(file: reader.path,
+        throw ForceTraceError(file: reader.path,
                              reader.recordingNames.isEmpty ? "holds no recordings" : "holds \(reader.recordingNames.count) recordings",
                              hint: reader.recordingNames.isEmpty ? nil : "choose one with --recording NAME: " + reader.recordingNames.joined(separator: ", "))
     }

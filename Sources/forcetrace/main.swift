@@ -87,12 +87,10 @@ func runMain(_ arguments: [String]) -> Int32 {
     } catch let error as ParseError {
         printError("Error: \(error.message)\nUsage: \(command.spec.usageLine)\n  See 'forcetrace \(command.spec.name) --help'.")
         return ExitStatus.usage
-    } catch let error as HDF5Error {
-        // A damaged trace file: one line, not HDF5's call chain.
-        printError("Error: \(error.userMessage)")
-        return ExitStatus.failure
     } catch {
-        printError("Error: \(error)")
+        // One rendering for every failure: "file: message" and a hint;
+        // HDF5's call chain only as the innermost cause.
+        printError("Error: \(ForceTraceError.userFacing(error))")
         return ExitStatus.failure
     }
 }

@@ -81,3 +81,27 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try trace.rowCount(.labels), recording.groundTruth.labels.count)
     }
 }
+
+/// One rendering for every user-facing failure: "file: message", a hint.
+final class ErrorModelTests: XCTestCase {
+    func testEachHDF5FailureKindGetsItsOwnMessage() {
+        func render(_ kind: HDF5Error.Kind, errno: Int32? = nil) -> String {
+            ForceTraceError(HDF5Error(function: "H5Dwrite", context: "/data/out.h5:/recordings/r/samples/t_ns",
+                                      stack: ["file write failed (H5FD__sec2_write)"], kind: kind, errno: errno)).description
+        }
+        XCTAssertTrue(render(.noSpace, errno: ENOSPC).hasPrefix("/data/out.h5: no space left on the device holding /data/out.h5\n  hint: "))
+        XCTAssertTrue(render(.noSpace, errno: EDQUOT).contains("(disk quota exceeded)"))
+        XCTAssertTrue(render(.permissionDenied, errno: EACCES).hasPrefix("/data/out.h5: permission denied\n  hint: "))
+        XCTAssertTrue(render(.permissionDenied, errno: EROFS).hasPrefix("/data/out.h5: the file system holding it is read-only"))
+        XCTAssertTrue(render(.locked).hasPrefix("/data/out.h5: the file is locked by another process"))
+        XCTAssertTrue(render(.truncated).hasPrefix("/data/out.h5: truncated file"))
+        XCTAssertTrue(render(.other).hasPrefix("/data/out.h5: the file is damaged and HDF5 cannot read it (file write failed"))
+        let messages = [render(.noSpace), render(.permissionDenied), render(.locked), render(.truncated), render(.notFound), render(.other)]
+        XCTAssertEqual(Set(messages).count, messages.count)
+    }
+
+    func testLocationsRenderAsBefore() {
+        XCTAssertEqual(InputError(file: "a.evemu", location: .line(3), "bad", hint: "fix it").description, "a.evemu:3: bad\n  hint: fix it")
+        XCTAssertEqual(ForceTraceError(file: "a.raw", location: .byteOffset(48), "cut").description, "a.raw: at byte 48: cut")
+    }
+}

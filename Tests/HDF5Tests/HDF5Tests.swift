@@ -153,8 +153,33 @@ final class HDF5Tests: XCTestCase {
         }
         let notHDF5 = path("plain.txt")
         try "not hdf5".write(toFile: notHDF5, atomically: true, encoding: .utf8)
-        XCTAssertFalse(File.isHDF5(notHDF5))
+        XCTAssertFalse(try File.isHDF5(notHDF5))
         XCTAssertThrowsError(try File.open(notHDF5))
+    }
+
+    func testALockHeldByAnotherProcessIsClassifiedAsLocked() throws {
+        let filePath = path("locked.h5")
+        try File.create(filePath).close()
+        guard let flock = ["/usr/bin/flock", "/bin/flock"].first(where: FileManager.default.isExecutableFile) else {
+            throw XCTSkip("flock(1) from util-linux is not installed")
+        }
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.arguments = ["--exclusive", "--no-fork", filePath, "sleep", "30"]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertThrowsError(try File.open(filePath, mode: .readWrite)) { error in
+            XCTAssertEqual((error as? HDF5Error)?.kind, .locked, "\(error)")
+            XCTAssertEqual((error as? HDF5Error)?.file, filePath)
+        }
+    }
+
+    func testMissingFileIsClassifiedByErrno() throws {
+        XCTAssertThrowsError(try File.open(path("absent.h5"))) { error in
+            XCTAssertEqual((error as? HDF5Error)?.kind, .notFound, "\(error)")
+            XCTAssertEqual((error as? HDF5Error)?.errno, ENOENT)
+        }
     }
 
     func testClosedFileIsAnErrorNotACrash() throws {

@@ -36,7 +36,7 @@ public enum PressureAnalyzer {
                                progress: ((_ rowsDone: Int, _ rows: Int) -> Void)? = nil) throws -> RecordingAnalysis {
         let device = recording.device
         let file = recording.filePath
-        func fail(_ message: String) -> TraceFileError { TraceFileError(file: file, "recording '\(recording.name)': \(message)") }
+        func fail(_ message: String) -> ForceTraceError { ForceTraceError(file: file, "recording '\(recording.name)': \(message)") }
 
         let table = try recording.contacts()
         for (row, contact) in table.enumerated() where contact.id != Int32(row) {

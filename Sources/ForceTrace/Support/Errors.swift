@@ -1,5 +1,10 @@
-/// Bad input: names the file, where in it, what was expected, and what to do.
-public struct InputError: Error, CustomStringConvertible, Sendable {
+import Foundation
+import HDF5
+
+/// The one error type users see: the file, where in it, what is wrong, and
+/// what to do. Rendered one way everywhere (`description`):
+/// "FILE[:LINE | : at byte N]: message", then "  hint: …" on its own line.
+public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
     public enum Location: Sendable, Equatable {
         case line(Int)
         case byteOffset(Int)
@@ -30,19 +35,48 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// A trace file that this forcetrace cannot use.
-public struct TraceFileError: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    public let message: String
-    public let hint: String?
+/// Bad input in a recording format. The same type: the format parsers were
+/// written against this name.
+public typealias InputError = ForceTraceError
 
-    public init(file: String, _ message: String, hint: String? = nil) {
-        self.file = file
-        self.message = message
-        self.hint = hint
+extension ForceTraceError {
+    /// What an HDF5 failure means for the user, from its classification
+    /// (HDF5's error codes and errno, `HDF5Error.Kind`).
+    public init(_ error: HDF5Error) {
+        let file = error.file.isEmpty ? error.function : error.file
+        let directory = Self.directory(of: file)
+        switch error.kind {
+        case .noSpace:
+            let quota = error.errno == EDQUOT ? " (disk quota exceeded)" : ""
+            self.init(file: file, "no space left on the device holding \(file)\(quota)",
+                      hint: "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere; nothing was kept")
+        case .permissionDenied:
+            let readOnly = error.errno == EROFS
+            self.init(file: file, readOnly ? "the file system holding it is read-only" : "permission denied",
+                      hint: readOnly ? "write the output to a writable file system"
+                                     : "check the permissions of the file and of \(directory) (ls -ld), or use another path")
+        case .locked:
+            self.init(file: file, "the file is locked by another process that has it open (HDF5 file locking)",
+                      hint: "find it with 'fuser -v \(file)' and let it finish; on a file system without working locks set HDF5_USE_FILE_LOCKING=FALSE")
+        case .truncated:
+            self.init(file: file, "truncated file: it ends before the end its HDF5 superblock records (\(error.innermostCause))",
+                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
+        case .notFound:
+            self.init(file: file, "no such file or directory")
+        case .other:
+            self.init(file: file, "the file is damaged and HDF5 cannot read it (\(error.innermostCause))")
+        }
     }
 
-    public var description: String {
-        "\(file): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Any error as the user should see it: HDF5 failures classified, the
+    /// project's own errors as they are.
+    public static func userFacing(_ error: any Error) -> any Error {
+        if let error = error as? HDF5Error { return ForceTraceError(error) }
+        return error
     }
 }

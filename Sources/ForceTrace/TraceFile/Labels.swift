@@ -59,7 +59,7 @@ extension TraceRecording {
         let kinds = table.contains(L.kind.schema) ? try table.read(L.kind) : []
         let peaks = table.contains(L.intendedPeak.schema) ? try table.read(L.intendedPeak) : []
         guard [slots.count, tracking.count, times.count].allSatisfy({ $0 == classes.count }) else {
-            throw TraceFileError(file: filePath, "recording '\(name)': the labels columns differ in length")
+            throw ForceTraceError(file: filePath, "recording '\(name)': the labels columns differ in length")
         }
         truth.labels = classes.indices.map { row in
             ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: classes[row],
@@ -78,11 +78,11 @@ extension TraceRecording {
         let contacts = try table.read(TraceSchema.Labels.contact)
         let classes = try table.read(TraceSchema.Labels.pressClass)
         guard contacts.count == classes.count else {
-            throw TraceFileError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
+            throw ForceTraceError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
         }
         for (contact, label) in zip(contacts, classes) where contact >= 0 && Int(contact) < count {
             guard let pressClass = PressClass(label: label) else {
-                throw TraceFileError(file: filePath, "recording '\(name)': labels/class has '\(label)'",
+                throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(label)'",
                                      hint: "use tap, peek-press or pop-press")
             }
             result[Int(contact)] = pressClass

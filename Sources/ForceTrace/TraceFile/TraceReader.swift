@@ -18,11 +18,13 @@ public final class TraceReader {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw TraceFileError(file: path, isDirectory.boolValue ? "is a directory, not a trace file" : "no such file")
+            throw ForceTraceError(file: path, isDirectory.boolValue ? "is a directory, not a trace file" : "no such file")
         }
-        guard File.isHDF5(path) else {
+        let isHDF5: Bool
+        do { isHDF5 = try File.isHDF5(path) } catch let error as HDF5Error { throw ForceTraceError(error) }
+        guard isHDF5 else {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            throw TraceFileError(file: path, size == 0 ? "is empty, not a forcetrace HDF5 file" : "is not an HDF5 file",
+            throw ForceTraceError(file: path, size == 0 ? "is empty, not a forcetrace HDF5 file" : "is not an HDF5 file",
                                  hint: "recordings (evemu, libinput YAML, raw) go through 'forcetrace import' first")
         }
         var opened: File
@@ -32,18 +34,21 @@ public final class TraceReader {
         } catch let error as HDF5Error {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             // No superblock fits in a few hundred bytes: a file that small was cut inside it.
-            if error.isTruncation || size < 256 {
-                throw TraceFileError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
+            if error.kind == .truncated || size < 256 {
+                throw ForceTraceError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
                                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
             }
+            if [.noSpace, .permissionDenied, .notFound].contains(error.kind) { throw ForceTraceError(error) }
             // A recorder's file is marked open for writing until it closes:
             // while it records, or for good after a crash. SWMR readers may
             // still read it, up to the writer's last flush.
             if !swmr, let reopened = try? File.open(path, mode: .swmrRead) {
                 opened = reopened
                 markedOpen = true
+            } else if error.kind == .locked {
+                throw ForceTraceError(error)
             } else {
-                throw TraceFileError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
+                throw ForceTraceError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
                                      hint: "if a recorder was killed, run 'h5clear -s \(path)' and try again")
             }
         }
@@ -51,20 +56,20 @@ public final class TraceReader {
         markedOpenByWriter = markedOpen
         let root = try file.root
         guard case .string(let format)? = try? root.attribute(FileAttribute.format), format == TraceSchema.formatName else {
-            throw TraceFileError(file: path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
+            throw ForceTraceError(file: path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
         }
         guard let version = (try? root.attribute(FileAttribute.formatVersion))??.intValue else {
-            throw TraceFileError(file: path, "has no format_version attribute")
+            throw ForceTraceError(file: path, "has no format_version attribute")
         }
         guard version <= TraceSchema.formatVersion else {
-            throw TraceFileError(file: path, "format_version \(version) is newer than this forcetrace (reads \(TraceSchema.formatVersion))",
+            throw ForceTraceError(file: path, "format_version \(version) is newer than this forcetrace (reads \(TraceSchema.formatVersion))",
                                  hint: "upgrade forcetrace")
         }
         formatVersion = version
         createdUTC = (try? root.attribute(FileAttribute.createdUTC))??.stringValue
         toolVersion = (try? root.attribute(FileAttribute.toolVersion))??.stringValue
         guard root.contains(TraceSchema.recordingsGroup) else {
-            throw TraceFileError(file: path, "has no /recordings group")
+            throw ForceTraceError(file: path, "has no /recordings group")
         }
         recordings = try root.openGroup(TraceSchema.recordingsGroup)
         recordingNames = try recordings.memberNames()
@@ -72,7 +77,7 @@ public final class TraceReader {
 
     public func recording(_ name: String) throws -> TraceRecording {
         guard recordingNames.contains(name) else {
-            throw TraceFileError(file: path, "has no recording named '\(name)'",
+            throw ForceTraceError(file: path, "has no recording named '\(name)'",
                                  hint: "recordings in it: \(recordingNames.joined(separator: ", "))")
         }
         return try TraceRecording(group: recordings.openGroup(name), name: name, filePath: path)
@@ -105,8 +110,8 @@ public final class TraceRecording {
         self.group = group
         self.name = name
         self.filePath = filePath
-        func fail(_ message: String) -> TraceFileError {
-            TraceFileError(file: filePath, "recording '\(name)': \(message)")
+        func fail(_ message: String) -> ForceTraceError {
+            ForceTraceError(file: filePath, "recording '\(name)': \(message)")
         }
         for table in TraceSchema.Table.allCases where table.isRequired && !group.contains(table.rawValue) {
             throw fail("missing the \(table.rawValue) table")
@@ -185,8 +190,8 @@ public final class TraceRecording {
         return try open(column.table).readArray(column.name)
     }
 
-    private func fail(_ message: String) -> TraceFileError {
-        TraceFileError(file: filePath, "recording '\(name)': \(message)")
+    private func fail(_ message: String) -> ForceTraceError {
+        ForceTraceError(file: filePath, "recording '\(name)': \(message)")
     }
 
     /// Rows in `table` (0 for a missing `labels`).
