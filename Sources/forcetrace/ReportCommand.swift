@@ -117,14 +117,14 @@ struct ReportCommand: Subcommand {
             }
         }
         let progress = ProgressLine()
-        let analyses = try analyseInParallel(files, progress: progress)
+        let analyses = try analyseInParallel(files, options: options, progress: progress)
         progress.clear()
         let report = PressureReport(options: options, files: analyses)
         if let save {
             try ReportFile.write(report, to: save, replace: force)
         }
         if json {
-            print(report.jsonText(), terminator: "")
+            FileHandle.standardOutput.write(Data(report.jsonBytes()))
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
@@ -136,9 +136,8 @@ struct ReportCommand: Subcommand {
     }
 
     /// Analyses every file, up to one per core at a time; the first error wins.
-    func analyseInParallel(_ files: [String], progress: ProgressLine) throws -> [FileAnalysis] {
+    func analyseInParallel(_ files: [String], options: AnalysisOptions, progress: ProgressLine) throws -> [FileAnalysis] {
         let state = ParallelState(count: files.count, progress: progress)
-        let options = self.options
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             do {
                 let reader = try TraceReader(path: files[index])

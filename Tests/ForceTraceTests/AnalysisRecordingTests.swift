@@ -41,7 +41,7 @@ final class AnalysisRecordingTests: XCTestCase {
         XCTAssertLessThanOrEqual(suggestion.peek, peaks(.peekPress).min()!)
         XCTAssertGreaterThan(suggestion.pop, peaks(.peekPress).max()!)
         XCTAssertLessThanOrEqual(suggestion.pop, peaks(.popPress).min()!)
-        XCTAssertEqual(PressureReport.balancedAccuracy(analysis.statistics.confusion), 1.0)
+        XCTAssertEqual(analysis.statistics.confusion.balancedAccuracy, 1.0)
     }
 
     func testLabelsSurviveImportAndExport() throws {
@@ -80,7 +80,7 @@ final class AnalysisRecordingTests: XCTestCase {
         XCTAssertEqual(analysis.statistics.motionEvents, Int64(motion))
         XCTAssertEqual(analysis.statistics.stationary[0], Int64(pressureOnly))
         XCTAssertGreaterThan(Double(pressureOnly) / Double(motion), 0.5, "most motion events are pressure-only")
-        XCTAssertGreaterThan(analysis.statistics.inflation()!, 2)
+        XCTAssertGreaterThan(analysis.statistics.inflation().ratio!, 2)
         // Raw 0...255: the peaks are small integers over 255.
         for contact in analysis.contacts { XCTAssertEqual(contact.peakNorm!, Double(contact.peakRaw) / 255, accuracy: 1e-15) }
         XCTAssertNotNil(analysis.contacts[0].displacementMM, "Cypress reports x/y resolution")
@@ -113,8 +113,10 @@ final class AnalysisRecordingTests: XCTestCase {
     func testSavedReportHoldsCurvesAndTables() throws {
         var options = SimulationOptions()
         options.presses = 5
-        let analysis = try F.analyze(Simulator.run(options).recording)
-        let report = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: "sim.h5", recordings: [analysis])])
+        var analysisOptions = AnalysisOptions()
+        analysisOptions.curves = true
+        let analysis = try F.analyze(Simulator.run(options).recording, options: analysisOptions)
+        let report = PressureReport(options: analysisOptions, files: [FileAnalysis(file: "sim.h5", recordings: [analysis])])
         let path = F.temporaryPath("report.h5")
         try ReportFile.write(report, to: path, replace: true)
         XCTAssertThrowsError(try ReportFile.write(report, to: path, replace: false), "no silent replacement")

@@ -36,7 +36,7 @@ final class AnalysisDefinitionTests: XCTestCase {
         XCTAssertEqual(contact.stationary[0], 9, "every event after touch-down changes only pressure")
         XCTAssertEqual(contact.stationaryRise[0], 9, "the peak is the last sample: all before it")
         XCTAssertEqual(contact.stationaryAfterPeak[0], 0)
-        XCTAssertNil(contact.inflation(), "all motion events stationary: motion / 0")
+        XCTAssertEqual(contact.inflation(), .unbounded, "all motion events stationary: motion / 0")
         XCTAssertEqual(contact.pressClass, .popPress)
         XCTAssertEqual(contact.displacementUnits, 0)
         XCTAssertTrue(contact.isStationaryDeepPress)
@@ -57,7 +57,7 @@ final class AnalysisDefinitionTests: XCTestCase {
         let contact = try F.analyze(builder.recording).contacts[0]
         XCTAssertEqual(contact.motionEvents, 5)
         XCTAssertEqual(contact.stationary[0], 0)
-        XCTAssertEqual(contact.inflation(), 1.0)
+        XCTAssertEqual(contact.inflation(), .ratio(1.0))
         XCTAssertEqual(contact.displacementUnits, 5)
         XCTAssertEqual(contact.displacementMM, 0.5, "5 units at 10 units/mm")
         XCTAssertEqual(contact.peakNorm, 0.5)
@@ -76,7 +76,7 @@ final class AnalysisDefinitionTests: XCTestCase {
         let exact = try F.analyze(builder.recording).contacts[0]
         XCTAssertEqual(exact.motionEvents, 3)
         XCTAssertEqual(exact.stationary[0], 1)
-        XCTAssertEqual(exact.inflation(), 1.5)
+        XCTAssertEqual(exact.inflation(), .ratio(1.5))
         // Sweep lanes 1...5 are 0, 0.1, 0.25, 0.5, 1 mm = 0, 1, 2.5, 5, 10 units.
         XCTAssertEqual(Array((1...5).map { exact.stationary[$0] }), [1, 2, 3, 3, 3])
         var options = AnalysisOptions()
@@ -114,7 +114,8 @@ final class AnalysisDefinitionTests: XCTestCase {
         XCTAssertEqual(contact.endNs, 25_000_000, "held until the recording's last event")
         XCTAssertEqual(contact.samples, 3)
         XCTAssertEqual(analysis.statistics.stillDown, 1)
-        let json = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: "x", recordings: [analysis])]).json()
+        let bytes = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: "x", recordings: [analysis])]).jsonBytes()
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         let first = ((json["recordings"] as? [[String: Any]])?.first?["contacts"] as? [[String: Any]])?.first
         XCTAssertTrue(first?["t_up_s"] is NSNull)
         XCTAssertEqual(first?["still_down"] as? Bool, true)
@@ -131,13 +132,13 @@ final class AnalysisDefinitionTests: XCTestCase {
         let contact = analysis.contacts[0]
         XCTAssertEqual(contact.motionEvents, 2)
         XCTAssertEqual(contact.stationary[0], 0)
-        XCTAssertEqual(contact.inflation(), 1.0)
+        XCTAssertEqual(contact.inflation(), .ratio(1.0))
         XCTAssertNil(contact.pressClass)
         XCTAssertNil(contact.peakNorm)
         XCTAssertEqual(contact.peakRaw, -1)
         XCTAssertTrue(analysis.curves.allSatisfy(\.isNaN))
         XCTAssertEqual(analysis.statistics.contactsWithPressure, 0)
-        XCTAssertEqual(analysis.statistics.inflation(), 1.0)
+        XCTAssertEqual(analysis.statistics.inflation(), .ratio(1.0))
     }
 
     func testTwoContactsInterleavedInSlots() throws {
@@ -244,7 +245,7 @@ final class AggregateTests: XCTestCase {
         // Perfect for peek in 0.41...0.60 and pop in 0.71...0.90: the middles.
         XCTAssertEqual(suggestion.peek, 0.50, accuracy: 1e-12)
         XCTAssertEqual(suggestion.pop, 0.80, accuracy: 1e-12)
-        XCTAssertEqual(suggestion.confusion, [3, 0, 0, 0, 2, 0, 0, 0, 2])
+        XCTAssertEqual(suggestion.confusion?.stored, .integers([3, 0, 0, 0, 2, 0, 0, 0, 2]))
         XCTAssertEqual(suggestion.tiedPairs, 20 * 20)
         // A mislabelled tap cannot be fixed by any pair: accuracy below 1.
         bins[0].add(0.97)
@@ -296,8 +297,8 @@ final class AggregateTests: XCTestCase {
         XCTAssertEqual(merged.peekHistogram, whole.peekHistogram)
         XCTAssertEqual(merged.peekToPopHistogram, whole.peekToPopHistogram)
         XCTAssertEqual(merged.sweep, whole.sweep)
-        XCTAssertEqual(Quantiles.of(merged.peakValues), Quantiles.of(whole.peakValues))
-        XCTAssertEqual(Quantiles.of(merged.popValues), Quantiles.of(whole.popValues))
+        XCTAssertEqual(merged.peakValues.quantiles, whole.peakValues.quantiles)
+        XCTAssertEqual(merged.popValues.quantiles, whole.popValues.quantiles)
         XCTAssertEqual(merged.inflation(lane: 3), whole.inflation(lane: 3))
         XCTAssertEqual(merged.labelled, pressCount, "every press labelled and matched")
     }

@@ -95,8 +95,9 @@ public struct AnalysisOptions: Equatable, Sendable {
     public var alignedPoints = 200
     /// Tolerances of the inflation sweep, in mm.
     public static let sweepTolerancesMM: [Double] = [0, 0.1, 0.25, 0.5, 1]
-    /// Whether to compute the curve matrices (`curves`, `alignedCurves`),
-    /// which only a saved report (`report -o`) holds; empty when false.
+    /// Whether to compute the curve matrices (`curves`, `alignedCurves`) and
+    /// the curve bands: only outputs that store or draw curves (--save, --html)
+    /// need them; empty when false.
     public var curves = true
     /// Rows read per chunk of the samples table.
     public var chunkRows = 65_536

@@ -135,17 +135,13 @@ public struct ContactStatistics: Equatable, Sendable {
     }
     public var isStationaryDeepPress: Bool { pressClass == .popPress && withinTolerance[0] == 1 }
 
-    /// motion / (motion − stationary) in `lane`; nil when undefined (no
-    /// motion, or every motion event stationary).
-    public func inflation(lane: Int = 0) -> Double? {
-        Inflation.ratio(motion: motionEvents, stationary: stationary[lane])
+    /// motion / (motion − stationary) in `lane`.
+    public func inflation(lane: Int = 0) -> Inflation {
+        Inflation(motion: motionEvents, stationary: stationary[lane])
     }
-}
 
-public enum Inflation {
-    /// motion / (motion − stationary), nil for 0/0 and x/0.
-    public static func ratio(motion: Int64, stationary: Int64) -> Double? {
-        let moving = motion - stationary
-        return motion > 0 && moving > 0 ? Double(motion) / Double(moving) : nil
+    /// Stationary pressure events per second of the contact.
+    public var stationaryRateHz: Double? {
+        durationNs > 0 ? Double(stationary[0]) / (Double(durationNs) / 1e9) : nil
     }
 }

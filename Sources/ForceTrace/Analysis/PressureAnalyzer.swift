@@ -13,9 +13,10 @@ public struct RecordingAnalysis: Sendable {
     public var contacts: [ContactStatistics]
     /// `contacts.count × options.curvePoints`, row-major: normalized pressure
     /// held at `t_down + i·duration/K` (NaN without a pressure axis).
+    /// Empty unless `options.curves`.
     public var curves: [Float]
     /// `contacts.count × options.alignedPoints`: held at `t_down + j·step`,
-    /// NaN at and after the contact's end.
+    /// NaN at and after the contact's end. Empty unless `options.curves`.
     public var alignedCurves: [Float]
     public var statistics: PressureStatistics
     /// The thresholds the labels were scripted around, if the file says.
@@ -23,6 +24,8 @@ public struct RecordingAnalysis: Sendable {
     public var scriptedPop: Double?
     public var durationNs: Int64
     public var warnings: [String]
+    /// How the file was written: "complete", "partial", or nil while open.
+    public var importStatus: ImportStatus?
 }
 
 /// Streams a recording's samples table in chunks, in row (time) order,
@@ -75,6 +78,23 @@ public enum PressureAnalyzer {
         let chunkRows = max(8, options.chunkRows)
         var normalized = [Double](repeating: 0, count: chunkRows)
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double((pressureAxis?.maximum ?? 1) - (pressureAxis?.minimum ?? 0))
+        // Data quality: pressure each slot holds, and until when its contact is down.
+        var slotPressure = [Int32](repeating: 0, count: open.count)
+        var slotUntil = [Int64](repeating: .min, count: open.count)
+        var frameTime = Int64.min
+        var multiContactFrames: Int64 = 0, sharedPressureFrames: Int64 = 0, outOfRange: Int64 = 0
+        func endFrame() {
+            guard pressureAxis != nil, device.contactProtocol == .slots, frameTime != .min else { return }
+            var down = 0, first: Int32 = 0, equal = true
+            for index in slotUntil.indices where slotUntil[index] > frameTime {
+                if down == 0 { first = slotPressure[index] } else if slotPressure[index] != first { equal = false }
+                down += 1
+            }
+            if down >= 2 { multiContactFrames += 1; if equal { sharedPressureFrames += 1 } }
+        }
+        let bounds = (x: positions.x.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
+                      y: positions.y.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
+                      p: pressureAxis.map { ($0.minimum, $0.maximum) } ?? (.min, .max))
         try recording.forEachSampleBlock(blockRows: chunkRows) { block in
             let range = block.rows
             let times = block.tNs, ids = block.contact, slots = block.slot
@@ -94,17 +114,26 @@ public enum PressureAnalyzer {
                         if slotIndex >= open.count {
                             guard slotIndex < 1 << 15 else { throw fail("samples row \(row) has slot \(slots[index])") }
                             open.append(contentsOf: repeatElement(OpenContact(), count: slotIndex + 1 - open.count))
+                            slotPressure += [Int32](repeating: 0, count: open.count - slotPressure.count)
+                            slotUntil += [Int64](repeating: .min, count: open.count - slotUntil.count)
                         }
                         guard slotIndex >= 0 else { throw fail("samples row \(row) has slot \(slots[index])") }
+                        if times[index] != frameTime { endFrame(); frameTime = times[index] }
+                        let x = xs[index], y = ys[index], pressure = pressures[index]
+                        if x < bounds.x.0 || x > bounds.x.1 || y < bounds.y.0 || y > bounds.y.1 || pressure < bounds.p.0 || pressure > bounds.p.1 {
+                            outOfRange += 1
+                        }
                         let isDown = flags[index] & SampleFlags.down.rawValue != 0
                         if isDown {
                             if open[slotIndex].isOpen {
                                 throw fail("samples row \(row): contact \(id) goes down in slot \(slots[index]) while contact \(open[slotIndex].id) is still open there")
                             }
                             open[slotIndex].begin(results[id])
+                            slotUntil[slotIndex] = results[id].tUpNs >= 0 ? results[id].tUpNs : .max
                         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
                             throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
                         }
+                        slotPressure[slotIndex] = pressure
                         open[slotIndex].add(time: times[index], x: xs[index], y: ys[index], pressure: pressures[index],
                                             normalized: normalized[index], flags: flags[index], isDown: isDown, setup: setup,
                                             curve: curveBuffer, aligned: alignedBuffer)
@@ -116,6 +145,7 @@ public enum PressureAnalyzer {
             }
             progress?(range.upperBound, rows)
         }
+        endFrame()
         for index in open.indices where open[index].isOpen {
             let id = Int(open[index].id)
             warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
@@ -133,9 +163,28 @@ public enum PressureAnalyzer {
         statistics.recordings = 1
         for lane in 0..<8 where lanes.applicable[lane] { statistics.laneMotionEvents[lane] = statistics.motionEvents }
         statistics.durationNs = recordingEnd
+        statistics.events = Int64(try recording.rowCount(.events))
+        statistics.multiContactFrames = multiContactFrames
+        statistics.sharedPressureFrames = sharedPressureFrames
+        statistics.outOfRangeSamples = outOfRange
+        let markers = try recording.markers()
+        statistics.droppedMarkers = Int64(markers.filter { $0.kind == .synDropped }.count)
+        statistics.resyncMarkers = Int64(markers.filter { $0.kind == .resync }.count)
+        statistics.partialRecordings = recording.importStatus == .partial ? 1 : 0
+        if options.curves {
+            statistics.curveBands = CurveBands(points: curvePoints)
+            statistics.alignedBands = CurveBands(points: alignedPoints)
+            for contact in results {
+                guard let pressClass = contact.pressClass else { continue }
+                let row = Int(contact.id)
+                statistics.curveBands.add(curves[(row * curvePoints)..<((row + 1) * curvePoints)], as: pressClass)
+                statistics.alignedBands.add(aligned[(row * alignedPoints)..<((row + 1) * alignedPoints)], as: pressClass)
+            }
+        }
         return RecordingAnalysis(file: file, name: recording.name, device: device, pressureAxis: pressureAxis, options: options,
                                  lanes: lanes, contacts: results, curves: curves, alignedCurves: aligned, statistics: statistics,
-                                 scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings)
+                                 scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
+                                 importStatus: recording.importStatus)
     }
 
     /// `(raw − minimum) / span` for a chunk, eight lanes at a time. Division,

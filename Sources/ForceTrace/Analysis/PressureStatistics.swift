@@ -55,16 +55,20 @@ public struct TimeHistogram: Equatable, Sendable {
     }
 }
 
-/// Aggregate statistics over any set of contacts. Every field is a sum, a
-/// fixed-bin histogram or a multiset of values, so two aggregates merge
-/// into exactly the aggregate of the combined data (`+`).
+/// Aggregate statistics over any set of contacts. Every field is a
+/// `SummaryState` (a sum, a fixed-bin histogram or a multiset), so two
+/// aggregates merge into exactly the aggregate of the combined data (`+`).
+/// A new field goes into `fields` too; `SummaryFieldTests` fails until it
+/// does and until every renderer shows it.
 public struct PressureStatistics: Equatable, Sendable {
-    public var recordings = 0
+    public var recordings: Int64 = 0
     public var durationNs: Int64 = 0
     public var contacts: Int64 = 0
     public var contactsWithPressure: Int64 = 0
     public var stillDown: Int64 = 0
     public var samples: Int64 = 0
+    /// Rows of the events table.
+    public var events: Int64 = 0
     public var motionEvents: Int64 = 0
     /// Motion events of the recordings where each lane's tolerance applies
     /// (a mm tolerance needs the axis resolution): the lane's denominator.
@@ -76,8 +80,7 @@ public struct PressureStatistics: Equatable, Sendable {
     public var stationaryDeepPresses = SIMD8<Int64>(repeating: 0)
     /// Sum of contact durations: the time the stationary rate is over.
     public var contactTimeNs: Int64 = 0
-    /// tap, peek-press, pop-press.
-    public var classCounts: [Int64] = [0, 0, 0]
+    public var classCounts = ClassCounts()
     public var reachedPeek: Int64 = 0
     public var reachedPop: Int64 = 0
     public var peekRecrossings: Int64 = 0
@@ -85,31 +88,120 @@ public struct PressureStatistics: Equatable, Sendable {
     /// Peaks of the thresholded signal on the threshold grid.
     public var peakBins = ThresholdBins()
     /// The same, per ground-truth class, for labelled contacts.
-    public var labelledPeakBins = [ThresholdBins](repeating: ThresholdBins(), count: 3)
-    /// Rows: label tap, peek-press, pop-press; columns: the class found at the configured thresholds.
-    public var confusion = [Int64](repeating: 0, count: 9)
+    public var labelledPeakBins = LabelledPeakBins()
+    /// Label against the class found at the configured thresholds.
+    public var confusion = ConfusionMatrix()
     public var timeToPeakHistogram = TimeHistogram()
     public var peekHistogram = TimeHistogram()
     public var popHistogram = TimeHistogram()
     public var peekToPopHistogram = TimeHistogram()
     /// Values for exact quantiles; merged by concatenation.
-    public var peakValues: [Double] = []
-    public var timeToPeakValues: [Double] = []
-    public var peekValues: [Double] = []
-    public var popValues: [Double] = []
-    public var peekToPopValues: [Double] = []
+    public var peakValues = ValueList()
+    public var timeToPeakValues = ValueList()
+    public var peekValues = ValueList()
+    public var popValues = ValueList()
+    public var peekToPopValues = ValueList()
+    /// Duration-normalized and touch-down-aligned curves per class (empty unless asked for).
+    public var curveBands = CurveBands()
+    public var alignedBands = CurveBands()
+    /// Data quality: frames with two or more contacts down, and those of them
+    /// in which every contact down holds the same pressure.
+    public var multiContactFrames: Int64 = 0
+    public var sharedPressureFrames: Int64 = 0
+    /// Sample rows with x, y or pressure outside the axis's absinfo range.
+    public var outOfRangeSamples: Int64 = 0
+    public var droppedMarkers: Int64 = 0
+    public var resyncMarkers: Int64 = 0
+    /// Recordings salvaged up to their last complete frame (`import_status = "partial"`).
+    public var partialRecordings: Int64 = 0
 
     public init() {}
 
-    public var labelled: Int64 { labelledPeakBins.reduce(0) { $0 + $1.counts.reduce(0, +) } }
+    /// Every field, in declaration order.
+    public static var fields: [SummaryField] {
+        [
+            SummaryField("recordings", \.recordings), SummaryField("duration_ns", \.durationNs),
+            SummaryField("contacts", \.contacts), SummaryField("contacts_with_pressure", \.contactsWithPressure),
+            SummaryField("still_down", \.stillDown), SummaryField("samples", \.samples), SummaryField("events", \.events),
+            SummaryField("motion_events", \.motionEvents), SummaryField("lane_motion_events", \.laneMotionEvents),
+            SummaryField("stationary", \.stationary), SummaryField("stationary_rise", \.stationaryRise),
+            SummaryField("stationary_deep_presses", \.stationaryDeepPresses), SummaryField("contact_time_ns", \.contactTimeNs),
+            SummaryField("class_counts", \.classCounts), SummaryField("reached_peek", \.reachedPeek),
+            SummaryField("reached_pop", \.reachedPop), SummaryField("peek_recrossings", \.peekRecrossings),
+            SummaryField("pop_recrossings", \.popRecrossings), SummaryField("peak_bins", \.peakBins),
+            SummaryField("labelled_peak_bins", \.labelledPeakBins), SummaryField("confusion", \.confusion),
+            SummaryField("time_to_peak_histogram", \.timeToPeakHistogram), SummaryField("peek_histogram", \.peekHistogram),
+            SummaryField("pop_histogram", \.popHistogram), SummaryField("peek_to_pop_histogram", \.peekToPopHistogram),
+            SummaryField("peak_values", \.peakValues), SummaryField("time_to_peak_values", \.timeToPeakValues),
+            SummaryField("peek_values", \.peekValues), SummaryField("pop_values", \.popValues),
+            SummaryField("peek_to_pop_values", \.peekToPopValues),
+            SummaryField("curve_bands", \.curveBands), SummaryField("aligned_bands", \.alignedBands),
+            SummaryField("multi_contact_frames", \.multiContactFrames), SummaryField("shared_pressure_frames", \.sharedPressureFrames),
+            SummaryField("out_of_range_samples", \.outOfRangeSamples), SummaryField("dropped_markers", \.droppedMarkers),
+            SummaryField("resync_markers", \.resyncMarkers), SummaryField("partial_recordings", \.partialRecordings),
+        ]
+    }
+
+    public static func + (lhs: PressureStatistics, rhs: PressureStatistics) -> PressureStatistics {
+        var sum = lhs
+        for field in fields { field.merge(&sum, rhs) }
+        return sum
+    }
+
+    // MARK: - Derived figures, computed here once for every renderer
+
+    public var labelled: Int64 { labelledPeakBins.total }
     public var stationaryAfterPeak: SIMD8<Int64> { stationary &- stationaryRise }
 
-    public func inflation(lane: Int = 0) -> Double? { Inflation.ratio(motion: laneMotionEvents[lane], stationary: stationary[lane]) }
+    public func inflation(lane: Int = 0) -> Inflation { Inflation(motion: laneMotionEvents[lane], stationary: stationary[lane]) }
 
     /// Stationary pressure events per second of contact.
     public func stationaryRateHz(lane: Int = 0) -> Double? {
         contactTimeNs > 0 ? Double(stationary[lane]) / (Double(contactTimeNs) / 1e9) : nil
     }
+
+    public var pressureOnlyFraction: Double? { motionEvents > 0 ? Double(stationary[0]) / Double(motionEvents) : nil }
+    public var reachedPeekFraction: Double? { fraction(reachedPeek, of: contactsWithPressure) }
+    public var reachedPopFraction: Double? { fraction(reachedPop, of: contactsWithPressure) }
+
+    func fraction(_ part: Int64, of whole: Int64) -> Double? { whole > 0 ? Double(part) / Double(whole) : nil }
+
+    /// One tolerance of the inflation sweep.
+    public struct SweepLane: Equatable, Sendable {
+        public var toleranceMM: Double
+        public var motionEvents: Int64
+        /// nil when the tolerance applies to no recording (mm without a resolution).
+        public var stationary: Int64?
+        public var inflation: Inflation?
+        public var stationaryDeepPresses: Int64
+    }
+
+    public var inflationSweep: [SweepLane] {
+        AnalysisOptions.sweepTolerancesMM.enumerated().map { offset, mm in
+            let lane = 1 + offset
+            let applies = laneMotionEvents[lane] > 0 || motionEvents == 0
+            return SweepLane(toleranceMM: mm, motionEvents: laneMotionEvents[lane], stationary: applies ? stationary[lane] : nil,
+                             inflation: applies ? inflation(lane: lane) : nil, stationaryDeepPresses: stationaryDeepPresses[lane])
+        }
+    }
+
+    /// Time histograms by name, as JSON and --save name them.
+    public var timeHistograms: [(name: String, histogram: TimeHistogram)] {
+        [("time_to_peak", timeToPeakHistogram), ("t_peek", peekHistogram), ("t_pop", popHistogram), ("peek_to_pop", peekToPopHistogram)]
+    }
+
+    /// Value lists by their quantile name.
+    public var quantileLists: [(name: String, values: ValueList)] {
+        [("peak_norm", peakValues), ("time_to_peak_s", timeToPeakValues), ("t_peek_s", peekValues),
+         ("t_pop_s", popValues), ("peek_to_pop_s", peekToPopValues)]
+    }
+
+    public var suggestionFromLabels: ThresholdSuggestion? { labelled > 0 ? ThresholdSuggestion.fromLabels(labelledPeakBins) : nil }
+    public var suggestionWithoutLabels: ThresholdSuggestion? { ThresholdSuggestion.naturalBreaks(peakBins) }
+
+    /// A protocol-B device that reports one pressure for all its contacts:
+    /// equal pressures in every frame with two or more contacts down.
+    public var sharesPressure: Bool { multiContactFrames > 0 && sharedPressureFrames == multiContactFrames }
 
     public mutating func add(_ contact: ContactStatistics, thresholds: Thresholds) {
         contacts += 1
@@ -121,7 +213,7 @@ public struct PressureStatistics: Equatable, Sendable {
         contactTimeNs += contact.durationNs
         guard let signalPeak = contact.signalPeak, let pressClass = contact.pressClass else { return }
         contactsWithPressure += 1
-        classCounts[pressClass.index] += 1
+        classCounts[pressClass] += 1
         if pressClass == .popPress { stationaryDeepPresses &+= contact.withinTolerance }
         if contact.tPeekNs != nil { reachedPeek += 1 }
         if contact.tPopNs != nil { reachedPop += 1 }
@@ -129,48 +221,14 @@ public struct PressureStatistics: Equatable, Sendable {
         popRecrossings += Int64(contact.popRecrossings)
         peakBins.add(signalPeak)
         if let label = contact.label {
-            labelledPeakBins[label.index].add(signalPeak)
-            confusion[label.index * 3 + pressClass.index] += 1
+            labelledPeakBins[label].add(signalPeak)
+            confusion[label: label, found: pressClass] += 1
         }
         if let peak = contact.peakNorm { peakValues.append(peak) }
         if let time = contact.timeToPeakNs { timeToPeakHistogram.add(time); timeToPeakValues.append(Double(time) / 1e9) }
         if let time = contact.tPeekNs { peekHistogram.add(time); peekValues.append(Double(time) / 1e9) }
         if let time = contact.tPopNs { popHistogram.add(time); popValues.append(Double(time) / 1e9) }
         if let time = contact.peekToPopNs { peekToPopHistogram.add(time); peekToPopValues.append(Double(time) / 1e9) }
-    }
-
-    public static func + (lhs: PressureStatistics, rhs: PressureStatistics) -> PressureStatistics {
-        var sum = lhs
-        sum.recordings += rhs.recordings
-        sum.durationNs += rhs.durationNs
-        sum.contacts += rhs.contacts
-        sum.contactsWithPressure += rhs.contactsWithPressure
-        sum.stillDown += rhs.stillDown
-        sum.samples += rhs.samples
-        sum.motionEvents += rhs.motionEvents
-        sum.laneMotionEvents &+= rhs.laneMotionEvents
-        sum.stationary &+= rhs.stationary
-        sum.stationaryRise &+= rhs.stationaryRise
-        sum.stationaryDeepPresses &+= rhs.stationaryDeepPresses
-        sum.contactTimeNs += rhs.contactTimeNs
-        for index in 0..<3 { sum.classCounts[index] += rhs.classCounts[index] }
-        sum.reachedPeek += rhs.reachedPeek
-        sum.reachedPop += rhs.reachedPop
-        sum.peekRecrossings += rhs.peekRecrossings
-        sum.popRecrossings += rhs.popRecrossings
-        sum.peakBins = sum.peakBins + rhs.peakBins
-        for index in 0..<3 { sum.labelledPeakBins[index] = sum.labelledPeakBins[index] + rhs.labelledPeakBins[index] }
-        for index in 0..<9 { sum.confusion[index] += rhs.confusion[index] }
-        sum.timeToPeakHistogram = sum.timeToPeakHistogram + rhs.timeToPeakHistogram
-        sum.peekHistogram = sum.peekHistogram + rhs.peekHistogram
-        sum.popHistogram = sum.popHistogram + rhs.popHistogram
-        sum.peekToPopHistogram = sum.peekToPopHistogram + rhs.peekToPopHistogram
-        sum.peakValues += rhs.peakValues
-        sum.timeToPeakValues += rhs.timeToPeakValues
-        sum.peekValues += rhs.peekValues
-        sum.popValues += rhs.popValues
-        sum.peekToPopValues += rhs.peekToPopValues
-        return sum
     }
 
     /// Fraction of contacts with pressure whose signal reaches j/100, j = 0...100.

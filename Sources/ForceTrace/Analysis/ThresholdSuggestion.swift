@@ -13,25 +13,23 @@ public struct ThresholdSuggestion: Equatable, Sendable {
     /// With labels: mean recall over the labelled classes.
     public var balancedAccuracy: Double?
     /// With labels: rows true tap, peek-press, pop-press; columns predicted.
-    public var confusion: [Int64]?
+    public var confusion: ConfusionMatrix?
     /// Pairs that reach the same best score; the suggestion is their middle.
     public var tiedPairs: Int
 
     /// Balanced accuracy and confusion matrix of `peek`/`pop` on labelled peak bins.
-    public static func score(_ bins: [ThresholdBins], peek: Int, pop: Int) -> (accuracy: Double, confusion: [Int64]) {
-        var confusion = [Int64](repeating: 0, count: 9)
-        var recalls: [Double] = []
-        for label in 0..<3 {
-            let counts = bins[label].counts
-            let tap = counts[0..<peek].reduce(0, +)
-            let peekPress = counts[peek..<pop].reduce(0, +)
-            let popPress = counts[pop...].reduce(0, +)
-            confusion[label * 3] = tap; confusion[label * 3 + 1] = peekPress; confusion[label * 3 + 2] = popPress
-            let total = tap + peekPress + popPress
-            if total > 0 { recalls.append(Double([tap, peekPress, popPress][label]) / Double(total)) }
+    public static func score(_ bins: [ThresholdBins], peek: Int, pop: Int) -> (accuracy: Double, confusion: ConfusionMatrix) {
+        var confusion = ConfusionMatrix()
+        for label in PressClass.allCases {
+            let counts = bins[label.index].counts
+            confusion[label: label, found: .tap] = counts[0..<peek].reduce(0, +)
+            confusion[label: label, found: .peekPress] = counts[peek..<pop].reduce(0, +)
+            confusion[label: label, found: .popPress] = counts[pop...].reduce(0, +)
         }
-        return (recalls.isEmpty ? 0 : recalls.reduce(0, +) / Double(recalls.count), confusion)
+        return (confusion.balancedAccuracy ?? 0, confusion)
     }
+
+    public static func fromLabels(_ bins: LabelledPeakBins) -> ThresholdSuggestion? { fromLabels(bins.bins) }
 
     /// The (peek, pop) pair with the best balanced accuracy over the grid
     /// 0.01 ≤ peek < pop ≤ 1.00. Among ties: the middle peek of the tied

@@ -51,6 +51,9 @@ public enum ReportFile {
         try group.setAttribute("tolerance", .string(analysis.lanes.configuredDescription))
         let count = analysis.contacts.count
         let options = analysis.options
+        guard options.curves else {
+            throw TraceFileError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
+        }
         try group.writeMatrix("curves", analysis.curves, rows: count, columns: options.curvePoints)
         try group.writeMatrix("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
         try group.setAttribute("aligned_step_s", .double(Double(options.alignedStepNs) / 1e9))
@@ -79,19 +82,29 @@ public enum ReportFile {
         try contacts.writeArray("motion_events", list.map(\.motionEvents))
         try contacts.writeArray("stationary_pressure_events", list.map { $0.stationary[0] })
         try contacts.writeArray("stationary_rise", list.map { $0.stationaryRise[0] })
-        try contacts.writeArray("inflation", list.map { $0.inflation() ?? ($0.motionEvents > 0 ? .infinity : .nan) })
+        try contacts.writeArray("inflation", list.map { stored($0.inflation()) })
         try contacts.writeStrings("class", list.map { $0.pressClass?.rawValue ?? "no-pressure" })
         try contacts.writeStrings("label", list.map { $0.label?.rawValue ?? "" })
         try writeStatistics(analysis.statistics, to: group)
+    }
+
+    /// A ratio as is, unbounded as +inf, undefined (and a sweep lane that does not apply) as NaN.
+    public static func stored(_ inflation: Inflation?) -> Double {
+        switch inflation {
+        case .ratio(let value): value
+        case .unbounded: .infinity
+        case .undefined, nil: .nan
+        }
     }
 
     static func writeStatistics(_ statistics: PressureStatistics, to group: Group) throws {
         try group.setAttribute("contacts", .int(statistics.contacts))
         try group.setAttribute("motion_events", .int(statistics.motionEvents))
         try group.setAttribute("stationary_pressure_events", .int(statistics.stationary[0]))
-        try group.setAttribute("inflation", .double(statistics.inflation() ?? .nan))
+        try group.setAttribute("inflation", .double(stored(statistics.inflation())))
         try group.setAttribute("reached_peek", .int(statistics.reachedPeek))
         try group.setAttribute("reached_pop", .int(statistics.reachedPop))
+        try group.setAttribute("shared_pressure", .int(statistics.sharesPressure ? 1 : 0))
 
         let sweep = try group.createGroup("sweep")
         try sweep.writeArray("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold))
@@ -99,20 +112,48 @@ public enum ReportFile {
         try sweep.writeArray("fraction", statistics.sweep)
 
         let inflation = try group.createGroup("inflation_sweep")
-        let lanes = Array(ToleranceLanes.sweepLanes)
-        try inflation.writeArray("tolerance_mm", AnalysisOptions.sweepTolerancesMM)
-        try inflation.writeArray("motion_events", lanes.map { statistics.laneMotionEvents[$0] })
-        try inflation.writeArray("stationary_pressure_events", lanes.map { statistics.stationary[$0] })
-        try inflation.writeArray("inflation", lanes.map { statistics.inflation(lane: $0) ?? .nan })
-        try inflation.writeArray("stationary_deep_presses", lanes.map { statistics.stationaryDeepPresses[$0] })
+        let lanes = statistics.inflationSweep
+        try inflation.writeArray("tolerance_mm", lanes.map(\.toleranceMM))
+        try inflation.writeArray("motion_events", lanes.map(\.motionEvents))
+        try inflation.writeArray("stationary_pressure_events", lanes.map { $0.stationary ?? -1 })
+        try inflation.writeArray("inflation", lanes.map { stored($0.inflation) })
+        try inflation.writeArray("stationary_deep_presses", lanes.map(\.stationaryDeepPresses))
 
         let histograms = try group.createGroup("histograms")
         try histograms.writeArray("peak_norm", statistics.peakBins.counts)
-        try histograms.writeArray("time_to_peak", statistics.timeToPeakHistogram.counts)
-        try histograms.writeArray("t_peek", statistics.peekHistogram.counts)
-        try histograms.writeArray("t_pop", statistics.popHistogram.counts)
-        try histograms.writeArray("peek_to_pop", statistics.peekToPopHistogram.counts)
+        for (name, histogram) in statistics.timeHistograms { try histograms.writeArray(name, histogram.counts) }
         try histograms.setAttribute("peak_norm_bin", .double(1 / Double(ThresholdBins.steps)))
         try histograms.setAttribute("time_bin_s", .double(Double(TimeHistogram.binNs) / 1e9))
+
+        // Every field of the mergeable aggregate, as is, so that it reads back exactly.
+        let state = try group.createGroup("state")
+        try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
+        for field in PressureStatistics.fields {
+            switch field.stored(statistics) {
+            case .integers(let values): try state.writeArray(field.name, values)
+            case .doubles(let values): try state.writeArray(field.name, values)
+            }
+        }
+    }
+
+    /// Reads back the aggregate `writeStatistics` stored under `group/state`.
+    public static func readStatistics(from group: Group, file: String) throws -> PressureStatistics {
+        let state = try group.openGroup("state")
+        var statistics = PressureStatistics()
+        for field in PressureStatistics.fields {
+            guard state.contains(field.name) else {
+                throw TraceFileError(file: file, "state/\(field.name) is missing; the report was saved by another version")
+            }
+            let integers = field.stored(statistics)
+            let array: StoredArray
+            switch integers {
+            case .integers: array = .integers(try state.readArray(field.name, of: Int64.self))
+            case .doubles: array = .doubles(try state.readArray(field.name, of: Double.self))
+            }
+            guard field.restore(&statistics, array) else {
+                throw TraceFileError(file: file, "state/\(field.name) has the wrong length for its field")
+            }
+        }
+        return statistics
     }
 }

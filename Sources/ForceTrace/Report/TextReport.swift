@@ -57,12 +57,7 @@ extension PressureReport {
     func contactLine(_ contact: ContactStatistics) -> String {
         func seconds(_ ns: Int64?) -> String { ns.map { String(format: "%7.3f", Double($0) / 1e9) } ?? "      -" }
         let displacement = contact.displacementMM.map { String(format: "%4.1fmm", $0) } ?? String(format: "%6lld", contact.displacementUnits)
-        let inflation: String
-        if let ratio = contact.inflation() {
-            inflation = String(format: "%5.2f", ratio)
-        } else {
-            inflation = contact.motionEvents > 0 ? "    ∞" : "    -"
-        }
+        let inflation = ReportFormat.inflation(contact.inflation(), width: 5)
         var line = String(format: "%6d %4d %6d %9.3f %7.3f %5lld ", contact.id, contact.slot, contact.trackingID,
                           Double(contact.tDownNs) / 1e9, Double(contact.durationNs) / 1e9, contact.samples)
         if let norm = contact.peakNorm {
@@ -82,15 +77,15 @@ extension PressureReport {
     }
 
     func summaryText(_ statistics: PressureStatistics) -> String {
-        var out = "summary:\n"
+        let recordings = statistics.recordings
+        var out = "summary (\(recordings) recording\(recordings == 1 ? "" : "s"), "
+            + String(format: "%.3f s, %lld events, %lld samples):\n", Double(statistics.durationNs) / 1e9, statistics.events, statistics.samples)
         let withPressure = statistics.contactsWithPressure
-        func percent(_ part: Int64, _ whole: Int64) -> String {
-            whole > 0 ? String(format: "%.1f%%", 100 * Double(part) / Double(whole)) : "-"
-        }
+        let percent = ReportFormat.percent
         out += "  contacts \(statistics.contacts)"
         if statistics.stillDown > 0 { out += " (\(statistics.stillDown) still down at the end)" }
         if withPressure > 0 {
-            out += ": " + PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0.index])" }.joined(separator: ", ")
+            out += ": " + PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0])" }.joined(separator: ", ")
             out += "; stationary deep presses \(statistics.stationaryDeepPresses[0])\n"
             out += "  reached peek \(statistics.reachedPeek) (\(percent(statistics.reachedPeek, withPressure))), "
                 + "pop \(statistics.reachedPop) (\(percent(statistics.reachedPop, withPressure))); "
@@ -98,68 +93,122 @@ extension PressureReport {
         } else {
             out += "; no pressure\n"
         }
-        let inflation = statistics.inflation().map { String(format: "%.2f×", $0) } ?? (statistics.motionEvents > 0 ? "∞" : "-")
         out += "  motion events \(statistics.motionEvents), stationary pressure events \(statistics.stationary[0]) "
-            + "(\(percent(statistics.stationary[0], statistics.motionEvents))): inflation \(inflation)\n"
+            + "(\(percent(statistics.stationary[0], statistics.motionEvents))): inflation \(ReportFormat.inflation(statistics.inflation()))\n"
         if let rate = statistics.stationaryRateHz() {
             out += String(format: "  stationary events %.1f Hz during contact; %lld before the peak, %lld after\n",
                           rate, statistics.stationaryRise[0], statistics.stationaryAfterPeak[0])
         }
-        var sweep: [String] = []
-        for (offset, mm) in AnalysisOptions.sweepTolerancesMM.enumerated() {
-            let lane = 1 + offset
-            let label = "\(formatNumber(mm)) mm"
-            if statistics.laneMotionEvents[lane] == 0 && statistics.motionEvents > 0 {
-                sweep.append("\(label) n/a")
-            } else {
-                // No inflation: ∞ when every motion event is stationary, - without motion events.
-                let undefined = statistics.laneMotionEvents[lane] > 0 ? "∞" : "-"
-                sweep.append("\(label) " + (statistics.inflation(lane: lane).map { String(format: "%.2f×", $0) } ?? undefined)
-                             + (withPressure > 0 ? " (\(statistics.stationaryDeepPresses[lane]))" : ""))
-            }
+        let sweep = statistics.inflationSweep.map { lane -> String in
+            let label = "\(formatNumber(lane.toleranceMM)) mm"
+            guard let inflation = lane.inflation else { return "\(label) n/a" }
+            return "\(label) \(ReportFormat.inflation(inflation))" + (withPressure > 0 ? " (\(lane.stationaryDeepPresses))" : "")
         }
         out += "  inflation by tolerance" + (withPressure > 0 ? " (stationary deep presses)" : "") + ": " + sweep.joined(separator: ", ") + "\n"
+        out += dataQualityText(statistics)
         guard withPressure > 0 else { return out }
         out += "  quantiles          p5     p25     p50     p75     p95       n\n"
-        for (name, values) in [("peak_norm", statistics.peakValues), ("time_to_peak_s", statistics.timeToPeakValues),
-                               ("t_peek_s", statistics.peekValues), ("t_pop_s", statistics.popValues),
-                               ("peek_to_pop_s", statistics.peekToPopValues)] {
+        for (name, values) in statistics.quantileLists {
             out += "    " + name.padding(toLength: 14, withPad: " ", startingAt: 0)
-            if let quantiles = Quantiles.of(values) {
-                out += quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.count) + "\n"
+            if let quantiles = values.quantiles {
+                out += quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.values.count) + "\n"
             } else {
                 out += "       -       -       -       -       -       0\n"
             }
         }
+        out += "  within the long-press timeouts (400 / 500 ms of n): " + statistics.timeHistograms.map { name, histogram in
+            "\(name) \(histogram.count(below: 400_000_000)) / \(histogram.count(below: 500_000_000)) of \(histogram.counts.reduce(0, +))"
+        }.joined(separator: ", ") + "\n"
         let fractions = statistics.sweep
         out += "  reaching threshold: " + stride(from: 10, through: 100, by: 10).map {
             String(format: "%.1f %.0f%%", ThresholdBins.threshold($0), 100 * fractions[$0])
         }.joined(separator: ", ") + "\n"
+        out += curvesText(statistics)
         if statistics.labelled > 0 {
-            if let accuracy = Self.balancedAccuracy(statistics.confusion) {
+            if let accuracy = statistics.confusion.balancedAccuracy {
                 out += String(format: "  labels: %lld contacts; balanced accuracy at the configured thresholds %.3f\n", statistics.labelled, accuracy)
                 out += confusionText(statistics.confusion)
             }
-            if let best = ThresholdSuggestion.fromLabels(statistics.labelledPeakBins) {
+            if let best = statistics.suggestionFromLabels {
                 out += String(format: "  suggested thresholds (from labels, best balanced accuracy %.3f): peek %.2f, pop %.2f\n",
                               best.balancedAccuracy ?? 0, best.peek, best.pop)
-                out += confusionText(best.confusion ?? [])
+                out += confusionText(best.confusion ?? ConfusionMatrix())
             }
         }
-        if let breaks = ThresholdSuggestion.naturalBreaks(statistics.peakBins) {
+        if let breaks = statistics.suggestionWithoutLabels {
             out += String(format: "  suggestion without labels (natural breaks in the peaks; assumes three groups): peek %.2f, pop %.2f\n",
                           breaks.peek, breaks.pop)
         }
         return out
     }
 
-    func confusionText(_ confusion: [Int64]) -> String {
-        guard confusion.count == 9 else { return "" }
-        var out = "      label \\ found    tap  peek-press  pop-press\n"
-        for (row, name) in PressClass.allCases.enumerated() {
-            out += "      " + name.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(format: "%7lld %11lld %10lld\n", confusion[row * 3], confusion[row * 3 + 1], confusion[row * 3 + 2])
+    func dataQualityText(_ statistics: PressureStatistics) -> String {
+        var out = "  data quality: samples outside absinfo \(statistics.outOfRangeSamples), SYN_DROPPED \(statistics.droppedMarkers), "
+            + "resync \(statistics.resyncMarkers), partial imports \(statistics.partialRecordings); "
+            + "frames with 2+ contacts down \(statistics.multiContactFrames), with equal pressures \(statistics.sharedPressureFrames)"
+        if statistics.sharesPressure { out += ": SHARED PRESSURE, the device reports one pressure for all contacts" }
+        return out + "\n"
+    }
+
+    /// The mean curves at a few points, when the curves were computed.
+    func curvesText(_ statistics: PressureStatistics) -> String {
+        var out = ""
+        let bands = statistics.curveBands, aligned = statistics.alignedBands
+        if bands.points > 0 {
+            let points = [0, bands.points / 4, bands.points / 2, 3 * bands.points / 4, bands.points - 1]
+            out += "  mean curve at 0, 25, 50, 75, 100% of the press: " + bands.classesPresent.map { pressClass in
+                "\(pressClass.rawValue) " + points.map { ReportFormat.optional(bands.mean(pressClass, point: $0), "%.2f") }.joined(separator: " ")
+            }.joined(separator: "; ") + "\n"
+        }
+        if aligned.points > 0 {
+            let stepMS = Double(options.alignedStepNs) / 1e6
+            let points = [0, 10, 20, 50, 100].map { min(aligned.points - 1, Int((Double($0) / max(stepMS, 1e-9)).rounded())) }
+            out += "  mean curve at " + points.map { formatNumber(Double($0) * stepMS) }.joined(separator: ", ") + " ms from touch-down: "
+                + aligned.classesPresent.map { pressClass in
+                    "\(pressClass.rawValue) " + points.map { ReportFormat.optional(aligned.mean(pressClass, point: $0), "%.2f") }.joined(separator: " ")
+                }.joined(separator: "; ") + "\n"
         }
         return out
+    }
+
+    func confusionText(_ confusion: ConfusionMatrix) -> String {
+        var out = "      label \\ found    tap  peek-press  pop-press\n"
+        for label in PressClass.allCases {
+            out += "      " + label.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + String(format: "%7lld %11lld %10lld\n", confusion[label: label, found: .tap],
+                         confusion[label: label, found: .peekPress], confusion[label: label, found: .popPress])
+        }
+        return out
+    }
+}
+
+/// Number formats shared by the text and HTML renderers.
+public enum ReportFormat {
+    /// "1.23×", "∞" (every motion event stationary) or "-" (no motion events);
+    /// with `width`, the table's right-aligned form without the ×.
+    public static func inflation(_ value: Inflation, width: Int? = nil) -> String {
+        let text: String
+        switch value {
+        case .ratio(let ratio): text = width == nil ? String(format: "%.2f×", ratio) : String(format: "%.2f", ratio)
+        case .unbounded: text = "∞"
+        case .undefined: text = "-"
+        }
+        guard let width else { return text }
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    public static func percent(_ part: Int64, _ whole: Int64) -> String {
+        whole > 0 ? String(format: "%.1f%%", 100 * Double(part) / Double(whole)) : "-"
+    }
+
+    public static func optional(_ value: Double?, _ format: String) -> String {
+        value.map { String(format: format, $0) } ?? "-"
+    }
+}
+
+extension TimeHistogram {
+    /// Values below `ns` (a multiple of the bin width).
+    public func count(below ns: Int64) -> Int64 {
+        counts.prefix(Int(min(Int64(Self.bins), ns / Self.binNs))).reduce(0, +)
     }
 }

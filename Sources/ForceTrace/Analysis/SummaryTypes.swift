@@ -1,0 +1,271 @@
+/// Event-rate inflation, motion / (motion − stationary), decided once here so
+/// that every renderer shows the same state (docs/ANALYSIS.md, "Inflation").
+public enum Inflation: Equatable, Sendable {
+    case ratio(Double)
+    /// Every motion event stationary: motion / 0.
+    case unbounded
+    /// No motion events: 0 / 0.
+    case undefined
+
+    public init(motion: Int64, stationary: Int64) {
+        let moving = motion - stationary
+        if motion <= 0 {
+            self = .undefined
+        } else if moving <= 0 {
+            self = .unbounded
+        } else {
+            self = .ratio(Double(motion) / Double(moving))
+        }
+    }
+
+    /// The finite ratio, nil when unbounded or undefined.
+    public var ratio: Double? {
+        if case .ratio(let value) = self { value } else { nil }
+    }
+}
+
+/// A flat array as `--save` stores one part of the mergeable state.
+public enum StoredArray: Equatable, Sendable {
+    case integers([Int64])
+    case doubles([Double])
+}
+
+/// One part of the aggregate: adds up exactly (`+`), and stores as one flat
+/// array so that a saved summary reads back into exactly the same value.
+public protocol SummaryState: Equatable, Sendable {
+    static func + (lhs: Self, rhs: Self) -> Self
+    var stored: StoredArray { get }
+    init?(stored: StoredArray)
+}
+
+extension Int64: SummaryState {
+    public var stored: StoredArray { .integers([self]) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == 1 else { return nil }
+        self = values[0]
+    }
+}
+
+extension SIMD8: SummaryState where Scalar == Int64 {
+    public static func + (lhs: Self, rhs: Self) -> Self { lhs &+ rhs }
+    public var stored: StoredArray { .integers((0..<8).map { self[$0] }) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == 8 else { return nil }
+        self.init(values)
+    }
+}
+
+/// A multiset of values for exact quantiles; merged by concatenation.
+public struct ValueList: SummaryState {
+    public var values: [Double] = []
+    public init(_ values: [Double] = []) { self.values = values }
+    public mutating func append(_ value: Double) { values.append(value) }
+    public static func + (lhs: Self, rhs: Self) -> Self { ValueList(lhs.values + rhs.values) }
+    public var stored: StoredArray { .doubles(values) }
+    public init?(stored: StoredArray) {
+        guard case .doubles(let values) = stored else { return nil }
+        self.values = values
+    }
+    /// p5, p25, p50, p75, p95; nil without values.
+    public var quantiles: [Double]? { Quantiles.of(values) }
+}
+
+/// Contacts per press class.
+public struct ClassCounts: SummaryState {
+    private var counts: [Int64] = [0, 0, 0]
+    public init() {}
+    public subscript(_ pressClass: PressClass) -> Int64 {
+        get { counts[pressClass.index] }
+        set { counts[pressClass.index] = newValue }
+    }
+    public var total: Int64 { counts.reduce(0, +) }
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var sum = lhs
+        for pressClass in PressClass.allCases { sum[pressClass] += rhs[pressClass] }
+        return sum
+    }
+    public var stored: StoredArray { .integers(counts) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == 3 else { return nil }
+        counts = values
+    }
+}
+
+/// Contacts by ground-truth label (rows) and the class found (columns).
+public struct ConfusionMatrix: SummaryState {
+    private var counts = [Int64](repeating: 0, count: 9)
+    public init() {}
+    public subscript(label label: PressClass, found found: PressClass) -> Int64 {
+        get { counts[label.index * 3 + found.index] }
+        set { counts[label.index * 3 + found.index] = newValue }
+    }
+    public var total: Int64 { counts.reduce(0, +) }
+    /// Mean recall over the labelled classes; nil without labelled contacts.
+    public var balancedAccuracy: Double? {
+        var recalls: [Double] = []
+        for label in PressClass.allCases {
+            let row = PressClass.allCases.reduce(Int64(0)) { $0 + self[label: label, found: $1] }
+            if row > 0 { recalls.append(Double(self[label: label, found: label]) / Double(row)) }
+        }
+        return recalls.isEmpty ? nil : recalls.reduce(0, +) / Double(recalls.count)
+    }
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var sum = lhs
+        for index in 0..<9 { sum.counts[index] += rhs.counts[index] }
+        return sum
+    }
+    public var stored: StoredArray { .integers(counts) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == 9 else { return nil }
+        counts = values
+    }
+}
+
+/// Signal peaks on the threshold grid, one histogram per ground-truth class.
+public struct LabelledPeakBins: SummaryState {
+    public var bins = [ThresholdBins](repeating: ThresholdBins(), count: 3)
+    public init() {}
+    public subscript(_ label: PressClass) -> ThresholdBins {
+        get { bins[label.index] }
+        set { bins[label.index] = newValue }
+    }
+    public var total: Int64 { bins.reduce(0) { $0 + $1.counts.reduce(0, +) } }
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var sum = lhs
+        for index in 0..<3 { sum.bins[index] = sum.bins[index] + rhs.bins[index] }
+        return sum
+    }
+    public var stored: StoredArray { .integers(bins.flatMap(\.counts)) }
+    public init?(stored: StoredArray) {
+        let width = ThresholdBins.steps + 1
+        guard case .integers(let values) = stored, values.count == 3 * width else { return nil }
+        for index in 0..<3 { bins[index].counts = Array(values[(index * width)..<((index + 1) * width)]) }
+    }
+}
+
+extension ThresholdBins: SummaryState {
+    public var stored: StoredArray { .integers(counts) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == Self.steps + 1 else { return nil }
+        self.init()
+        counts = values
+    }
+}
+
+extension TimeHistogram: SummaryState {
+    public var stored: StoredArray { .integers(counts) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, values.count == Self.bins + 1 else { return nil }
+        self.init()
+        counts = values
+    }
+}
+
+/// Pressure curves per press class on a fixed grid of points: at each point
+/// the count, a fixed-point sum (for the mean) and a histogram on the 0.01
+/// grid (for the interquartile band). All integers, so bands of several
+/// recordings add up exactly. Empty (0 points) when no output needs curves.
+public struct CurveBands: SummaryState {
+    /// Fixed-point scale of `sums`: the mean is exact to 1e-9.
+    public static let scale = 1e9
+    static let width = ThresholdBins.steps + 1
+    public private(set) var points = 0
+    /// [class][point], [class][point], [class][point][bin], flattened.
+    var counts: [Int64] = []
+    var sums: [Int64] = []
+    var histogram: [Int64] = []
+
+    public init(points: Int = 0) {
+        self.points = points
+        counts = [Int64](repeating: 0, count: 3 * points)
+        sums = counts
+        histogram = [Int64](repeating: 0, count: 3 * points * Self.width)
+    }
+
+    /// Adds one contact's curve; NaN points (after its end) are left out.
+    public mutating func add<C: Collection>(_ curve: C, as pressClass: PressClass) where C.Element == Float {
+        var point = 0
+        for value in curve where point < points {
+            defer { point += 1 }
+            guard !value.isNaN else { continue }
+            let cell = pressClass.index * points + point
+            counts[cell] += 1
+            sums[cell] += Int64((Double(value) * Self.scale).rounded())
+            histogram[cell * Self.width + ThresholdBins.bin(Double(value))] += 1
+        }
+    }
+
+    public func count(_ pressClass: PressClass, point: Int) -> Int64 { counts[pressClass.index * points + point] }
+
+    /// Classes with at least one curve.
+    public var classesPresent: [PressClass] {
+        PressClass.allCases.filter { pressClass in (0..<points).contains { count(pressClass, point: $0) > 0 } }
+    }
+
+    public func mean(_ pressClass: PressClass, point: Int) -> Double? {
+        let cell = pressClass.index * points + point
+        return counts[cell] > 0 ? Double(sums[cell]) / Self.scale / Double(counts[cell]) : nil
+    }
+
+    /// Quantile `level` at one point, interpolated within its 0.01 bin.
+    public func quantile(_ pressClass: PressClass, point: Int, level: Double) -> Double? {
+        let cell = pressClass.index * points + point
+        let total = counts[cell]
+        guard total > 0 else { return nil }
+        let target = level * Double(total)
+        var running = 0.0
+        for bin in 0..<Self.width {
+            let here = Double(histogram[cell * Self.width + bin])
+            if here > 0 && running + here >= target {
+                let fraction = (target - running) / here
+                return min(1, (Double(bin) + fraction) / Double(ThresholdBins.steps))
+            }
+            running += here
+        }
+        return 1
+    }
+
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        if lhs.points == 0 { return rhs }
+        if rhs.points == 0 { return lhs }
+        precondition(lhs.points == rhs.points, "curve bands of different grids")
+        var sum = lhs
+        for index in sum.counts.indices { sum.counts[index] += rhs.counts[index]; sum.sums[index] += rhs.sums[index] }
+        for index in sum.histogram.indices { sum.histogram[index] += rhs.histogram[index] }
+        return sum
+    }
+
+    public var stored: StoredArray { .integers([Int64(points)] + counts + sums + histogram) }
+    public init?(stored: StoredArray) {
+        guard case .integers(let values) = stored, let first = values.first, first >= 0 else { return nil }
+        let points = Int(first)
+        guard values.count == 1 + 3 * points * (2 + Self.width) else { return nil }
+        self.init(points: points)
+        let cells = 3 * points
+        counts = Array(values[1..<(1 + cells)])
+        sums = Array(values[(1 + cells)..<(1 + 2 * cells)])
+        histogram = Array(values[(1 + 2 * cells)...])
+    }
+}
+
+/// One field of `PressureStatistics`, for code that must visit every field:
+/// the merge, the `--save` state and the tests that check every renderer.
+public struct SummaryField: @unchecked Sendable {
+    /// snake_case of the property name; the dataset name in `--save`'s `state` group.
+    public let name: String
+    public let merge: (inout PressureStatistics, PressureStatistics) -> Void
+    public let stored: (PressureStatistics) -> StoredArray
+    /// False when the array does not fit the field.
+    public let restore: (inout PressureStatistics, StoredArray) -> Bool
+
+    init<T: SummaryState>(_ name: String, _ path: WritableKeyPath<PressureStatistics, T>) {
+        self.name = name
+        merge = { sum, other in sum[keyPath: path] = sum[keyPath: path] + other[keyPath: path] }
+        stored = { $0[keyPath: path].stored }
+        restore = { statistics, array in
+            guard let value = T(stored: array) else { return false }
+            statistics[keyPath: path] = value
+            return true
+        }
+    }
+}

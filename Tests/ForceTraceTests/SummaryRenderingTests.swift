@@ -1,0 +1,156 @@
+import Foundation
+import HDF5
+import XCTest
+@testable import ForceTrace
+
+/// The renderers of the report summary: every field reaches each of them,
+/// and they agree on unbounded and undefined values.
+final class SummaryRenderingTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    static var curveOptions: AnalysisOptions {
+        var options = AnalysisOptions()
+        options.curves = true
+        options.tolerance = .millimetres(0.25)
+        return options
+    }
+
+    static func report(_ analysis: RecordingAnalysis) -> PressureReport {
+        PressureReport(options: analysis.options, files: [FileAnalysis(file: "x.h5", recordings: [analysis])])
+    }
+
+    static func json(_ report: PressureReport) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.jsonBytes())) as? [String: Any])
+    }
+
+    /// One contact: a down row, then `pressures` as pressure-only frames.
+    static func pressureOnlyContact(_ pressures: [Int32]) throws -> RecordingAnalysis {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 10)])
+        for (index, pressure) in pressures.enumerated() { builder.frame(Int64(10 * (index + 1)), [(F.p, pressure)]) }
+        builder.frame(Int64(10 * (pressures.count + 1)), [(F.id, -1)])
+        return try F.analyze(builder.recording, options: curveOptions)
+    }
+
+    /// Writes the report's --save file and opens it.
+    static func saved(_ report: PressureReport, _ name: String) throws -> File {
+        let path = F.temporaryPath(name)
+        try ReportFile.write(report, to: path, replace: true)
+        return try File.open(path)
+    }
+
+    /// Unbounded (every motion event stationary): ∞ in text, null in JSON,
+    /// +inf in --save, per contact and in the summaries and the sweep alike.
+    func testUnboundedInflationAgreesAcrossRenderers() throws {
+        let analysis = try Self.pressureOnlyContact([20, 30])
+        XCTAssertEqual(analysis.contacts[0].inflation(), .unbounded)
+        XCTAssertEqual(analysis.statistics.inflation(), .unbounded)
+        let report = Self.report(analysis)
+        let text = report.text(contactLimit: nil)
+        XCTAssertTrue(text.contains("inflation ∞"), text)
+        XCTAssertTrue(text.contains("0 mm ∞"), text)
+        XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    ∞ "))
+        let json = try Self.json(report)
+        let recording = try XCTUnwrap((json["recordings"] as? [[String: Any]])?.first)
+        XCTAssertTrue((recording["contacts"] as? [[String: Any]])?.first?["inflation"] is NSNull)
+        XCTAssertTrue((json["total"] as? [String: Any])?["inflation"] is NSNull)
+        let file = try Self.saved(report, "unbounded.h5")
+        defer { try? file.close() }
+        let group = try file.root.openGroup("recordings").openGroup(analysis.name)
+        XCTAssertEqual(try group.openGroup("contacts").readArray("inflation", of: Double.self), [.infinity])
+        for group in [group, try file.root.openGroup("total")] {
+            XCTAssertEqual(try group.attribute("inflation")?.doubleValue, .infinity, "summary attribute")
+            let sweep = try group.openGroup("inflation_sweep").readArray("inflation", of: Double.self)
+            XCTAssertEqual(sweep.first, .infinity, "0 mm lane of the sweep")
+        }
+    }
+
+    /// Undefined (no motion events): - in text, null in JSON, NaN in --save.
+    func testUndefinedInflationAgreesAcrossRenderers() throws {
+        let analysis = try Self.pressureOnlyContact([])
+        XCTAssertEqual(analysis.contacts[0].inflation(), .undefined)
+        XCTAssertEqual(analysis.statistics.inflation(), .undefined)
+        let report = Self.report(analysis)
+        XCTAssertTrue(report.text(contactLimit: nil).contains("inflation -\n"))
+        XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    - "))
+        let json = try Self.json(report)
+        XCTAssertTrue((json["total"] as? [String: Any])?["inflation"] is NSNull)
+        let file = try Self.saved(report, "undefined.h5")
+        defer { try? file.close() }
+        let group = try file.root.openGroup("recordings").openGroup(analysis.name)
+        XCTAssertTrue(try group.openGroup("contacts").readArray("inflation", of: Double.self)[0].isNaN)
+        XCTAssertTrue(try XCTUnwrap(try group.attribute("inflation")?.doubleValue).isNaN)
+        XCTAssertTrue(try group.openGroup("inflation_sweep").readArray("inflation", of: Double.self).allSatisfy(\.isNaN))
+    }
+
+    /// The field list names every stored property, in order: a new field
+    /// that is not in `PressureStatistics.fields` fails here, not silently in `+`.
+    func testFieldListCoversEveryProperty() {
+        let properties = Mirror(reflecting: PressureStatistics()).children.compactMap(\.label).map(Self.snakeCase)
+        XCTAssertEqual(PressureStatistics.fields.map(\.name), properties)
+    }
+
+    /// Changing any one field changes the text summary, the JSON summary and
+    /// the --save state; the saved state reads back exactly.
+    func testEveryFieldReachesEveryRenderer() throws {
+        var simulation = SimulationOptions()
+        simulation.seed = 11
+        simulation.presses = 24
+        let analysis = try F.analyze(Simulator.run(simulation).recording, options: Self.curveOptions)
+        let report = Self.report(analysis)
+        let base = analysis.statistics
+        XCTAssertGreaterThan(base.labelled, 0)
+        XCTAssertGreaterThan(base.curveBands.points, 0)
+        let baseText = report.summaryText(base), baseJSON = Self.summaryJSON(report, base)
+        for field in PressureStatistics.fields {
+            var changed = base
+            let variants = Self.perturbations(field.stored(base))
+            XCTAssertTrue(variants.contains { field.restore(&changed, $0) }, "\(field.name) takes none of its perturbations")
+            XCTAssertNotEqual(changed, base, field.name)
+            XCTAssertNotEqual(report.summaryText(changed), baseText, "text does not show \(field.name)")
+            XCTAssertNotEqual(Self.summaryJSON(report, changed), baseJSON, "JSON does not show \(field.name)")
+        }
+        let file = try Self.saved(report, "state.h5")
+        defer { try? file.close() }
+        for group in [try file.root.openGroup("recordings").openGroup(analysis.name), try file.root.openGroup("total")] {
+            XCTAssertEqual(try group.openGroup("state").memberNames().sorted(), PressureStatistics.fields.map(\.name).sorted())
+            XCTAssertEqual(try ReportFile.readStatistics(from: group, file: "state.h5"), base, "--save state reads back exactly")
+        }
+    }
+
+    /// Merging through the field list equals merging the data.
+    func testMergeAddsEveryField() throws {
+        let a = try Self.pressureOnlyContact([20, 30]).statistics, b = try Self.pressureOnlyContact([40]).statistics
+        let sum = a + b
+        for field in PressureStatistics.fields {
+            var expected = a
+            field.merge(&expected, b)
+            XCTAssertEqual(field.stored(sum), field.stored(expected), field.name)
+        }
+        XCTAssertEqual(sum.contacts, 2)
+        XCTAssertEqual(sum.stationary[0], 3)
+    }
+
+    static func summaryJSON(_ report: PressureReport, _ statistics: PressureStatistics) -> [UInt8] {
+        var out = JSONWriter()
+        report.writeSummary(statistics, to: &out)
+        return out.finish()
+    }
+
+    /// Ways to change a stored array that keep it valid for some field.
+    static func perturbations(_ array: StoredArray) -> [StoredArray] {
+        switch array {
+        case .integers(let values):
+            // Doubled plus one: large enough for nanosecond sums to show at the renderers' precision.
+            return [.integers(values.map { 2 * $0 + 1 }), .integers(values.prefix(1) + values.dropFirst().map { 2 * $0 + 1 })]
+        case .doubles(let values):
+            return [.doubles(values + [0.5, 0.25, 0.125])]
+        }
+    }
+
+    static func snakeCase(_ name: String) -> String {
+        name.reduce(into: "") { out, character in
+            if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
+        }
+    }
+}
