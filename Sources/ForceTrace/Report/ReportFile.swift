@@ -52,7 +52,7 @@ public enum ReportFile {
         let count = analysis.contacts.count
         let options = analysis.options
         guard options.curves else {
-            throw TraceFileError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
+            throw ForceTraceError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
         }
         try group.writeMatrix("curves", analysis.curves, rows: count, columns: options.curvePoints)
         try group.writeMatrix("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
@@ -142,7 +142,7 @@ public enum ReportFile {
         var statistics = PressureStatistics()
         for field in PressureStatistics.fields {
             guard state.contains(field.name) else {
-                throw TraceFileError(file: file, "state/\(field.name) is missing; the report was saved by another version")
+                throw ForceTraceError(file: file, "state/\(field.name) is missing; the report was saved by another version")
             }
             let integers = field.stored(statistics)
             let array: StoredArray
@@ -151,7 +151,7 @@ public enum ReportFile {
             case .doubles: array = .doubles(try state.readArray(field.name, of: Double.self))
             }
             guard field.restore(&statistics, array) else {
-                throw TraceFileError(file: file, "state/\(field.name) has the wrong length for its field")
+                throw ForceTraceError(file: file, "state/\(field.name) has the wrong length for its field")
             }
         }
         return statistics
