@@ -152,6 +152,23 @@ final class BoundaryFixtureTests: XCTestCase {
         XCTAssertEqual(samples["flags"], [1, 4, 1, 4])
     }
 
+    /// Without slots: BTN_TOUCH 0 and 1 in one frame end one contact and begin the next.
+    func testTouchReleasedAndPressedInOneFrame() throws {
+        let (path, _) = try imported("touch-up-and-down-in-one-frame.evemu")
+        let trace = try BlackBox.Trace(path)
+        defer { try? trace.close() }
+        let contacts = try trace.table("contacts")
+        XCTAssertEqual(contacts["slot"], [-1, -1, -1])
+        XCTAssertEqual(contacts["t_down_ns"], [0, 10_000_000, 1_000_000_000])
+        XCTAssertEqual(contacts["t_up_ns"], [10_000_000, 20_000_000, 1_020_000_000])
+        XCTAssertEqual(contacts["first_sample"], [0, 1, 2])
+        XCTAssertEqual(contacts["last_sample"], [0, 1, 2])
+        XCTAssertEqual(contacts["n_samples"], [1, 1, 1])
+        let samples = try trace.table("samples")
+        XCTAssertEqual(samples["contact"], [0, 1, 2])
+        XCTAssertEqual(samples["pressure"], [50, 60, 60])
+    }
+
     func testSlotsBeyondTheDeclaredRangeAreKeptButNotDecoded() throws {
         let (path, stderr) = try imported("slots-beyond-range.evemu")
         XCTAssertTrue(stderr.contains("ABS_MT_SLOT 2 is beyond the 2 declared slots"), stderr)

@@ -143,6 +143,8 @@ public struct TraceDecoder: Sendable {
     // Single-touch state; the slot array holds one slot for it.
     private var touchDown = false
     private var touchChanged = false
+    /// BTN_TOUCH went to 0 in this frame: with a 1 after it, one contact ends and the next begins.
+    private var touchReleased = false
     private var touchEverReported = false
     private var currentTool: UInt16 = 0
 
@@ -280,7 +282,7 @@ public struct TraceDecoder: Sendable {
         case EventType.key:
             if event.code == Button.touch {
                 let down = event.value != 0
-                if down != touchDown { touchDown = down; touchChanged = true }
+                if down != touchDown { touchDown = down; touchChanged = true; touchReleased = touchReleased || !down }
             } else if Button.isTool(event.code) {
                 if event.value != 0 { currentTool = event.code } else if currentTool == event.code { currentTool = 0 }
             }
@@ -295,6 +297,7 @@ public struct TraceDecoder: Sendable {
             slots[index].startInFrame = false
         }
         touchChanged = false
+        touchReleased = false
     }
 
     private mutating func endFrame(at time: Int64) {
@@ -303,12 +306,10 @@ public struct TraceDecoder: Sendable {
         afterDrop = false
         if contactProtocol == .singleTouch {
             if touchChanged {
-                if touchDown {
-                    slots[0].startInFrame = true
-                } else if slots[0].open {
-                    slots[0].endInFrame = true
-                }
+                if touchReleased && slots[0].open { slots[0].endInFrame = true }
+                if touchDown { slots[0].startInFrame = true }
                 touchChanged = false
+                touchReleased = false
             }
         }
         for index in slots.indices {
