@@ -82,5 +82,14 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh
 
+# The mutation study (Tests/mutation/README.md): plants each mutation of
+# Tests/mutation/mutations.json in a private copy of the tree, builds it and
+# runs XCTest and pytest; prints a table and the scores. Not part of `make test`
+# (it takes about a minute and a half per mutation). MUTATION_ARGS passes options,
+# e.g. MUTATION_ARGS='--only pop-class-boundary,libinput-flat-zero'.
+.PHONY: mutation
+mutation: deps
+	$(PYTHON) Tests/mutation/run.py $(MUTATION_ARGS)
+
 clean:
 	rm -rf .build out
