@@ -61,6 +61,10 @@ extension TraceRecording {
         guard [slots.count, tracking.count, times.count].allSatisfy({ $0 == classes.count }) else {
             throw ForceTraceError(file: filePath, "recording '\(name)': the labels columns differ in length")
         }
+        // The same check as contactLabels: a class outside the documented ones is damage, not a label.
+        if let bad = classes.first(where: { PressClass(label: $0) == nil }) {
+            throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(bad)'", hint: "use tap, peek-press or pop-press")
+        }
         truth.labels = classes.indices.map { row in
             ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: classes[row],
                          kind: row < kinds.count && !kinds[row].isEmpty ? kinds[row] : nil,
