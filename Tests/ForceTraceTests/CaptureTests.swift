@@ -227,6 +227,10 @@ final class CaptureTests: XCTestCase {
         XCTAssertEqual(trace.stopReason, .endOfInput, file: file, line: line)
         XCTAssertEqual(trace.source, .replay(.evemu(path: path)), file: file, line: line)
         XCTAssertEqual(trace.t0Ns, recording.t0Ns, file: file, line: line)
+        // Both pipelines share the decoder and writer: check one of them against the evemu text itself.
+        let replayedTrace = try BlackBox.Trace(replayed)
+        defer { try? replayedTrace.close() }
+        try EvemuOracle(path: path).assertMatches(replayedTrace, "replay of \(path)", file: file, line: line)
     }
 
     func testReplayThroughTheLivePipelineEqualsImportForTheSamples() throws {

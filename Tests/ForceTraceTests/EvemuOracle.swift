@@ -34,7 +34,9 @@ struct EvemuOracle {
 
     init(path: String, descriptionPath: String? = nil) throws {
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        if let descriptionPath { text = try String(contentsOfFile: descriptionPath, encoding: .utf8) + "\n" + text }
+        if let description = descriptionPath ?? Self.siblingDescription(path, text) {
+            text = try String(contentsOfFile: description, encoding: .utf8) + "\n" + text
+        }
         var axes: [Int: (min: Int, max: Int)] = [:]
         var eventLines: [[Substring]] = []
         for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
@@ -130,6 +132,32 @@ struct EvemuOracle {
         guard let open = slot.open else { return }
         contacts[open].rows += 1
         slot.lastX = slot.x; slot.lastY = slot.y; slot.lastP = slot.p
+    }
+
+    /// Events without a header take it from "NAME.desc" beside them, with
+    /// extensions dropped one at a time ("X.leftmove.events" → "X.leftmove.desc", "X.desc").
+    private static func siblingDescription(_ path: String, _ text: String) -> String? {
+        guard !text.split(separator: "\n").contains(where: { $0.hasPrefix("N:") }) else { return nil }
+        var stem = URL(fileURLWithPath: path).deletingPathExtension()
+        while !stem.lastPathComponent.isEmpty {
+            let candidate = stem.appendingPathExtension("desc").path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            let shorter = stem.deletingPathExtension()
+            if shorter.lastPathComponent == stem.lastPathComponent { return nil }
+            stem = shorter
+        }
+        return nil
+    }
+
+    /// Every E: line of an evemu text as (ns, type, code, value), read with
+    /// string operations only.
+    static func events(inText text: String) throws -> [[Int64]] {
+        try text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).compactMap { line -> [Int64]? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.first == "E:", fields.count >= 5, let type = Int64(fields[2], radix: 16), let code = Int64(fields[3], radix: 16),
+                  let value = Int64(fields[4]) else { return nil }
+            return [try nanoseconds(fields[1], "evemu text"), type, code, value]
+        }
     }
 
     /// "SEC[.FRACTION]" as nanoseconds, the fraction padded to nine digits.

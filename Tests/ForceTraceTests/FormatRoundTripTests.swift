@@ -17,46 +17,52 @@ final class FormatRoundTripTests: XCTestCase {
         return try reader.recordingNames.map { try reader.recording($0).loadRecording() }
     }
 
-    /// Every input worth a round trip: the samples and the shared recordings.
-    private func inputs() throws -> [(events: String, description: String?)] {
-        var inputs: [(String, String?)] = [(FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path, nil)]
-        if let shared = try? FormatTestSupport.sharedRecordingInputs() { inputs += shared }
-        return inputs
-    }
-
     /// evemu → h5 → libinput YAML → h5 → evemu keeps every event identical.
     func testEvemuThroughLibinputAndBackKeepsEveryEvent() throws {
-        let directory = try FormatTestSupport.temporaryDirectory(self)
-        for (path, description) in try inputs() {
-            let original = try Evemu.read(path, descriptionPath: description)
-            XCTAssertGreaterThan(original.events.count, 100, path)
-            let first = directory.appendingPathComponent("first.h5").path
-            try writeTrace([original], to: first)
-            var yaml = ""
-            LibinputRecord.write(try readTrace(first), to: &yaml)
-            let fromYAML = try LibinputRecord.parse(Array(yaml.utf8), file: "export.yml")
-            XCTAssertEqual(fromYAML.count, 1)
-            let second = directory.appendingPathComponent("second.h5").path
-            try writeTrace(fromYAML, to: second)
-            var evemu = ""
-            Evemu.write(try readTrace(second)[0], to: &evemu)
-            let final = try Evemu.parse(Array(evemu.utf8), file: "final.evemu")
+        try assertEvemuThroughLibinputAndBack(FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path, nil)
+    }
 
-            XCTAssertEqual(final.events.count, original.events.count, path)
-            XCTAssertEqual(final.events, original.events, path)
-            XCTAssertEqual(final.device, original.device, path)
-            XCTAssertEqual(final.clock, original.clock, path)
-            XCTAssertEqual(final.groundTruth, original.groundTruth, path)
-            if path.hasPrefix(FormatTestSupport.samples.path) {
-                XCTAssertFalse(original.groundTruth.labels.isEmpty, "the simulated sample carries labels")
-            }
-            // The E: lines themselves, as evemu prints them.
-            var before = "", after = ""
-            Evemu.write(original, to: &before)
-            Evemu.write(final, to: &after)
-            XCTAssertEqual(before.split(separator: "\n").filter { $0.hasPrefix("E:") },
-                           after.split(separator: "\n").filter { $0.hasPrefix("E:") }, path)
+    /// The same for each shared recording; skipped only when ../shared is absent.
+    func testEvemuThroughLibinputAndBackKeepsEveryEventOfTheSharedRecordings() throws {
+        for (path, description) in try FormatTestSupport.sharedRecordingInputs() {
+            try assertEvemuThroughLibinputAndBack(path, description)
         }
+    }
+
+    private func assertEvemuThroughLibinputAndBack(_ path: String, _ description: String?) throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let original = try Evemu.read(path, descriptionPath: description)
+        XCTAssertGreaterThan(original.events.count, 100, path)
+        let first = directory.appendingPathComponent("first.h5").path
+        try writeTrace([original], to: first)
+        var yaml = ""
+        LibinputRecord.write(try readTrace(first), to: &yaml)
+        let fromYAML = try LibinputRecord.parse(Array(yaml.utf8), file: "export.yml")
+        XCTAssertEqual(fromYAML.count, 1)
+        let second = directory.appendingPathComponent("second.h5").path
+        try writeTrace(fromYAML, to: second)
+        var evemu = ""
+        Evemu.write(try readTrace(second)[0], to: &evemu)
+        let final = try Evemu.parse(Array(evemu.utf8), file: "final.evemu")
+
+        XCTAssertEqual(final.events.count, original.events.count, path)
+        XCTAssertEqual(final.events, original.events, path)
+        XCTAssertEqual(final.device, original.device, path)
+        XCTAssertEqual(final.clock, original.clock, path)
+        XCTAssertEqual(final.groundTruth, original.groundTruth, path)
+        if path.hasPrefix(FormatTestSupport.samples.path) {
+            XCTAssertFalse(original.groundTruth.labels.isEmpty, "the simulated sample carries labels")
+        }
+        // The E: lines themselves, as evemu prints them.
+        var before = "", after = ""
+        Evemu.write(original, to: &before)
+        Evemu.write(final, to: &after)
+        XCTAssertEqual(before.split(separator: "\n").filter { $0.hasPrefix("E:") },
+                       after.split(separator: "\n").filter { $0.hasPrefix("E:") }, path)
+        // And against the original text itself, read without forcetrace's parser.
+        let originalEvents = try EvemuOracle.events(inText: String(contentsOfFile: path, encoding: .utf8))
+        XCTAssertGreaterThan(originalEvents.count, 100, path)
+        XCTAssertTrue(try EvemuOracle.events(inText: after) == originalEvents, "\(path): the E: lines after the round trip differ from the file's")
     }
 
     /// Each shared recording, converted by the command-line tool to each
@@ -69,6 +75,11 @@ final class FormatRoundTripTests: XCTestCase {
             if let description { importArguments += ["--desc", description] }
             let imported = try FormatTestSupport.run(importArguments)
             XCTAssertEqual(imported.status, 0, imported.stderr)
+            // Independent evidence first: contacts and rows from the evemu text itself.
+            let oracle = try EvemuOracle(path: path, descriptionPath: description)
+            let importedTrace = try BlackBox.Trace(trace)
+            try oracle.assertMatches(importedTrace, "\(path) imported")
+            try importedTrace.close()
             let header = directory.appendingPathComponent("\(index)-header.evemu").path
             XCTAssertEqual(try FormatTestSupport.run(["export", trace, "--format", "evemu", "-o", header]).status, 0)
             let reference = try TraceReader(path: trace)
@@ -96,6 +107,9 @@ final class FormatRoundTripTests: XCTestCase {
                 XCTAssertEqual(loaded.device, referenceEvents.device, "\(path) via \(format)")
                 XCTAssertEqual(recording.t0Ns, referenceRecording.t0Ns, "\(path) via \(format)")
                 XCTAssertEqual(try recording.contacts(), referenceContacts, "\(path) via \(format)")
+                let backTrace = try BlackBox.Trace(back)
+                try oracle.assertMatches(backTrace, "\(path) via \(format)")
+                try backTrace.close()
             }
         }
     }
