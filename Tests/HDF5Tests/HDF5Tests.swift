@@ -191,7 +191,14 @@ final class HDF5Tests: XCTestCase {
         }
         try file.close()
         XCTAssertThrowsError(try file.flush())
-        XCTAssertNoThrow(try file.close())   // closing twice is harmless
+        // Closing twice is harmless: no error, nothing else closed, the file intact.
+        let other = try File.create(path("other.h5"))
+        let kept = try other.root.createGroup("kept")
+        try file.close()
+        try kept.setAttribute("x", .int(1))
+        try other.close()
+        XCTAssertEqual(try File.open(path("other.h5")).root.openGroup("kept").attribute("x"), .int(1))
+        XCTAssertEqual(try File.open(path("closed.h5")).root.memberNames(), ["g"])
     }
 
     func testObjectsOfAClosedFileAreVoidAndDroppingThemHarmsNoOtherFile() throws {
