@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -73,39 +74,65 @@ def environment():
     return env
 
 
-def run(command, timeout, log_name):
-    """Runs `command` in TREE; returns (status, seconds). Output goes to a log file."""
+# An XCTest failure line ("FILE:LINE: error: Class.test : ...") or a trap.
+FIRST_FAILURE = re.compile(r"^(.*: error: (\S+) : .*|.*Fatal error.*|.*Test Case '(\S+)' failed.*)$", re.M)
+
+
+def run(command, timeout, log_name, stop_at_first_failure=False):
+    """Runs `command` in TREE; returns (status, seconds, first failure or None).
+    With `stop_at_first_failure` the run ends as soon as the log shows a failing
+    test: the mutant is killed, and the rest of the suite would not change that."""
     started = time.monotonic()
-    with open(WORK / log_name, "w") as output:
+    log_path = WORK / log_name
+    first = None
+    with open(log_path, "w") as output:
+        process = subprocess.Popen(command, cwd=TREE, env=environment(), stdout=output, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
         try:
-            process = subprocess.Popen(command, cwd=TREE, env=environment(), stdout=output, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
-            status = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            status = "timeout"
+            while True:
+                try:
+                    status = process.wait(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if time.monotonic() - started > timeout:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+                    status, first = "timeout", f"timed out after {timeout} s"
+                    break
+                if stop_at_first_failure:
+                    match = FIRST_FAILURE.search(log_path.read_text(errors="replace"))
+                    if match:
+                        os.killpg(process.pid, signal.SIGKILL)
+                        process.wait()
+                        status = "failed"
+                        break
         except BaseException:
             # Ctrl-C: stop the child's whole group before passing it on.
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-            except Exception:
-                pass
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             raise
-    return status, time.monotonic() - started
+    if status != 0 and first is None:
+        match = FIRST_FAILURE.search(log_path.read_text(errors="replace"))
+        if match:
+            first = match.group(2) or match.group(3) or match.group(1).strip()[:120]
+    return status, time.monotonic() - started, first
 
 
 def build():
     return run(["swift", "build", "--build-tests"], 1800, "build.log")
 
 
-def xctest(timeout):
-    return run(["swift", "test", "--skip-build", "--disable-swift-testing"], timeout, "xctest.log")
+def xctest(timeout, stop_early=False):
+    return run(["swift", "test", "--skip-build", "--disable-swift-testing"], timeout, "xctest.log", stop_early)
 
 
 def pytest(timeout):
     return run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "Tests/python"], timeout, "pytest.log")
+
+
+# pytest -x stops by itself; its failure line names the test.
+PYTEST_FAILURE = re.compile(r"^FAILED (\S+)", re.M)
 
 
 def load(ids):
@@ -157,17 +184,17 @@ def main():
     log(f"syncing the source into {TREE}")
     sync_tree()
     log("baseline: build and run the unmutated copy")
-    status, seconds = build()
+    status, seconds, _ = build()
     if status != 0:
         log(f"the unmutated copy does not build (see {WORK / 'build.log'})")
         return 2
-    status, xc_seconds = xctest(arguments.timeout)
+    status, xc_seconds, first = xctest(arguments.timeout)
     if status != 0:
-        log(f"XCTest fails on the unmutated copy (see {WORK / 'xctest.log'}): a red baseline makes every mutant look killed")
+        log(f"XCTest fails on the unmutated copy (see {WORK / 'xctest.log'}): a red baseline makes every mutant look killed ({first})")
         return 2
     py_seconds = 0
     if not arguments.no_pytest:
-        status, py_seconds = pytest(arguments.timeout)
+        status, py_seconds, _ = pytest(arguments.timeout)
         if status != 0:
             log(f"pytest fails on the unmutated copy (see {WORK / 'pytest.log'})")
             return 2
@@ -184,22 +211,27 @@ def main():
         log(f"[{number}/{len(mutations)}] {mutation['id']}: {mutation['description']}")
         try:
             target.write_text(original.replace(mutation["original"], mutation["replacement"], 1))
-            status, _ = build()
+            status, _, _ = build()
             if status != 0:
                 mutation["status"] = "BUILD-FAIL"
                 shutil.copy(WORK / "build.log", WORK / f"{mutation['id']}.build.log")
                 log(f"  does not build: fix the mutation (log: {WORK / (mutation['id'] + '.build.log')})")
             else:
-                status, _ = xctest(arguments.timeout)
+                status, seconds, first = xctest(arguments.timeout, stop_early=True)
                 mutation["xctest"] = "killed" if status != 0 else "survived"
                 if status != 0:
+                    mutation["killed_by"] = first or "?"
                     shutil.copy(WORK / "xctest.log", WORK / f"{mutation['id']}.xctest.log")
                 if not arguments.no_pytest and (status == 0 or arguments.both):
-                    status, _ = pytest(arguments.timeout)
+                    status, _, _ = pytest(arguments.timeout)
                     mutation["pytest"] = "killed" if status != 0 else "survived"
+                    if status != 0:
+                        found = PYTEST_FAILURE.search((WORK / "pytest.log").read_text(errors="replace"))
+                        mutation.setdefault("killed_by", found.group(1) if found else "pytest")
                 killed = "killed" in (mutation.get("xctest"), mutation.get("pytest"))
                 mutation["status"] = "killed" if killed else "SURVIVED"
-                log(f"  XCTest {mutation['xctest']}, pytest {mutation.get('pytest', 'not run')}")
+                log(f"  XCTest {mutation['xctest']}, pytest {mutation.get('pytest', 'not run')}"
+                    + (f" (first: {mutation['killed_by']})" if "killed_by" in mutation else ""))
         finally:
             # Always restore, also on Ctrl-C or a crash of this script.
             target.write_text(original)
@@ -216,10 +248,10 @@ def main():
 
 def print_table(results, elapsed):
     width = max(len(m["id"]) for m in results)
-    print(f"{'id':<{width}}  {'result':<10} {'XCTest':<9} {'pytest':<9} file: description")
+    print(f"{'id':<{width}}  {'result':<10} {'XCTest':<9} {'pytest':<9} file: description [first failing test]")
     for m in results:
         print(f"{m['id']:<{width}}  {m['status']:<10} {m.get('xctest', '-'):<9} {m.get('pytest', '-'):<9} "
-              f"{pathlib.Path(m['file']).name}: {m['description']}")
+              f"{pathlib.Path(m['file']).name}: {m['description']}" + (f" [{m['killed_by']}]" if "killed_by" in m else ""))
     valid = [m for m in results if m["status"] in ("killed", "SURVIVED")]
     errors = len(results) - len(valid)
     killed = sum(m["status"] == "killed" for m in valid)
