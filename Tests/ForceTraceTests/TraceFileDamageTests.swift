@@ -58,6 +58,28 @@ final class TraceFileDamageTests: XCTestCase {
         try assertRejected(file, "format_version 2 is newer than this forcetrace (reads 1)")
     }
 
+    /// A label class that is none of the documented ones (a damaged heap
+    /// string, or a foreign writer) is refused by export as by report.
+    func testUnknownLabelClassIsRefused() throws {
+        let file = path("bad-label.h5")
+        try FileManager.default.copyItem(atPath: good, toPath: file)
+        try runPython("""
+            import h5py, sys
+            with h5py.File(sys.argv[1], 'a') as f:
+                labels = f['recordings/touchscreen-mixed/labels']
+                classes = [c.decode() if isinstance(c, bytes) else c for c in labels['class'][:]]
+                classes[3] = 'deeep'
+                del labels['class']
+                labels.create_dataset('class', data=classes, dtype=h5py.string_dtype())
+            """, file)
+        for arguments in [["export", file, "--format", "evemu", "-o", path("out.evemu")], ["report", file]] {
+            let run = try FormatTestSupport.run(arguments)
+            XCTAssertEqual(run.status, 1, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("labels/class has 'deeep'"), run.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.evemu")))
+    }
+
     func testNotHDF5AtAll() throws {
         let file = path("text.h5")
         try "N: not a trace file\n".write(toFile: file, atomically: true, encoding: .utf8)
