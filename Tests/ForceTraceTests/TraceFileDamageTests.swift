@@ -11,7 +11,11 @@ final class TraceFileDamageTests: XCTestCase {
     override func setUpWithError() throws {
         directory = try FormatTestSupport.temporaryDirectory(self)
         good = directory.appendingPathComponent("good.h5").path
-        let run = try FormatTestSupport.run(["import", FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path, "-o", good])
+        // Imported from a copy in the temporary directory, so the file's layout
+        // (its source attribute holds the path) is the same in every checkout.
+        let sample = directory.appendingPathComponent("touchscreen-mixed.evemu")
+        try FileManager.default.copyItem(at: FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu"), to: sample)
+        let run = try FormatTestSupport.run(["import", sample.path, "-o", good])
         XCTAssertEqual(run.status, 0, run.stderr)
     }
 
@@ -92,7 +96,8 @@ final class TraceFileDamageTests: XCTestCase {
     /// Bytes overwritten across the whole file: whatever HDF5 notices must
     /// come out as one clear line (status 1). A run that succeeds must give
     /// exactly what the undamaged file gives (the damage hit unused space or
-    /// bytes nothing reads), or say with a warning that something is off.
+    /// bytes nothing reads), or say that something is off (a warning, or a
+    /// recording shown as incomplete).
     /// A crash (a signal) fails the test.
     func testDamagedBytesAnywhere() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
@@ -119,7 +124,7 @@ final class TraceFileDamageTests: XCTestCase {
                     let output = arguments[0] == "export" ? (try? String(contentsOfFile: exported, encoding: .utf8)) ?? "" : run.stdout
                     if output == undamaged {
                         identical += 1
-                    } else if !run.stderr.contains("warning") {
+                    } else if !run.stderr.contains("warning") && !output.contains("incomplete") {  // a damaged import_status: info says so
                         XCTFail("\(arguments[0]) at offset \(offset): exit 0, no warning, and output unlike the undamaged file's: \(firstDifference(output, undamaged))")
                     }
                 case 1:
