@@ -276,4 +276,23 @@ final class BoundaryFixtureTests: XCTestCase {
             XCTAssertEqual(absolute, format != "evemu" ? expected.map { $0 / 1000 * 1000 } : expected, format)
         }
     }
+
+    /// Times before 0 split as evdev does: −0.5 s is tv_sec −1, tv_usec 500000.
+    func testNegativeTimesFloorInRawRecords() throws {
+        let (trace, _) = try imported("negative-times.yml")
+        let file = try BlackBox.Trace(trace)
+        XCTAssertEqual(try file.attribute("t0_ns")?.intValue, -500_000_000)
+        XCTAssertEqual(try file.table("events")["t_ns"], [0, 0, 0, 0, 0, 750_000_000, 750_000_000])
+        try file.close()
+        let raw = directory.appendingPathComponent("negative.raw")
+        try BlackBox.run(["export", trace, "--format", "raw", "-o", raw.path])
+        let bytes = [UInt8](try Data(contentsOf: raw))
+        XCTAssertEqual(bytes.count, 7 * 24)
+        func field(_ record: Int, _ offset: Int) -> Int64 {
+            (0..<8).reduce(Int64(0)) { $0 | Int64(bytes[record * 24 + offset + $1]) << (8 * $1) }
+        }
+        guard bytes.count == 7 * 24 else { return }
+        XCTAssertEqual((0..<7).map { [field($0, 0), field($0, 8)] },
+                       Array(repeating: [-1, 500_000], count: 5) + Array(repeating: [0, 250_000], count: 2))
+    }
 }
