@@ -1,4 +1,5 @@
 import Foundation
+import HDF5
 import XCTest
 
 /// The hand-written evemu fixtures in Tests/fixtures, each on a boundary that
@@ -131,6 +132,15 @@ final class BoundaryFixtureTests: XCTestCase {
         XCTAssertEqual(doubles(rows, "t_pop_s"), [nil, nil, 0])
         XCTAssertEqual(rows.map { $0["still_down"] as? Bool }, [false, false, true])
         XCTAssertEqual(BlackBox.summary(report)["still_down"] as? Int, 1)
+        // JSON shows both as null; --save tells them apart: no motion is NaN, all stationary is inf.
+        let saved = directory.appendingPathComponent("short-report.h5").path
+        try BlackBox.run(["report", path, "--save", saved])
+        let reportFile = try File.open(saved)
+        defer { try? reportFile.close() }
+        let inflation = try reportFile.root.openGroup("recordings").openGroup("short-contacts").openGroup("contacts")
+            .readArray("inflation", of: Double.self)
+        XCTAssertEqual(inflation.count, 3)
+        XCTAssertEqual(inflation.map { $0.isNaN ? "nan" : "\($0)" }, ["nan", "nan", "inf"])
     }
 
     func testTrackingIDReplacedWithoutMinusOne() throws {
