@@ -1,0 +1,68 @@
+"""forcetrace.distributed.report on a LocalCluster of two workers equals
+`forcetrace report` over the same files, number for number."""
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT, SAMPLES, SHARED_NAMES, SHARED, run
+
+sys.path.insert(0, str(ROOT / "python"))
+import forcetrace as ft  # noqa: E402  (`forcetrace` is the CLI fixture)
+import forcetrace.distributed  # noqa: E402,F401
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def folder(forcetrace, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("many")
+    for source in sorted(SAMPLES.glob("*.evemu")):
+        run(forcetrace, "import", source, "-o", folder / f"{source.stem}.h5")
+    run(forcetrace, "simulate", "--seed", "5", "--presses", "12", "-o", folder / "extra.evemu")
+    run(forcetrace, "import", folder / "extra.evemu", "-o", folder / "extra.h5")
+    for name in SHARED_NAMES:  # genuine devices too, when ../shared is there
+        if (SHARED / name).exists():
+            run(forcetrace, "import", SHARED / name, "-o", folder / f"shared-{len(list(folder.glob('shared-*')))}.h5")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def local_total(forcetrace, files, *options):
+    return json.loads(run(forcetrace, "report", *files, "--json", "--contacts", "0", *options).stdout)["total"]
+
+
+def test_two_workers_equal_one_report(forcetrace, folder, client):
+    files = sorted(folder.glob("*.h5"))
+    assert len(files) >= 3
+    total = ft.distributed.report(files, client=client, forcetrace=forcetrace)
+    assert len(client.scheduler_info()["workers"]) == 2
+    assert total == local_total(forcetrace, files)
+    assert total["contacts"] > 0
+
+
+def test_options_and_batched_merges(forcetrace, folder, client):
+    files = sorted(folder.glob("*.h5"))
+    options = ["--tolerance", "0.1mm", "--sensitivity", "firm", "--smooth", "ema:0.5"]
+    total = ft.distributed.report(files, client=client, forcetrace=forcetrace,
+                                                        options=options, batch=2)
+    assert total == local_total(forcetrace, files, *options)
+
+
+def test_a_bad_file_names_itself(forcetrace, folder, client, tmp_path):
+    bad = tmp_path / "bad.h5"
+    bad.write_text("not hdf5")
+    with pytest.raises(RuntimeError, match="bad.h5"):
+        ft.distributed.report([bad], client=client, forcetrace=forcetrace)
+
+
+def test_without_a_client_a_local_cluster_runs_for_the_call(forcetrace, folder):
+    files = sorted(folder.glob("*.h5"))[:2]
+    assert ft.distributed.report(files, forcetrace=forcetrace) == local_total(forcetrace, files)
