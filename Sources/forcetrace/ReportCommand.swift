@@ -28,6 +28,7 @@ struct ReportCommand: Subcommand {
             .value("smooth", "ema:A", "Find crossings on an exponential moving average (0 < A ≤ 1)."),
             .value("tolerance", "T[mm]", "x/y change still counted as stationary: device units, or mm (default 0)."),
             .value("k", "N", "Points per contact on the duration-normalized curve grid (default 64)."),
+            .flag("merge", "Read --save files (FILE.h5 are parts) and print their merged report, as report over all their inputs with --contacts 0."),
         ])
 
     let inputs: [String]
@@ -36,9 +37,15 @@ struct ReportCommand: Subcommand {
     let force: Bool
     let contactLimit: Int?
     let options: AnalysisOptions
+    let merge: Bool
 
     init(_ arguments: ParsedArguments) throws {
         inputs = arguments.positionalList("FILE.h5")
+        merge = arguments.flag("merge")
+        // The parts carry the options they were analysed with.
+        for name in ["peek", "pop", "hysteresis", "sensitivity", "smooth", "tolerance", "k"] where merge && arguments.string(name) != nil {
+            throw ParseError.conflict("--merge takes the analysis options from the parts; --\(name) cannot be given with it")
+        }
         json = arguments.flag("json")
         save = arguments.string("save")
         force = arguments.flag("force")
@@ -109,6 +116,7 @@ struct ReportCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
+        if merge { return try runMerge() }
         let files = try Self.expand(inputs)
         if let save {
             let target = URL(fileURLWithPath: save).standardizedFileURL.resolvingSymlinksInPath().path
@@ -123,13 +131,18 @@ struct ReportCommand: Subcommand {
         if let save {
             try ReportFile.write(report, to: save, replace: force)
         }
+        return try output(report, contactLimit: contactLimit)
+    }
+
+    /// Prints the report as text or JSON (shared with --merge).
+    func output(_ report: PressureReport, contactLimit: Int?) throws -> Int32 {
         if json {
             FileHandle.standardOutput.write(Data(report.jsonBytes()))
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
         }
-        for analysis in analyses.flatMap(\.recordings) {
+        for analysis in report.recordings {
             for warning in analysis.warnings where json { printError("warning: \(analysis.file): \(analysis.name): \(warning)") }
         }
         return ExitStatus.success

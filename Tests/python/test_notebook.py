@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "Notebooks").glob("*.ipynb"))
-EXPECTED = ["01-explore-a-trace", "02-peek-pop-thresholds", "03-event-rate-inflation"]
+EXPECTED = ["01-explore-a-trace", "02-peek-pop-thresholds", "03-event-rate-inflation", "04-many-files-with-dask"]
 # Plots each notebook draws at least, and text its outputs must show.
 PLOTS = {"01-explore-a-trace": 3, "02-peek-pop-thresholds": 5, "03-event-rate-inflation": 3,
          "04-many-files-with-dask": 1}

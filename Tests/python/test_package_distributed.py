@@ -29,7 +29,7 @@ def folder(forcetrace, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with distributed.Client(cluster) as client:
         yield client
     cluster.close()

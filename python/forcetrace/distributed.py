@@ -78,7 +78,7 @@ def report(paths, client=None, *, options=(), forcetrace=None, batch=64):
     own = client is None
     if own:
         cluster = LocalCluster(n_workers=min(len(files), os.cpu_count() or 1), threads_per_worker=1,
-                               processes=False, dashboard_address=None)
+                               processes=False, dashboard_address=":0")
         client = Client(cluster)
     try:
         parts = client.map(report_part, files, options=options, forcetrace=forcetrace, pure=False)

@@ -27,15 +27,11 @@ public enum ReportFile {
         try root.setAttribute("inputs", .strings(report.files.map(\.file)))
         let recordings = try root.createGroup("recordings")
         var used: Set<String> = []
-        for file in report.files {
-            for analysis in file.recordings {
-                var name = analysis.name.replacingOccurrences(of: "/", with: "_")
-                var suffix = 2
-                while used.contains(name) { name = "\(analysis.name)-\(suffix)"; suffix += 1 }
-                used.insert(name)
-                let group = try recordings.createGroup(name)
-                try writeRecording(analysis, to: group)
-            }
+        try ReportMerge.writeOptions(options, to: root)
+        for (index, analysis) in report.recordings.enumerated() {
+            let group = try recordings.createGroup(ReportMerge.groupName(analysis.name, used: &used))
+            try writeRecording(analysis, to: group)
+            try ReportMerge.writeContext(analysis, index: index, to: group)
         }
         let total = try root.createGroup("total")
         try writeStatistics(report.total, to: total)

@@ -1,0 +1,273 @@
+import Foundation
+import HDF5
+
+/// `forcetrace report --merge PART.h5...`: reads `--save` files back into the
+/// typed report, so that text, JSON and `--save` render the same numbers as
+/// `report` over all the parts' inputs at once (docs/ANALYSIS.md, "Merging
+/// saved reports"). Per-contact rows are not merged: they stay in the parts.
+public enum ReportMerge {
+    // MARK: - What `--save` adds so that a saved recording renders again
+
+    /// Root attributes beyond the thresholds that shape the analysis.
+    static func writeOptions(_ options: AnalysisOptions, to root: Group) throws {
+        try root.setAttribute("curve_points", .int(Int64(options.curvePoints)))
+        try root.setAttribute("aligned_points", .int(Int64(options.alignedPoints)))
+        try root.setAttribute("aligned_step_ns", .int(options.alignedStepNs))
+    }
+
+    /// Per-recording attributes: the device as the renderers show it, the
+    /// duration, the warnings and the recording's place in the report.
+    static func writeContext(_ analysis: RecordingAnalysis, index: Int, to group: Group) throws {
+        let device = analysis.device
+        try group.setAttribute("report_index", .int(Int64(index)))
+        try group.setAttribute("device_id", .ints([Int64(device.bus), Int64(device.vendor), Int64(device.product), Int64(device.version)]))
+        try group.setAttribute("axes", .ints(device.axes.flatMap { axis in
+            [Int64(axis.code), Int64(axis.minimum), Int64(axis.maximum), Int64(axis.fuzz), Int64(axis.flat),
+             Int64(axis.resolution), Int64(axis.value)]
+        }))
+        try group.setAttribute("pressure_axis_code", .int(analysis.pressureAxis.map { Int64($0.code) } ?? -1))
+        try group.setAttribute("duration_ns", .int(analysis.durationNs))
+        try group.setAttribute("warnings", .strings(analysis.warnings))
+        if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
+            try group.setAttribute("scripted_peek", .double(peek))
+            try group.setAttribute("scripted_pop", .double(pop))
+        }
+        if let status = analysis.importStatus { try group.setAttribute("import_status", .string(status.rawValue)) }
+    }
+
+    /// The group name of each recording in a `--save` file: its name with `/`
+    /// made `_`, and `-2`, `-3`, … after a repeated one.
+    static func groupName(_ name: String, used: inout Set<String>) -> String {
+        var candidate = name.replacingOccurrences(of: "/", with: "_")
+        var suffix = 2
+        while used.contains(candidate) { candidate = "\(name.replacingOccurrences(of: "/", with: "_"))-\(suffix)"; suffix += 1 }
+        used.insert(candidate)
+        return candidate
+    }
+
+    // MARK: - Reading parts back
+
+    /// A recording as a part holds it: where, and its analysis without contacts.
+    public struct SavedRecording: Sendable {
+        public var part: String
+        public var group: String
+        public var analysis: RecordingAnalysis
+    }
+
+    /// The merged report of `parts`, and where each of its recordings came from.
+    /// `curves`: keep the curve bands (an output that stores curves, `--save`),
+    /// as `report` computes them only then.
+    public static func read(_ parts: [String], curves: Bool) throws -> (report: PressureReport, recordings: [SavedRecording]) {
+        guard !parts.isEmpty else { throw ForceTraceError(file: "report --merge", "no part files given") }
+        var options: AnalysisOptions?
+        var optionsPart = ""
+        var files: [FileAnalysis] = []
+        var saved: [SavedRecording] = []
+        var owner: [String: String] = [:]
+        for part in parts {
+            let file = try open(part)
+            defer { try? file.close() }
+            let root = try file.root
+            let partOptions = try readOptions(root, part: part, curves: curves)
+            if let options, options != partOptions {
+                throw ForceTraceError(file: part, "was saved with other options than \(optionsPart) (\(describe(partOptions)) against \(describe(options)))",
+                                      hint: "merge parts saved with the same report options")
+            }
+            if options == nil { options = partOptions; optionsPart = part }
+            let inputs = try strings(root, "inputs", part: part)
+            var byFile = [String: [(Int64, SavedRecording)]]()
+            let recordings = try root.openGroup("recordings")
+            for name in try recordings.memberNames() {
+                let group = try recordings.openGroup(name)
+                let recording = try readRecording(group, name: name, part: part, options: partOptions, curves: curves)
+                let index = try int(group, "report_index", part: part, where: "recordings/\(name)")
+                byFile[recording.analysis.file, default: []].append((index, recording))
+            }
+            for input in inputs {
+                if let other = owner[input] {
+                    throw ForceTraceError(file: part, "holds the report of \(input), which \(other) holds too",
+                                          hint: "merge each input's part once; a file counted twice would count its contacts twice")
+                }
+                owner[input] = part
+                let mine = (byFile.removeValue(forKey: input) ?? []).sorted { $0.0 < $1.0 }.map(\.1)
+                saved += mine
+                files.append(FileAnalysis(file: input, recordings: mine.map(\.analysis)))
+            }
+            if let stray = byFile.keys.sorted().first {
+                throw ForceTraceError(file: part, "has a recording of \(stray), which its 'inputs' attribute does not list; the file is damaged")
+            }
+        }
+        return (PressureReport(options: options!, files: files), saved)
+    }
+
+    static func open(_ part: String) throws -> File {
+        let file: File
+        do {
+            file = try File.open(part)
+        } catch {
+            throw ForceTraceError(file: part, "cannot be opened as a saved report (\(error))", hint: "pass files written by 'forcetrace report --save'")
+        }
+        let root = try file.root
+        guard try root.attribute("format")?.stringValue == ReportFile.formatName else {
+            try? file.close()
+            throw ForceTraceError(file: part, "is not a saved report (its 'format' attribute is not \"\(ReportFile.formatName)\")",
+                                  hint: "--merge reads files written by 'forcetrace report --save'; run report on trace files without --merge")
+        }
+        let version = try root.attribute("format_version")?.intValue ?? 0
+        guard version <= ReportFile.formatVersion else {
+            try? file.close()
+            throw ForceTraceError(file: part, "format_version \(version) is newer than this forcetrace")
+        }
+        return file
+    }
+
+    static func readOptions(_ root: Group, part: String, curves: Bool) throws -> AnalysisOptions {
+        var options = AnalysisOptions()
+        guard let sensitivity = Sensitivity(rawValue: try string(root, "sensitivity", part: part)) else {
+            throw ForceTraceError(file: part, "has an unknown 'sensitivity' attribute")
+        }
+        options.thresholds = Thresholds(sensitivity: sensitivity, peek: try double(root, "peek", part: part),
+                                        pop: try double(root, "pop", part: part),
+                                        hysteresis: try double(root, "hysteresis", part: part))
+        let smoothing = try string(root, "smoothing", part: part)
+        if smoothing == "none" {
+            options.smoothing = .none
+        } else if smoothing.hasPrefix("ema:"), let alpha = Double(smoothing.dropFirst(4)) {
+            options.smoothing = .ema(alpha: alpha)
+        } else {
+            throw ForceTraceError(file: part, "has an unknown 'smoothing' attribute \"\(smoothing)\"")
+        }
+        let tolerance = try string(root, "tolerance", part: part).split(separator: " ")
+        guard tolerance.count == 2, let value = Double(tolerance[0]), tolerance[1] == "units" || tolerance[1] == "mm" else {
+            throw ForceTraceError(file: part, "has an unknown 'tolerance' attribute")
+        }
+        options.tolerance = tolerance[1] == "mm" ? .millimetres(value) : .deviceUnits(value)
+        options.curvePoints = Int(try int(root, "curve_points", part: part))
+        options.alignedPoints = Int(try int(root, "aligned_points", part: part))
+        options.alignedStepNs = try int(root, "aligned_step_ns", part: part)
+        options.curves = curves
+        return options
+    }
+
+    static func readRecording(_ group: Group, name: String, part: String, options: AnalysisOptions, curves: Bool) throws -> SavedRecording {
+        let place = "recordings/\(name)"
+        var device = DeviceDescription(name: try string(group, "device_name", part: part, where: place))
+        let ids = try ints(group, "device_id", part: part, where: place)
+        guard ids.count == 4 else { throw ForceTraceError(file: part, "\(place): 'device_id' does not have 4 numbers") }
+        (device.bus, device.vendor, device.product, device.version) = (UInt16(truncatingIfNeeded: ids[0]), UInt16(truncatingIfNeeded: ids[1]),
+                                                                      UInt16(truncatingIfNeeded: ids[2]), UInt16(truncatingIfNeeded: ids[3]))
+        let axes = try ints(group, "axes", part: part, where: place)
+        guard axes.count % 7 == 0 else { throw ForceTraceError(file: part, "\(place): 'axes' is not a list of 7-number rows") }
+        device.axes = stride(from: 0, to: axes.count, by: 7).map { row in
+            AxisInfo(code: UInt16(truncatingIfNeeded: axes[row]), minimum: Int32(truncatingIfNeeded: axes[row + 1]),
+                     maximum: Int32(truncatingIfNeeded: axes[row + 2]), fuzz: Int32(truncatingIfNeeded: axes[row + 3]),
+                     flat: Int32(truncatingIfNeeded: axes[row + 4]), resolution: Int32(truncatingIfNeeded: axes[row + 5]),
+                     value: Int32(truncatingIfNeeded: axes[row + 6]))
+        }
+        let pressureCode = try int(group, "pressure_axis_code", part: part, where: place)
+        let positions = device.positionAxes
+        var statistics = try ReportFile.readStatistics(from: group, file: part)
+        if !curves {
+            statistics.curveBands = CurveBands()
+            statistics.alignedBands = CurveBands()
+        }
+        let scriptedPeek = try group.attribute("scripted_peek")?.doubleValue
+        let scriptedPop = try group.attribute("scripted_pop")?.doubleValue
+        let analysis = RecordingAnalysis(
+            file: try string(group, "file", part: part, where: place), name: try string(group, "name", part: part, where: place),
+            device: device, pressureAxis: pressureCode >= 0 ? device.axis(UInt16(pressureCode)) : nil, options: options,
+            lanes: ToleranceLanes(options.tolerance, xAxis: positions.x, yAxis: positions.y), contacts: [],
+            curves: [], alignedCurves: [], statistics: statistics, scriptedPeek: scriptedPeek, scriptedPop: scriptedPop,
+            durationNs: try int(group, "duration_ns", part: part, where: place),
+            warnings: try strings(group, "warnings", part: part, where: place),
+            importStatus: try group.attribute("import_status")?.stringValue.flatMap(ImportStatus.init(rawValue:)))
+        return SavedRecording(part: part, group: name, analysis: analysis)
+    }
+
+    static func describe(_ options: AnalysisOptions) -> String {
+        let thresholds = options.thresholds
+        return "peek \(thresholds.peek), pop \(thresholds.pop), hysteresis \(thresholds.hysteresis), \(thresholds.sensitivity.rawValue), "
+            + "smoothing \(options.smoothing), tolerance \(options.tolerance), k \(options.curvePoints)"
+    }
+
+    // MARK: - Writing the merged parts
+
+    /// Writes the merged report as a `--save` file: the parts' recording
+    /// groups copied as they are, the merged total, the shared options; it
+    /// is itself a part that merges again.
+    public static func write(_ merged: (report: PressureReport, recordings: [SavedRecording]), parts: [String],
+                             to path: String, replace: Bool) throws {
+        let target = try AtomicOutput(path: path, replace: replace)
+        let output = try File.create(target.temporaryPath)
+        let root = try output.root
+        let first = try open(parts[0])
+        let firstRoot = try first.root
+        for name in try firstRoot.attributeNames() where name != "inputs" && name != "created_utc" {
+            if let value = try firstRoot.attribute(name) { try root.setAttribute(name, value) }
+        }
+        try first.close()
+        try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
+        try root.setAttribute("inputs", .strings(merged.report.files.map(\.file)))
+        let recordings = try root.createGroup("recordings")
+        var used: Set<String> = []
+        var index = 0
+        for saved in merged.recordings {
+            let source = try open(saved.part)
+            let name = groupName(saved.analysis.name, used: &used)
+            try source.root.openGroup("recordings").copy(saved.group, to: recordings, as: name)
+            try source.close()
+            try recordings.openGroup(name).setAttribute("report_index", .int(Int64(index)))
+            index += 1
+        }
+        try ReportFile.writeStatistics(merged.report.total, to: try root.createGroup("total"))
+        try output.close()
+        try target.commit()
+    }
+
+    // MARK: - Attribute readers that name what is missing
+
+    static func attribute(_ group: Group, _ name: String, part: String, where place: String) throws -> AttributeValue {
+        guard let value = try group.attribute(name) else {
+            throw ForceTraceError(file: part, "\(place.isEmpty ? "" : place + ": ")has no '\(name)' attribute",
+                                  hint: "it was saved by a forcetrace without --merge support; run report --save again")
+        }
+        return value
+    }
+
+    static func string(_ group: Group, _ name: String, part: String, where place: String = "") throws -> String {
+        guard let value = try attribute(group, name, part: part, where: place).stringValue else {
+            throw ForceTraceError(file: part, "\(place): '\(name)' is not a string")
+        }
+        return value
+    }
+
+    static func strings(_ group: Group, _ name: String, part: String, where place: String = "") throws -> [String] {
+        switch try attribute(group, name, part: part, where: place) {
+        case .strings(let values): return values
+        case .string(let value): return [value]
+        default: throw ForceTraceError(file: part, "\(place): '\(name)' is not a list of strings")
+        }
+    }
+
+    static func int(_ group: Group, _ name: String, part: String, where place: String = "") throws -> Int64 {
+        guard let value = try attribute(group, name, part: part, where: place).intValue else {
+            throw ForceTraceError(file: part, "\(place): '\(name)' is not an integer")
+        }
+        return value
+    }
+
+    static func ints(_ group: Group, _ name: String, part: String, where place: String = "") throws -> [Int64] {
+        switch try attribute(group, name, part: part, where: place) {
+        case .ints(let values): return values
+        case .int(let value): return [value]
+        default: throw ForceTraceError(file: part, "\(place): '\(name)' is not a list of integers")
+        }
+    }
+
+    static func double(_ group: Group, _ name: String, part: String, where place: String = "") throws -> Double {
+        guard let value = try attribute(group, name, part: part, where: place).doubleValue else {
+            throw ForceTraceError(file: part, "\(place): '\(name)' is not a number")
+        }
+        return value
+    }
+}

@@ -1,0 +1,20 @@
+import ForceTrace
+import Foundation
+
+extension ReportCommand {
+    /// `report --merge PART.h5...`: reads `--save` files and renders their
+    /// merged report (ForceTrace's `ReportMerge`), as `report` over all their
+    /// inputs at once would with `--contacts 0`.
+    func runMerge() throws -> Int32 {
+        let parts = try Self.expand(inputs)
+        if let save {
+            let target = URL(fileURLWithPath: save).standardizedFileURL.resolvingSymlinksInPath().path
+            for part in parts where URL(fileURLWithPath: part).standardizedFileURL.resolvingSymlinksInPath().path == target {
+                throw ParseError.conflict("--save \(save) is one of the parts; reports never modify their input")
+            }
+        }
+        let merged = try ReportMerge.read(parts, curves: save != nil)
+        if let save { try ReportMerge.write(merged, parts: parts, to: save, replace: force) }
+        return try output(merged.report, contactLimit: 0)
+    }
+}

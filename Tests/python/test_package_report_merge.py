@@ -1,0 +1,105 @@
+"""`forcetrace report --merge PART.h5...` equals `forcetrace report` over all
+the parts' inputs at once: text, --json and --save, number for number."""
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import SAMPLES, SHARED, SHARED_NAMES, run
+
+
+@pytest.fixture(scope="module")
+def inputs(forcetrace, tmp_path_factory):
+    """Trace files: both samples in one file, each alone, a simulated one, and the genuine devices where present."""
+    folder = tmp_path_factory.mktemp("merge")
+    samples = sorted(SAMPLES.glob("*.evemu"))
+    run(forcetrace, "import", *samples, "-o", folder / "both.h5")
+    run(forcetrace, "import", samples[0], "-o", folder / "one.h5")
+    run(forcetrace, "simulate", "--seed", "9", "--presses", "10", "-o", folder / "sim.evemu")
+    run(forcetrace, "import", folder / "sim.evemu", "-o", folder / "sim.h5")
+    files = [folder / "both.h5", folder / "one.h5", folder / "sim.h5"]
+    for index, name in enumerate(SHARED_NAMES):
+        if (SHARED / name).exists():
+            run(forcetrace, "import", SHARED / name, "-o", folder / f"shared-{index}.h5")
+            files.append(folder / f"shared-{index}.h5")
+    return files
+
+
+def parts_of(forcetrace, files, tmp_path, *options):
+    parts = []
+    for index, path in enumerate(files):
+        parts.append(tmp_path / f"part-{index}.h5")
+        run(forcetrace, "report", path, "--save", parts[-1], *options)
+    return parts
+
+
+def without_contacts(document):
+    for recording in document["recordings"]:
+        recording.pop("contacts")
+    return document
+
+
+@pytest.mark.parametrize("options", [[], ["--tolerance", "0.25mm", "--sensitivity", "light", "--smooth", "ema:0.3", "--k", "32"]],
+                         ids=["defaults", "options"])
+def test_merge_equals_one_report_in_text_and_json(forcetrace, inputs, tmp_path, options):
+    parts = parts_of(forcetrace, inputs, tmp_path, *options)
+    direct_text = run(forcetrace, "report", *inputs, "--contacts", "0", *options).stdout
+    merged_text = run(forcetrace, "report", "--merge", *parts).stdout
+    assert merged_text == direct_text
+    direct = without_contacts(json.loads(run(forcetrace, "report", *inputs, "--json", *options).stdout))
+    merged = json.loads(run(forcetrace, "report", "--merge", *parts, "--json").stdout)
+    assert [r["contacts"] for r in merged["recordings"]] == [[] for _ in merged["recordings"]]
+    assert without_contacts(merged) == direct
+    assert merged["total"]["contacts"] > 0
+
+
+def datasets(path):
+    found = {}
+    with h5py.File(path, "r") as handle:
+        def visit(name, obj):
+            attrs = {k: v for k, v in obj.attrs.items() if k != "created_utc"}
+            found[name] = (obj[()] if isinstance(obj, h5py.Dataset) else None, attrs)
+        handle.visititems(visit)
+        found["/"] = (None, {k: v for k, v in handle.attrs.items() if k != "created_utc"})
+    return found
+
+
+def assert_same_file(left, right):
+    a, b = datasets(left), datasets(right)
+    assert sorted(a) == sorted(b)
+    for name in a:
+        (data_a, attrs_a), (data_b, attrs_b) = a[name], b[name]
+        assert sorted(attrs_a) == sorted(attrs_b), name
+        for key in attrs_a:
+            np.testing.assert_array_equal(attrs_a[key], attrs_b[key], err_msg=f"{name} @{key}")
+        if data_a is not None:
+            np.testing.assert_array_equal(data_a, data_b, err_msg=name)
+
+
+def test_merged_save_equals_the_save_of_one_report(forcetrace, inputs, tmp_path):
+    parts = parts_of(forcetrace, inputs, tmp_path)
+    run(forcetrace, "report", *inputs, "--save", tmp_path / "direct.h5")
+    run(forcetrace, "report", "--merge", *parts, "--save", tmp_path / "merged.h5")
+    assert_same_file(tmp_path / "merged.h5", tmp_path / "direct.h5")
+    # A merged file is a part again: merging in rounds gives the same.
+    run(forcetrace, "report", "--merge", *parts[:2], "--save", tmp_path / "first.h5")
+    run(forcetrace, "report", "--merge", *parts[2:], "--save", tmp_path / "rest.h5")
+    run(forcetrace, "report", "--merge", tmp_path / "first.h5", tmp_path / "rest.h5", "--save", tmp_path / "rounds.h5")
+    assert_same_file(tmp_path / "rounds.h5", tmp_path / "direct.h5")
+    assert run(forcetrace, "report", "--merge", tmp_path / "rounds.h5").stdout == \
+        run(forcetrace, "report", *inputs, "--contacts", "0").stdout
+
+
+def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inputs, tmp_path):
+    plain = parts_of(forcetrace, inputs[:1], tmp_path)
+    firm = tmp_path / "firm.h5"
+    run(forcetrace, "report", inputs[1], "--save", firm, "--sensitivity", "firm")
+    result = run(forcetrace, "report", "--merge", *plain, firm, check=False)
+    assert result.returncode == 1 and str(firm) in result.stderr and "other options" in result.stderr
+    result = run(forcetrace, "report", "--merge", plain[0], plain[0], check=False)
+    assert result.returncode == 1 and "holds the report of" in result.stderr
+    result = run(forcetrace, "report", "--merge", inputs[0], check=False)
+    assert result.returncode == 1 and "not a saved report" in result.stderr and str(inputs[0]) in result.stderr
+    result = run(forcetrace, "report", "--merge", plain[0], "--peek", "0.5", check=False)
+    assert result.returncode == 2 and "--merge" in result.stderr
