@@ -66,3 +66,18 @@ def test_a_bad_file_names_itself(forcetrace, folder, client, tmp_path):
 def test_without_a_client_a_local_cluster_runs_for_the_call(forcetrace, folder):
     files = sorted(folder.glob("*.h5"))[:2]
     assert ft.distributed.report(files, forcetrace=forcetrace) == local_total(forcetrace, files)
+
+
+def test_a_scheduler_address_with_worker_processes(forcetrace, folder, monkeypatch):
+    """As on a real cluster: a client connected by address, tasks pickled to worker processes."""
+    import os
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    files = sorted(folder.glob("*.h5"))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
+        with distributed.Client(cluster.scheduler_address) as remote:
+            total = ft.distributed.report(files, client=remote, forcetrace=forcetrace)
+            workers = remote.scheduler_info()["workers"]
+    assert len(workers) == 2
+    assert total == local_total(forcetrace, files)
