@@ -38,6 +38,10 @@ class Report:
         """The group's scalar aggregates (attributes), the total without a recording."""
         return dict(self._group(recording)["attrs"])
 
+    def state(self, recording=None):
+        """The mergeable aggregate as saved (`state/`, docs/ANALYSIS.md): field name → numpy array."""
+        return dict(self._group(recording).get("state", {}))
+
     def contacts(self, recording=None):
         """The per-contact numbers; every recording (with `file` and `recording` columns) without one."""
         names = [recording] if recording is not None else self.recordings
@@ -55,8 +59,7 @@ class Report:
         return frame
 
     def _matrix(self, key, recording):
-        import xarray as xr
-
+        """A curve matrix over one or every recording, with per-contact coordinates."""
         names = [recording] if recording is not None else self.recordings
         blocks, ids, owners, classes = [], [], [], []
         for name in names:
@@ -71,11 +74,13 @@ class Report:
         coords = {"recording": ("contact", np.asarray(owners, dtype=object)),
                   "id": ("contact", np.asarray(ids)),
                   "class": ("contact", np.asarray(classes, dtype=object))}
-        return data, coords, names, xr
+        return data, coords, names
 
     def curves(self, recording=None):
         """Duration-normalized curves: DataArray (contact, fraction), fraction i/K of the duration."""
-        data, coords, names, xr = self._matrix("curves", recording)
+        import xarray as xr
+
+        data, coords, names = self._matrix("curves", recording)
         k = data.shape[1]
         coords["fraction"] = ("fraction", np.arange(k) / k, {"long_name": "fraction of the contact's duration"})
         return xr.DataArray(data, dims=("contact", "fraction"), coords=coords, name="pressure_norm",
@@ -83,7 +88,9 @@ class Report:
 
     def aligned_curves(self, recording=None):
         """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end."""
-        data, coords, names, xr = self._matrix("aligned_curves", recording)
+        import xarray as xr
+
+        data, coords, names = self._matrix("aligned_curves", recording)
         step = self._group(names[0])["attrs"].get("aligned_step_s", 0.01) if names else 0.01
         coords["t_ms"] = ("t_ms", np.arange(data.shape[1]) * step * 1000.0,
                           {"long_name": "time since touch-down", "units": "ms"})

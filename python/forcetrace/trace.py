@@ -290,8 +290,8 @@ class Recording:
     def frame(self, table):
         """`samples()`, `contacts()`, … by table name."""
         readers = {"samples": self.samples, "contacts": self.contacts, "events": self.events,
-                   "markers": self.markers, "labels": self.labels, "axes": lambda: self.device.axes,
-                   "capabilities": lambda: self.device.capabilities}
+                   "markers": self.markers, "labels": self.labels, "axes": lambda: self.device.axes.copy(),
+                   "capabilities": lambda: self.device.capabilities.copy()}
         if table not in readers:
             raise ValueError(f"unknown table {table!r}: one of {', '.join(readers)}")
         return readers[table]()
