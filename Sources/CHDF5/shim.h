@@ -2,6 +2,7 @@
 #define FORCETRACE_CHDF5_SHIM_H
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 // HDF5 spells its predefined types, file flags and property classes as macros
 // that expand to a library call plus a global (H5OPEN H5T_NATIVE_INT32_g), so

@@ -52,21 +52,30 @@ final class Handle: @unchecked Sendable {
         return id
     }
 
+    /// Closes, even when writing the buffered rows fails (that error is
+    /// then the one thrown): a file left open would be flushed again by
+    /// HDF5's atexit cleanup.
     func close() throws {
-        try runFlushers()
+        var flushError: (any Error)?
+        do { try runFlushers() } catch { flushError = error }
         try withHDF5 {
             guard isOpen, !hdf5Poisoned else { id = -1; return }
             let status = closer(id)
             id = -1
-            // HDF5 1.10.8 keeps a file whose close failed (ENOSPC while
-            // flushing) half-open, and its atexit cleanup then faults on it:
-            // treat the library as poisoned so the process skips that cleanup.
-            if status < 0 && kind == "F" { hdf5Poisoned = true }
+            noteFailedClose(status)
+            if let flushError { throw flushError }
             try checkStatus(status, "H5\(kind)close", name)
         }
     }
 
+    /// HDF5 1.10.8 keeps a file whose close failed (ENOSPC while flushing)
+    /// half-open, and its atexit cleanup then faults on it: treat the
+    /// library as poisoned so the process skips that cleanup.
+    private func noteFailedClose(_ status: herr_t) {
+        if status < 0 && kind == "F" { hdf5Poisoned = true }
+    }
+
     deinit {
-        if isOpen { withHDF5 { if !hdf5Poisoned { _ = closer(id) } } }
+        if isOpen { withHDF5 { if !hdf5Poisoned { noteFailedClose(closer(id)) } } }
     }
 }

@@ -28,6 +28,8 @@ final class SchemaTests: XCTestCase {
             let group = try recording.openGroup(table.rawValue)
             let columns = Set(try group.memberNames()).subtracting([table.dimension])
             XCTAssertEqual(columns, Set(table.columns.map(\.name)), table.rawValue)
+            XCTAssertTrue(try group.isDimensionScale(table.dimension), "\(table.rawValue)/\(table.dimension)")
+            XCTAssertFalse(try group.isDimensionScale(table.columns[0].name))
             for column in table.columns {
                 XCTAssertEqual(try group.attribute("units", ofMember: column.name), .string(column.units), "\(table)/\(column.name)")
                 XCTAssertEqual(try group.attribute("long_name", ofMember: column.name), .string(column.longName), "\(table)/\(column.name)")

@@ -214,6 +214,8 @@ public final class Recorder {
                 }
             }
             try mark(try toRecordings.openGroup(recording.name))
+            // The live SWMR file cannot hold dimension scales (SWMR forbids new datasets): the copy gets them.
+            for name in try toRecordings.memberNames() { try TraceSchema.attachDimensionScales(in: try toRecordings.openGroup(name)) }
             try copy.sync()
             try copy.close()
             try original.close()
@@ -221,7 +223,9 @@ public final class Recorder {
         } catch {
             unlink(compacted)
             let file = try File.open(path, mode: .readWrite)
-            try mark(try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name))
+            let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name)
+            try mark(group)
+            try TraceSchema.attachDimensionScales(in: group)
             try file.sync()
             try file.close()
         }

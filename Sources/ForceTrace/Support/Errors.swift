@@ -49,7 +49,7 @@ extension ForceTraceError {
         case .noSpace:
             let quota = error.errno == EDQUOT ? " (disk quota exceeded)" : ""
             self.init(file: file, "no space left on the device holding \(file)\(quota)",
-                      hint: "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere; nothing was kept")
+                      hint: "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere")
         case .permissionDenied:
             let readOnly = error.errno == EROFS
             self.init(file: file, readOnly ? "the file system holding it is read-only" : "permission denied",
@@ -76,7 +76,12 @@ extension ForceTraceError {
     /// Any error as the user should see it: HDF5 failures classified, the
     /// project's own errors as they are.
     public static func userFacing(_ error: any Error) -> any Error {
-        if let error = error as? HDF5Error { return ForceTraceError(error) }
-        return error
+        switch error {
+        case let error as HDF5Error: return ForceTraceError(error)
+        case let error as DeviceError: return ForceTraceError(file: error.path, error.message, hint: error.hint)
+        case let error as SystemCallError:
+            return ForceTraceError(file: error.path, "\(error.function) failed: \(String(cString: strerror(error.errno))) (errno \(error.errno))")
+        default: return error
+        }
     }
 }

@@ -42,3 +42,18 @@ extension Group {
         try setAttribute("long_name", .string(column.longName), onMember: column.name)
     }
 }
+
+extension TraceSchema {
+    /// Gives every table of the recording `group` its dimension scale
+    /// (`TraceSchema.Table.dimension`, shared by all its columns), so netCDF
+    /// readers see named dimensions. Not possible in SWMR mode, which
+    /// forbids new objects: the recorder adds them when it compacts.
+    static func attachDimensionScales(in group: Group) throws {
+        for table in Table.allCases where group.contains(table.rawValue) {
+            let tableGroup = try group.openGroup(table.rawValue)
+            let columns = table.columns.filter { tableGroup.contains($0) }.map(\.name)
+            guard let first = columns.first else { continue }
+            try tableGroup.attachDimensionScale(table.dimension, rows: try tableGroup.storage(of: first).rows, to: columns)
+        }
+    }
+}

@@ -20,6 +20,9 @@ public final class TraceWriter {
     let file: File
     let recordings: Group
     private var usedNames: Set<String> = []
+    /// Recording groups, given their dimension scales on `close()`.
+    private var written: [Group] = []
+    private var swmr = false
 
     /// Creates (or replaces) the file at `path` and writes the root attributes.
     public init(creating path: String, options: TraceWriteOptions = TraceWriteOptions()) throws {
@@ -53,6 +56,7 @@ public final class TraceWriter {
     public func addRecording(name: String, device: DeviceDescription, source: RecordingSource, clock: RecordingClock,
                              t0Ns: Int64, synDroppedPolicy: TraceDecoder.SynDroppedPolicy = .discardUntilReport) throws -> RecordingWriter {
         let group = try recordings.createGroup(uniqueName(name))
+        written.append(group)
         return try RecordingWriter(group: group, device: device, source: source, clock: clock, t0Ns: t0Ns,
                                    options: options, synDroppedPolicy: synDroppedPolicy)
     }
@@ -73,8 +77,27 @@ public final class TraceWriter {
 
     public func flush() throws { try file.flush() }
     public func sync() throws { try file.sync() }
-    public func startSWMRWrite() throws { try file.startSWMRWrite() }
-    public func close() throws { try file.close() }
+    public func startSWMRWrite() throws {
+        try file.startSWMRWrite()
+        swmr = true
+    }
+
+    /// Writes every buffered row, gives each table its dimension scale
+    /// (except in SWMR mode, which forbids new datasets) and closes the file.
+    public func close() throws {
+        do {
+            if !swmr {
+                try file.flush()
+                for group in written { try TraceSchema.attachDimensionScales(in: group) }
+                written = []
+            }
+        } catch {
+            // Close anyway (a full disk fails here first); the first error is the one to report.
+            try? file.close()
+            throw error
+        }
+        try file.close()
+    }
 }
 
 /// Counts for one written recording.
