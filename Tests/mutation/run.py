@@ -123,8 +123,15 @@ def build():
     return run(["swift", "build", "--build-tests"], 1800, "build.log")
 
 
-def xctest(timeout, stop_early=False):
-    return run(["swift", "test", "--skip-build", "--disable-swift-testing"], timeout, "xctest.log", stop_early)
+def xctest(timeout, stop_early=False, only=None):
+    command = ["swift", "test", "--skip-build", "--disable-swift-testing"] + (["--filter", only] if only else [])
+    return run(command, timeout, "xctest.log", stop_early)
+
+
+# Suites tried first on every mutant, because they are quick and aimed at
+# boundaries; when they pass, the whole XCTest suite runs. Either way a
+# failure is an XCTest kill.
+QUICK_SUITES = "BoundaryFixtureTests|OracleTests"
 
 
 def pytest(timeout):
@@ -175,7 +182,11 @@ def main():
         if mutation["status"]:
             problems.append(mutation)
     for mutation in problems:
-        log(f"{mutation['id']}: {mutation['status']}: snippet not found exactly once in {mutation['file']}")
+        # Say where the snippet went, if a file move is all that happened.
+        elsewhere = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "Sources").rglob("*.swift"))
+                     if mutation["original"] in path.read_text()]
+        hint = f" (found in {', '.join(elsewhere)})" if elsewhere else ""
+        log(f"{mutation['id']}: {mutation['status']}: snippet not found exactly once in {mutation['file']}{hint}")
     if arguments.check:
         print(f"{len(mutations) - len(problems)} of {len(mutations)} snippets found exactly once")
         return 1 if problems else 0
@@ -217,7 +228,10 @@ def main():
                 shutil.copy(WORK / "build.log", WORK / f"{mutation['id']}.build.log")
                 log(f"  does not build: fix the mutation (log: {WORK / (mutation['id'] + '.build.log')})")
             else:
-                status, seconds, first = xctest(arguments.timeout, stop_early=True)
+                status, seconds, first = xctest(arguments.timeout, stop_early=True,
+                                                only=mutation.get("xctest_first", QUICK_SUITES))
+                if status == 0:
+                    status, seconds, first = xctest(arguments.timeout, stop_early=True)
                 mutation["xctest"] = "killed" if status != 0 else "survived"
                 if status != 0:
                     mutation["killed_by"] = first or "?"
