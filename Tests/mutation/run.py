@@ -71,6 +71,8 @@ def environment():
     env = dict(os.environ)
     env["PATH"] = SWIFT_PATH + os.pathsep + env.get("PATH", "")
     env["FORCETRACE"] = str(TREE / ".build" / "debug" / "forcetrace")
+    # The copy's Python package, not the editable install of the checkout.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TREE / "python"), env.get("PYTHONPATH")]))
     return env
 
 
