@@ -19,7 +19,8 @@ struct ReportCommand: Subcommand {
         options: [
             .flag("json", "Print JSON instead of text."),
             .value("save", "OUT.h5", "Also write curves, contacts, histograms and sweeps to OUT.h5."),
-            .flag("force", short: "f", "Replace OUT.h5 if it exists."),
+            .value("html", "OUT.html", "Also write a self-contained HTML page with the charts to OUT.html."),
+            .flag("force", short: "f", "Replace OUT.h5 or OUT.html if it exists."),
             .value("contacts", "N|all", "Rows of the per-contact table per recording (default 20)."),
             .value("peek", "X", "Peek threshold, normalized (default 0.60 × sensitivity)."),
             .value("pop", "X", "Pop threshold, normalized (default 0.80 × sensitivity)."),
@@ -34,6 +35,7 @@ struct ReportCommand: Subcommand {
     let inputs: [String]
     let json: Bool
     let save: String?
+    let html: String?
     let force: Bool
     let contactLimit: Int?
     let options: AnalysisOptions
@@ -48,6 +50,7 @@ struct ReportCommand: Subcommand {
         }
         json = arguments.flag("json")
         save = arguments.string("save")
+        html = arguments.string("html")
         force = arguments.flag("force")
         if let text = arguments.string("contacts") {
             if text == "all" {
@@ -89,7 +92,7 @@ struct ReportCommand: Subcommand {
             options.tolerance = isMM ? .millimetres(value) : .deviceUnits(value)
         }
         options.curvePoints = try arguments.int("k", in: 2...4096) ?? options.curvePoints
-        options.curves = save != nil
+        options.curves = save != nil || html != nil
         self.options = options
     }
 
@@ -118,10 +121,11 @@ struct ReportCommand: Subcommand {
     func run() throws -> Int32 {
         if merge { return try runMerge() }
         let files = try Self.expand(inputs)
-        if let save {
-            let target = URL(fileURLWithPath: save).standardizedFileURL.resolvingSymlinksInPath().path
+        for (option, output) in [("--save", save), ("--html", html)] {
+            guard let output else { continue }
+            let target = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
             for file in files where URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path == target {
-                throw ParseError.conflict("--save \(save) is one of the inputs; reports never modify their input")
+                throw ParseError.conflict("\(option) \(output) is one of the inputs; reports never modify their input")
             }
         }
         let progress = ProgressLine()
@@ -136,11 +140,22 @@ struct ReportCommand: Subcommand {
 
     /// Prints the report as text or JSON (shared with --merge).
     func output(_ report: PressureReport, contactLimit: Int?) throws -> Int32 {
+        if let html {
+            let target = try AtomicOutput(path: html, replace: force)
+            do {
+                try Data(report.html(contactLimit: contactLimit).utf8).write(to: URL(fileURLWithPath: target.temporaryPath))
+                try target.commit()
+            } catch {
+                target.discard()
+                throw ForceTraceError(file: html, "cannot write the HTML report: \(error.localizedDescription)")
+            }
+        }
         if json {
             FileHandle.standardOutput.write(Data(report.jsonBytes()))
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
+            if let html { print("\nwrote the HTML report to \(html)") }
         }
         for analysis in report.recordings {
             for warning in analysis.warnings where json { printError("warning: \(analysis.file): \(analysis.name): \(warning)") }

@@ -26,6 +26,21 @@ public struct RecordingAnalysis: Sendable {
     public var warnings: [String]
     /// How the file was written: "complete", "partial", or nil while open.
     public var importStatus: ImportStatus?
+    /// The sample rows of the first few contacts, for drawing their paths
+    /// (empty unless `options.curves`).
+    public var paths: [ContactPath] = []
+}
+
+/// One contact's samples as drawn: x, y (device units) and normalized pressure.
+public struct ContactPath: Sendable {
+    /// The first contacts get a path (HTML draws a few of them).
+    public static let contacts = 24
+    /// At most this many samples per path.
+    public static let points = 1_000
+    public var id: Int32
+    public var x: [Int32] = []
+    public var y: [Int32] = []
+    public var pressure: [Float] = []
 }
 
 /// Streams a recording's samples table in chunks, in row (time) order,
@@ -78,6 +93,7 @@ public enum PressureAnalyzer {
         let chunkRows = max(8, options.chunkRows)
         var normalized = [Double](repeating: 0, count: chunkRows)
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double((pressureAxis?.maximum ?? 1) - (pressureAxis?.minimum ?? 0))
+        var paths = options.curves ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
         // Data quality: pressure each slot holds, and until when its contact is down.
         var slotPressure = [Int32](repeating: 0, count: open.count)
         var slotUntil = [Int64](repeating: .min, count: open.count)
@@ -134,6 +150,9 @@ public enum PressureAnalyzer {
                             throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
                         }
                         slotPressure[slotIndex] = pressure
+                        if id < paths.count && paths[id].x.count < ContactPath.points {
+                            paths[id].x.append(x); paths[id].y.append(y); paths[id].pressure.append(Float(normalized[index]))
+                        }
                         open[slotIndex].add(time: times[index], x: xs[index], y: ys[index], pressure: pressures[index],
                                             normalized: normalized[index], flags: flags[index], isDown: isDown, setup: setup,
                                             curve: curveBuffer, aligned: alignedBuffer)
@@ -184,7 +203,7 @@ public enum PressureAnalyzer {
         return RecordingAnalysis(file: file, name: recording.name, device: device, pressureAxis: pressureAxis, options: options,
                                  lanes: lanes, contacts: results, curves: curves, alignedCurves: aligned, statistics: statistics,
                                  scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
-                                 importStatus: recording.importStatus)
+                                 importStatus: recording.importStatus, paths: paths)
     }
 
     /// `(raw − minimum) / span` for a chunk, eight lanes at a time. Division,
