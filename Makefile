@@ -45,7 +45,7 @@ build: deps
 	$(SWIFT) build
 
 # test-kernel boots a real Linux kernel under qemu; it skips only where qemu cannot run.
-test: build test-swift test-python test-kernel
+test: build test-swift test-python test-browser test-kernel
 
 test-swift:
 	$(SWIFT) test --disable-swift-testing
@@ -53,12 +53,32 @@ test-swift:
 test-python: build
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
 
+# report --html in Debian's chromium, headless and offline (Tests/browser).
+test-browser: build
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	FORCETRACE=$(abspath $(FORCETRACE)) FORCETRACE_REQUIRE_BROWSER=1 $(PYTHON) -m pytest -q Tests/browser
+
+# The samples' HTML report as the PNG the README shows (docs/report-samples.png).
+screenshot: build
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@mkdir -p out
+	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
+	$(FORCETRACE) report out/samples.h5 --html out/samples.html --contacts 8 --force >/dev/null
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2200 \
+		--screenshot=$(abspath docs/report-samples.png) file://$(abspath out/samples.html) 2>/dev/null
+	@echo "docs/report-samples.png"
+
 # The main job on the bundled samples: import them and describe the result.
 demo: build
 	@mkdir -p out
 	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
 	$(FORCETRACE) info out/samples.h5
 	$(FORCETRACE) report out/samples.h5
+	$(FORCETRACE) report out/samples.h5 --html out/samples.html --force >/dev/null
+	@echo "HTML report: $(abspath out/samples.html)"
 	$(FORCETRACE) record --replay samples/touchscreen-mixed.evemu --fast -o out/recorded.h5 --force
 	$(FORCETRACE) info out/recorded.h5
 

@@ -50,6 +50,9 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertTrue(text.contains("inflation ∞"), text)
         XCTAssertTrue(text.contains("0 mm ∞"), text)
         XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    ∞ "))
+        let page = report.html(contactLimit: nil)
+        XCTAssertTrue(page.contains("<dt>Inflation</dt><dd>∞</dd>"), "HTML summary")
+        XCTAssertTrue(page.contains("<td data-v=\"1e308\">∞</td>"), "HTML contact table")
         let json = try Self.json(report)
         let recording = try XCTUnwrap((json["recordings"] as? [[String: Any]])?.first)
         XCTAssertTrue((recording["contacts"] as? [[String: Any]])?.first?["inflation"] is NSNull)
@@ -73,6 +76,7 @@ final class SummaryRenderingTests: XCTestCase {
         let report = Self.report(analysis)
         XCTAssertTrue(report.text(contactLimit: nil).contains("inflation -\n"))
         XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    - "))
+        XCTAssertTrue(report.html(contactLimit: nil).contains("<dt>Inflation</dt><dd>-</dd>"), "HTML summary")
         let json = try Self.json(report)
         XCTAssertTrue((json["total"] as? [String: Any])?["inflation"] is NSNull)
         let file = try Self.saved(report, "undefined.h5")
@@ -90,8 +94,8 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(PressureStatistics.fields.map(\.name), properties)
     }
 
-    /// Changing any one field changes the text summary, the JSON summary and
-    /// the --save state; the saved state reads back exactly.
+    /// Changing any one field changes the text summary, the JSON summary, the
+    /// HTML summary and the --save state; the saved state reads back exactly.
     func testEveryFieldReachesEveryRenderer() throws {
         var simulation = SimulationOptions()
         simulation.seed = 11
@@ -102,6 +106,7 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertGreaterThan(base.labelled, 0)
         XCTAssertGreaterThan(base.curveBands.points, 0)
         let baseText = report.summaryText(base), baseJSON = Self.summaryJSON(report, base)
+        let baseHTML = report.summaryFigures(base, paths: [], analysis: nil)
         for field in PressureStatistics.fields {
             var changed = base
             let variants = Self.perturbations(field.stored(base))
@@ -109,6 +114,7 @@ final class SummaryRenderingTests: XCTestCase {
             XCTAssertNotEqual(changed, base, field.name)
             XCTAssertNotEqual(report.summaryText(changed), baseText, "text does not show \(field.name)")
             XCTAssertNotEqual(Self.summaryJSON(report, changed), baseJSON, "JSON does not show \(field.name)")
+            XCTAssertNotEqual(report.summaryFigures(changed, paths: [], analysis: nil), baseHTML, "HTML does not show \(field.name)")
         }
         let file = try Self.saved(report, "state.h5")
         defer { try? file.close() }

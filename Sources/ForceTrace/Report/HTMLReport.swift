@@ -124,7 +124,11 @@ extension PressureReport {
     /// The headline numbers, formatted as in the text summary.
     func numbersCard(_ statistics: PressureStatistics) -> String {
         let withPressure = statistics.contactsWithPressure
-        var rows: [(String, String)] = [("Contacts", "\(statistics.contacts)")]
+        var rows: [(String, String)] = [
+            ("Recordings, span", String(format: "%lld, %.3f s", statistics.recordings, Double(statistics.durationNs) / 1e9)),
+            ("Events / samples", "\(statistics.events) / \(statistics.samples)"),
+            ("Contacts", "\(statistics.contacts)"),
+        ]
         if withPressure > 0 {
             rows.append(("Classes", PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0])" }.joined(separator: ", ")))
             rows.append(("Reached peek / pop", "\(statistics.reachedPeek) (\(ReportFormat.percent(statistics.reachedPeek, withPressure))) / "
@@ -261,10 +265,12 @@ extension PressureReport {
         }
         chart.vline(400, label: "400 ms", cssClass: "timeout")
         chart.vline(500, label: "500 ms", cssClass: "timeout", labelRow: 1)
-        let peek400 = statistics.peekHistogram.count(below: 400_000_000), pop500 = statistics.popHistogram.count(below: 500_000_000)
+        let within = statistics.timeHistograms.map { name, histogram in
+            "\(name) \(histogram.count(below: 400_000_000)) / \(histogram.count(below: 500_000_000)) of \(histogram.counts.reduce(0, +))"
+        }.joined(separator: ", ")
         return figure("time-cdf", title: "Time to peek and to pop", svg: chart.svg("time-cdf", title: "Time to peek and pop"),
-                      caption: "Cumulative share of contacts with pressure that have crossed, 10 ms bins; \(peek400) peek within 400 ms, "
-                        + "\(pop500) pop within 500 ms (long-press timeouts marked).",
+                      caption: "Cumulative share of contacts with pressure that have crossed, 10 ms bins. Within the long-press timeouts "
+                        + "(400 / 500 ms): \(within).",
                       legend: "<ul class=\"legend\"><li><span class=\"swatch cdf peek\"></span>peek</li><li><span class=\"swatch cdf pop\"></span>pop</li>"
                         + "<li><span class=\"swatch timeout\"></span>long-press timeouts</li></ul>")
     }
@@ -289,8 +295,11 @@ extension PressureReport {
             }
             chart.rect(x: Double(index) + 0.15, width: 0.7, y: 0, height: height, cssClass: "inflation-bar", attributes: "data-tolerance-mm=\"\(lane.toleranceMM)\"")
             chart.text(Double(index) + 0.5, min(height, top * 0.93) + top * 0.03, text, cssClass: "bar-label")
+            if statistics.contactsWithPressure > 0 {
+                chart.text(Double(index) + 0.5, top * 0.01, "\(lane.stationaryDeepPresses) deep", cssClass: "bar-note")
+            }
         }
-        chart.hline(1, label: "1× (no pressure-only events)", cssClass: "baseline")
+        chart.hline(1, label: "", cssClass: "baseline")
         let rise = statistics.stationaryRise[0], after = statistics.stationaryAfterPeak[0]
         var caption = "Motion events \(statistics.motionEvents), stationary pressure events \(statistics.stationary[0]) "
             + "(\(ReportFormat.percent(statistics.stationary[0], statistics.motionEvents))) at the configured tolerance: inflation \(ReportFormat.inflation(statistics.inflation()))."
@@ -304,7 +313,8 @@ extension PressureReport {
                 + "<span class=\"after\" style=\"width:\(String(format: "%.1f", 100 * Double(after) / sum))%\">after \(after)</span></div>"
         }
         return figure("inflation", title: "Event-rate inflation by position tolerance", svg: chart.svg("inflation", title: "Inflation by tolerance") + split,
-                      caption: caption, legend: "<ul class=\"legend\"><li><span class=\"swatch inflation-bar\"></span>inflation (∞: every motion event stationary)</li></ul>")
+                      caption: caption + (statistics.contactsWithPressure > 0 ? " Under each bar: stationary deep presses at that tolerance." : ""),
+                      legend: "<ul class=\"legend\"><li><span class=\"swatch inflation-bar\"></span>inflation (∞: every motion event stationary)</li><li><span class=\"swatch threshold\"></span>1×: no pressure-only events</li></ul>")
     }
 
     func pathsFigure(_ paths: [ContactPath], analysis: RecordingAnalysis) -> String {

@@ -35,7 +35,7 @@ enum HTMLStyle {
     .cdf { fill: none; stroke-width: 2.5; } .cdf.peek { stroke: var(--peek); stroke-dasharray: 8 4; } .cdf.pop { stroke: var(--pop); }
     .timeout { stroke: #777; stroke-width: 1; stroke-dasharray: 2 2; }
     .inflation-bar { fill: #56B4E9; stroke: #1f5f80; } .baseline { stroke: #222; stroke-dasharray: 4 3; }
-    .bar-label, .mark-label { font-size: 11px; }
+    .bar-label, .mark-label { font-size: 11px; } svg .bar-note { font-size: 10px; fill: #fff; }
     ul.legend { list-style: none; padding: 0; margin: .4rem 0; display: flex; flex-wrap: wrap; gap: .3rem 1rem; font-size: .85rem; }
     .swatch { display: inline-block; width: 22px; height: 0; border-top: 3px solid #888; vertical-align: middle; margin-right: .35rem; }
     .swatch.c-tap { border-color: var(--tap); } .swatch.c-peek-press { border-top-style: dashed; border-color: var(--peek); }
