@@ -101,5 +101,9 @@ def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inpu
     assert result.returncode == 1 and "holds the report of" in result.stderr
     result = run(forcetrace, "report", "--merge", inputs[0], check=False)
     assert result.returncode == 1 and "not a saved report" in result.stderr and str(inputs[0]) in result.stderr
+    junk = tmp_path / "junk.h5"
+    junk.write_text("not hdf5")
+    result = run(forcetrace, "report", "--merge", junk, check=False)
+    assert result.returncode == 1 and "junk.h5: is not an HDF5 file" in result.stderr and "H5F" not in result.stderr
     result = run(forcetrace, "report", "--merge", plain[0], "--peek", "0.5", check=False)
     assert result.returncode == 2 and "--merge" in result.stderr

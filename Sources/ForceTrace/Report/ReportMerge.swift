@@ -103,9 +103,12 @@ public enum ReportMerge {
     static func open(_ part: String) throws -> File {
         let file: File
         do {
+            guard try File.isHDF5(part) else {
+                throw ForceTraceError(file: part, "is not an HDF5 file, so not a saved report", hint: "pass files written by 'forcetrace report --save'")
+            }
             file = try File.open(part)
-        } catch {
-            throw ForceTraceError(file: part, "cannot be opened as a saved report (\(error))", hint: "pass files written by 'forcetrace report --save'")
+        } catch let error as HDF5Error {
+            throw ForceTraceError(error)
         }
         let root = try file.root
         guard try root.attribute("format")?.stringValue == ReportFile.formatName else {
