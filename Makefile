@@ -8,7 +8,7 @@ FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
 PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel
 
-.PHONY: all deps build test test-swift test-python python-package demo samples bench clean
+.PHONY: all deps build test test-swift test-python python-package demo samples bench bench-smoke clean
 comma := ,
 
 # `make` alone builds: kernel.mk, included below, must not become the default goal.
@@ -45,7 +45,7 @@ build: deps
 	$(SWIFT) build
 
 # test-kernel boots a real Linux kernel under qemu; it skips only where qemu cannot run.
-test: build test-swift test-python test-browser test-kernel
+test: build test-swift test-python test-browser bench-smoke test-kernel
 
 test-swift:
 	$(SWIFT) test --disable-swift-testing
@@ -87,12 +87,18 @@ samples: build
 	$(FORCETRACE) simulate --seed 1 --presses 24 -o samples/touchscreen-mixed.evemu --force
 	$(FORCETRACE) simulate --seed 7 --presses 30 --kinds deep,peek,tap -o samples/touchscreen-deep-presses.evemu --force
 
-# forcetrace report against the numpy peer (Tests/bench/peer.py) on a large
-# simulated trace, made once in out/bench/. BENCH_PRESSES sizes it.
-BENCH_PRESSES ?= 40000
+# forcetrace against numpy peers, bare reads and gzip at three sizes (about
+# 1.4 M, 7 M and 14 M samples), simulated once into out/bench/; prints one
+# table of ratios and writes it to out/bench/last-run.md (Tests/bench/run_bench.py).
+BENCH_PRESSES ?= 20000,100000,100000x2
 bench: deps
 	$(SWIFT) build -c release
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
+
+# The same benchmark code on tiny inputs with the debug build, so it cannot rot;
+# make test runs it. Its times mean nothing.
+bench-smoke: build
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
 
 # libFuzzer harnesses for the evemu, libinput and raw parsers (Fuzz/fuzz.sh),
 # FUZZ_SECONDS each, one after the other; crash inputs land in

@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"]),
         // The command-line layer, one file per subcommand.
         .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
+        // forcetrace's bare read of the samples columns, a yardstick in `make bench`.
+        .executableTarget(name: "forcetrace-bare-read", dependencies: ["ForceTrace"], path: "Tests/bench/BareRead"),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         .testTarget(name: "ForceTraceTests", dependencies: ["ForceTrace", "HDF5"]),
     ]

@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
-"""`make bench`: forcetrace report against the numpy peer on one large trace.
+"""`make bench`: forcetrace against numpy peers and bare reads, at three sizes.
 
-The trace is simulated once (forcetrace simulate → evemu → forcetrace import)
-and kept in out/bench/. Each command runs --repeat times in a child process;
-the table shows the median wall time and the largest peak RSS (getrusage of
-the child), and the ratios peer / forcetrace. Both sides read the same file
-and compute the same statistics; both are checked to agree before timing.
+Each size is a simulated recording (forcetrace simulate, fixed seed) kept in
+out/bench/ as evemu text and as its imported trace, made once; delete
+out/bench/*.h5 after changing how traces are written. Every command runs
+--repeat times as a child process; a time is the median wall time, memory the
+largest peak RSS (getrusage of the child). Before timing, forcetrace's numbers
+are checked against the lean peer at every size and the full peer at the
+smallest. The result is one table of ratios, printed and written to
+out/bench/last-run.md, which README.md quotes.
+
+Yardsticks, all in the same run:
+  - bare h5py read: h5py reading the seven samples columns the report reads;
+  - lean peer (lean_peer.py): the page of numpy for the headline numbers;
+  - full peer (peer.py): numpy for everything the report computes;
+  - forcetrace's own bare read (forcetrace-bare-read): the same seven columns
+    through forcetrace's block reader, and nothing else;
+  - gzip -1 and gzip -6 of the evemu text, for import time and for size.
 """
 import argparse
 import json
@@ -18,101 +29,161 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+TABLES = ("events", "samples", "contacts", "labels")
 
 
-def measure(command, repeat):
+def measure(command, repeat, stdin=None):
     """Median wall seconds and max peak RSS (MiB) of `command` run `repeat` times."""
     times, peaks = [], []
     for _ in range(repeat):
         start = time.perf_counter()
         with open(os.devnull, "wb") as sink:
-            process = subprocess.Popen(command, stdout=sink)
-            _, status, usage = os.wait4(process.pid, 0)
+            source = open(stdin, "rb") if stdin else None
+            try:
+                process = subprocess.Popen(command, stdout=sink, stdin=source)
+                _, status, usage = os.wait4(process.pid, 0)
+            finally:
+                if source:
+                    source.close()
         elapsed = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"bench: {' '.join(command)} failed with status {status}")
+            sys.exit(f"bench: {' '.join(map(str, command))} failed with status {status}")
         times.append(elapsed)
         peaks.append(usage.ru_maxrss / 1024)  # Linux reports KiB
     return statistics.median(times), max(peaks)
 
 
-def ensure_trace(forcetrace, presses, out):
+def ensure_recording(forcetrace, size, out):
+    """The evemu recording and its trace for a size "N" (N presses) or "NxK"
+    (K recordings of N presses in one trace: simulate takes at most 100 000)."""
+    presses, _, copies = size.partition("x")
+    copies = int(copies or 1)
     out.mkdir(parents=True, exist_ok=True)
-    trace = out / f"simulated-{presses}.h5"
-    if trace.exists():
-        return trace
     recording = out / f"simulated-{presses}.evemu"
-    print(f"bench: simulating {presses} presses into {recording} (once; kept in {out})", flush=True)
-    subprocess.run(["nice", forcetrace, "simulate", "--seed", "42", "--presses", str(presses), "-o", str(recording), "--force"], check=True)
-    subprocess.run(["nice", forcetrace, "import", str(recording), "-o", str(trace), "--force"], check=True)
-    recording.unlink()
-    return trace
+    if not recording.exists():
+        print(f"bench: simulating {presses} presses into {recording} (once; kept in {out})", flush=True)
+        partial = recording.with_suffix(".evemu.part")
+        subprocess.run(["nice", forcetrace, "simulate", "--seed", "42", "--presses", presses, "-o", str(partial), "--force"],
+                       check=True, stdout=subprocess.DEVNULL)
+        partial.rename(recording)
+    trace = out / f"simulated-{size}.h5"
+    if not trace.exists():
+        print(f"bench: importing {copies} × {recording} into {trace} (once)", flush=True)
+        subprocess.run([forcetrace, "import", *[str(recording)] * copies, "-o", str(trace), "--force"], check=True, stdout=subprocess.DEVNULL)
+    return recording, trace, copies
+
+
+def headline(numbers):
+    return {key: numbers[key] for key in ("contacts", "motion_events", "stationary_pressure_events", "inflation", "reached_peek", "reached_pop")}
+
+
+def check_agreement(args, trace, full):
+    ours = json.loads(subprocess.run([args.forcetrace, "report", str(trace), "--json"], check=True, capture_output=True, text=True).stdout)["total"]
+    lean = json.loads(subprocess.run([sys.executable, str(HERE / "lean_peer.py"), str(trace), "--json"], check=True, capture_output=True, text=True).stdout)
+    if headline(ours) != headline(lean):
+        sys.exit(f"bench: forcetrace and the lean peer disagree on {trace}: {headline(ours)} vs {headline(lean)}")
+    if full:
+        theirs = json.loads(subprocess.run([sys.executable, str(HERE / "peer.py"), str(trace), "--json"], check=True, capture_output=True, text=True).stdout)["total"]
+        for key in ["contacts", "motion_events", "stationary_pressure_events", "reached_peek", "reached_pop", "classes"]:
+            if ours[key] != theirs[key]:
+                sys.exit(f"bench: forcetrace and the full peer disagree on {key}: {ours[key]} vs {theirs[key]}")
+    return ours
+
+
+SIZES = """
+import json, sys, h5py
+events = samples = stored = 0
+with h5py.File(sys.argv[1], "r") as handle:
+    for group in handle["recordings"].values():
+        events += group["events/t_ns"].shape[0]
+        samples += group["samples/t_ns"].shape[0]
+        for table in sys.argv[2:]:
+            if table in group:
+                stored += sum(dataset.id.get_storage_size() for dataset in group[table].values())
+print(json.dumps([events, samples, stored]))
+"""
+
+
+def trace_sizes(trace):
+    """Events, samples, and stored bytes of events+samples+contacts+labels.
+    In a child, so that this process stays small: a child's peak RSS counts
+    the parent's pages it was forked from."""
+    result = subprocess.run([sys.executable, "-c", SIZES, str(trace), *TABLES], check=True, capture_output=True, text=True)
+    return json.loads(result.stdout)
+
+
+def gzip_bytes(recording, level):
+    with open(recording, "rb") as source:
+        process = subprocess.Popen(["gzip", f"-{level}", "-c"], stdin=source, stdout=subprocess.PIPE)
+        total = 0
+        while chunk := process.stdout.read(1 << 20):
+            total += len(chunk)
+        process.wait()
+    return total
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forcetrace", default=str(ROOT / ".build" / "release" / "forcetrace"))
-    parser.add_argument("--presses", type=int, default=40000)
+    parser.add_argument("--bare-read", default=None, help="forcetrace-bare-read (default: beside --forcetrace)")
+    parser.add_argument("--presses", default="20000,100000,100000x2",
+                        help="comma-separated sizes: N presses, or NxK for K recordings of N presses in one trace "
+                             "(the default is about 1.4 M, 7 M and 14 M samples)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=str(ROOT / "out" / "bench"))
     args = parser.parse_args()
-    trace = ensure_trace(args.forcetrace, args.presses, Path(args.out))
-    info = json.loads(subprocess.run([args.forcetrace, "info", str(trace), "--json"], check=True, capture_output=True, text=True).stdout)
-    recording = info["recordings"][0]
-    print(f"bench: {trace}: {recording['samples']:,} samples, {recording['contacts']:,} contacts, "
-          f"{recording['events']:,} events, {info['file_size'] / 2**20:.1f} MiB")
-
-    # The two must agree before their times mean anything.
-    ours = json.loads(subprocess.run([args.forcetrace, "report", str(trace), "--json"], check=True, capture_output=True, text=True).stdout)["total"]
-    theirs = json.loads(subprocess.run([sys.executable, str(HERE / "peer.py"), str(trace), "--json"], check=True, capture_output=True, text=True).stdout)["total"]
-    for key in ["contacts", "motion_events", "stationary_pressure_events", "reached_peek", "reached_pop", "classes"]:
-        if ours[key] != theirs[key]:
-            sys.exit(f"bench: forcetrace and the peer disagree on {key}: {ours[key]} vs {theirs[key]}")
-
-    pairs = [
-        ("summary (text)", [args.forcetrace, "report", str(trace), "--contacts", "0"],
-         [sys.executable, str(HERE / "peer.py"), str(trace)]),
-        ("per-contact JSON", [args.forcetrace, "report", str(trace), "--json"],
-         [sys.executable, str(HERE / "peer.py"), str(trace), "--json"]),
-    ]
-    print(f"{'task':18} {'forcetrace s':>12} {'peer s':>8} {'time ratio':>10} {'forcetrace MiB':>14} {'peer MiB':>9} {'RSS ratio':>9}")
-    for name, ours_command, theirs_command in pairs:
-        our_time, our_rss = measure(ours_command, args.repeat)
-        their_time, their_rss = measure(theirs_command, args.repeat)
-        print(f"{name:18} {our_time:12.3f} {their_time:8.3f} {their_time / our_time:9.2f}x {our_rss:14.1f} {their_rss:9.1f} {their_rss / our_rss:8.2f}x")
-    print("ratios are peer / forcetrace: above 1 means forcetrace is faster or smaller")
-    bench_import(args)
-
-
-def bench_import(args):
-    """forcetrace import against pandas + h5py on one evemu recording."""
+    bare_read = args.bare_read or str(Path(args.forcetrace).with_name("forcetrace-bare-read"))
     out = Path(args.out)
-    presses = max(1, args.presses // 8)
-    recording = out / f"import-{presses}.evemu"
-    if not recording.exists():
-        print(f"bench: simulating {presses} presses into {recording} (once)", flush=True)
-        subprocess.run(["nice", args.forcetrace, "simulate", "--seed", "43", "--presses", str(presses),
-                        "-o", str(recording), "--force"], check=True)
-    ours_file, theirs_file = out / "import-forcetrace.h5", out / "import-peer.h5"
-    ours_command = [args.forcetrace, "import", str(recording), "-o", str(ours_file), "--force"]
-    theirs_command = [sys.executable, str(HERE / "peer_import.py"), str(recording), "-o", str(theirs_file)]
-    our_time, our_rss = measure(ours_command, args.repeat)
-    their_time, their_rss = measure(theirs_command, args.repeat)
-    # Same events, or the times mean nothing.
-    import h5py
-    import numpy as np
-    with h5py.File(ours_file, "r") as ours, h5py.File(theirs_file, "r") as theirs:
-        (name,) = ours["recordings"].keys()
-        for column in ("t_ns", "type", "code", "value"):
-            if not np.array_equal(ours["recordings"][name]["events"][column][:], theirs["recordings/peer/events"][column][:]):
-                sys.exit(f"bench: import: forcetrace and the peer disagree on events/{column}")
-        events = len(ours["recordings"][name]["events/t_ns"])
-    size_mib = recording.stat().st_size / 2**20
-    print(f"\nimport: {recording.name}, {size_mib:.1f} MiB, {events:,} events "
-          "(the peer writes only the events table; forcetrace also decodes samples and contacts)")
-    print(f"{'task':18} {'forcetrace s':>12} {'peer s':>8} {'time ratio':>10} {'forcetrace MiB':>14} {'peer MiB':>9} {'RSS ratio':>9}")
-    print(f"{'evemu import':18} {our_time:12.3f} {their_time:8.3f} {their_time / our_time:9.2f}x {our_rss:14.1f} {their_rss:9.1f} {their_rss / our_rss:8.2f}x")
-    print(f"import throughput: forcetrace {events / our_time / 1e6:.2f} M events/s, {size_mib / our_time:.1f} MiB/s")
+    sizes = args.presses.split(",")
+    rows = []  # (size label, task, seconds, yardstick, yardstick seconds, ratio text, target)
+
+    def row(label, task, seconds, yardstick, their_seconds, ratio, target=""):
+        rows.append((label, task, seconds, yardstick, their_seconds, ratio, target))
+
+    for index, presses in enumerate(sizes):
+        recording, trace, copies = ensure_recording(args.forcetrace, presses, out)
+        events, samples, stored = trace_sizes(trace)
+        ours = check_agreement(args, trace, full=index == 0)
+        label = f"{samples / 1e6:.2f} M samples"
+        print(f"bench: {trace.name}: {samples:,} samples, {ours['contacts']:,} contacts, {events:,} events, "
+              f"{trace.stat().st_size / 2**20:.1f} MiB", flush=True)
+        summary, summary_rss = measure([args.forcetrace, "report", str(trace), "--contacts", "0"], args.repeat)
+        per_contact, _ = measure([args.forcetrace, "report", str(trace), "--json"], args.repeat)
+        h5py_read, _ = measure([sys.executable, str(HERE / "bare_read.py"), str(trace)], args.repeat)
+        our_read, _ = measure([bare_read, str(trace)], args.repeat)
+        lean, lean_rss = measure([sys.executable, str(HERE / "lean_peer.py"), str(trace)], args.repeat)
+        full, full_rss = measure([sys.executable, str(HERE / "peer.py"), str(trace)], args.repeat)
+        row(label, "report summary", summary, "bare h5py read", h5py_read, f"{summary / h5py_read:.2f}×", "≤ 0.80×")
+        row(label, "report summary", summary, "lean peer", lean, f"{lean / summary:.2f}× faster", "≥ 1.5× faster")
+        row(label, "report summary", summary, "full peer", full, f"{full / summary:.2f}× faster")
+        row(label, "report --json", per_contact, "report summary", summary, f"{per_contact / summary:.2f}×", "≤ 1.3×")
+        row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×")
+        row(label, "report summary peak RSS (MiB)", summary_rss, "lean peer", lean_rss, f"{lean_rss / summary_rss:.2f}× smaller")
+        if index == 0:
+            import_time, import_rss = measure([args.forcetrace, "import", str(recording), "-o", str(out / "import-timed.h5"), "--force"], args.repeat)
+            gzip1, _ = measure(["gzip", "-1", "-c"], args.repeat, stdin=recording)
+            gzip6, _ = measure(["gzip", "-6", "-c"], args.repeat, stdin=recording)
+            ilabel = f"{events / 1e6:.2f} M events ({recording.stat().st_size / 2**20:.0f} MiB evemu)"
+            row(ilabel, "import", import_time, "gzip -1 of the text", gzip1, f"{import_time / gzip1:.2f}×", "≤ 1.0×")
+            row(ilabel, "import", import_time, "gzip -6 of the text", gzip6, f"{import_time / gzip6:.2f}×")
+            row(ilabel, "import rate (M events/s)", events / import_time / 1e6, "gzip -1", events / gzip1 / 1e6, "")
+            row(ilabel, "import peak RSS (MiB)", import_rss, "", 0, "")
+        gz6 = gzip_bytes(recording, 6) * copies
+        row(label, "bytes/event, trace tables", stored / events, "evemu + gzip -6", gz6 / events, f"{stored / gz6:.2f}×", "≤ 4.0 B/event")
+        row(label, "bytes/event, whole file", trace.stat().st_size / events, "", 0, "")
+
+    lines = ["| input | task | forcetrace | yardstick | yardstick value | ratio | target |", "|---|---|---|---|---|---|---|"]
+    for label, task, seconds, yardstick, theirs, ratio, target in rows:
+        theirs_text = f"{theirs:.3f}" if yardstick else ""
+        lines.append(f"| {label} | {task} | {seconds:.3f} | {yardstick} | {theirs_text} | {ratio} | {target} |")
+    table = "\n".join(lines)
+    note = (f"Medians of {args.repeat} runs, seconds unless marked; whole processes (Python's start-up counts for the "
+            f"peers and the h5py read). {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.")
+    print()
+    print(table)
+    print()
+    print(note)
+    (out / "last-run.md").write_text(table + "\n\n" + note + "\n")
 
 
 if __name__ == "__main__":

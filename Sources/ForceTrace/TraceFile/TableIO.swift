@@ -11,13 +11,14 @@ extension Group {
     }
 
     /// Writes a short table's column in one go.
+    /// Tables written whole (labels) are chunked and compressed like the rest.
     func write<Element>(_ column: TypedColumn<Element>, _ values: [Element]) throws {
-        try writeArray(column.name, values)
+        try writeCompressedArray(column.name, values)
         try describe(column.schema)
     }
 
     func write(_ column: StringColumn, _ values: [String]) throws {
-        try writeStrings(column.name, values)
+        try writeCompressedStrings(column.name, values)
         try describe(column.schema)
     }
 

@@ -1,0 +1,56 @@
+import CHDF5
+
+extension Group {
+    /// Writes a whole array as a chunked, compressed, extendible column, for
+    /// tables written at once (a recording's labels).
+    /// - Parameter chunkRows: rows per chunk; a shorter array is one chunk.
+    public func writeCompressedArray<Element: HDF5Scalar>(_ name: String, _ values: [Element], chunkRows: Int = 16384,
+                                                          compression: Compression = .standard) throws {
+        let column: Column<Element> = try createColumn(name, chunkRows: max(1, min(chunkRows, values.count)), compression: compression)
+        try column.append(contentsOf: values)
+        try column.close()
+    }
+
+    /// Writes UTF-8 strings as fixed-length strings (NUL-padded to the
+    /// longest), chunked and compressed. Variable-length strings live in
+    /// HDF5's global heap, which no filter compresses: 48 000 class names
+    /// took 2 MB that way, and 5 kB like this. h5py reads them as `bytes`
+    /// (`.asstr()` gives `str`); `readStrings` reads both kinds.
+    /// The corresponding C functions are `H5Tset_size`, `H5Pset_chunk`, `H5Pset_deflate` and `H5Dwrite`.
+    public func writeCompressedStrings(_ name: String, _ values: [String], chunkRows: Int = 16384,
+                                       compression: Compression = .standard) throws {
+        let where_ = childDisplay(name)
+        let encoded = values.map { Array($0.utf8) }
+        guard !encoded.contains(where: { $0.contains(0) }) else {
+            throw HDF5Error(function: "H5Dwrite", context: where_, stack: ["a string holds a NUL character, which fixed-length strings cannot keep"])
+        }
+        let width = max(1, encoded.map(\.count).max() ?? 1)
+        var bytes = [UInt8](repeating: 0, count: width * values.count)
+        for (row, value) in encoded.enumerated() { bytes.replaceSubrange((row * width)..<(row * width + value.count), with: value) }
+        try withHDF5 {
+            let type = try checkID(H5Tcopy(CHDF5_C_S1()), "H5Tcopy", where_)
+            defer { H5Tclose(type) }
+            try checkStatus(H5Tset_size(type, width), "H5Tset_size", where_)
+            try checkStatus(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset", where_)
+            try checkStatus(H5Tset_strpad(type, H5T_STR_NULLPAD), "H5Tset_strpad", where_)
+            var count = hsize_t(values.count)
+            var maximum = CHDF5_S_UNLIMITED()
+            let space = try checkID(H5Screate_simple(1, &count, &maximum), "H5Screate_simple", where_)
+            defer { H5Sclose(space) }
+            let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
+            defer { H5Pclose(dcpl) }
+            var chunk = hsize_t(max(1, min(chunkRows, values.count)))
+            try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
+            if compression.deflateLevel > 0 {
+                if compression.shuffle { try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_) }
+                try checkStatus(H5Pset_deflate(dcpl, UInt32(compression.deflateLevel)), "H5Pset_deflate", where_)
+            }
+            let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, type, space, CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()),
+                                 "H5Dcreate2", where_)
+            defer { H5Dclose(id) }
+            if !values.isEmpty {
+                try checkStatus(H5Dwrite(id, type, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), bytes), "H5Dwrite", where_)
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+// forcetrace's own bare read, for `make bench`: the seven samples columns
+// through the same block reader the report uses, and nothing else.
+// Usage: forcetrace-bare-read FILE.h5
+import ForceTrace
+import Foundation
+
+guard CommandLine.arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: forcetrace-bare-read FILE.h5\n".utf8))
+    exit(2)
+}
+do {
+    let reader = try TraceReader(path: CommandLine.arguments[1])
+    var rows = 0
+    var checksum: Int64 = 0
+    for name in reader.recordingNames {
+        try reader.recording(name).forEachSampleBlock { block in
+            rows += block.rows.count
+            // Touch the values so the reads cannot be skipped.
+            checksum &+= block.tNs.last ?? 0
+            checksum &+= Int64(block.pressure.last ?? 0) &+ Int64(block.flags.last ?? 0)
+        }
+    }
+    print("\(rows) rows, checksum \(checksum)")
+} catch {
+    FileHandle.standardError.write(Data("forcetrace-bare-read: \(error)\n".utf8))
+    exit(1)
+}
