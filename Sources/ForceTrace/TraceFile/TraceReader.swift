@@ -316,7 +316,8 @@ public final class TraceRecording {
         var logical: UInt64 = 0, stored: UInt64 = 0
         for table in [TraceSchema.Table.events, .samples, .contacts, .markers] {
             let group = try open(table)
-            for column in table.columns where group.contains(column) {
+            // A column that cannot be looked up is damage, not an absent column.
+            for column in table.columns where try group.linkExists(column.name) {
                 let storage = try group.storage(of: column.name)
                 logical += storage.logicalBytes
                 stored += storage.storedBytes
