@@ -15,7 +15,8 @@ extension Group {
     /// longest), chunked and compressed. Variable-length strings live in
     /// HDF5's global heap, which no filter compresses: 48 000 class names
     /// took 2 MB that way, and 5 kB like this. h5py reads them as `bytes`
-    /// (`.asstr()` gives `str`); `readStrings` reads both kinds.
+    /// (`.asstr()` gives `str`), xarray as `str` (the `_Encoding`
+    /// attribute); `readStrings` reads both kinds.
     /// The corresponding C functions are `H5Tset_size`, `H5Pset_chunk`, `H5Pset_deflate` and `H5Dwrite`.
     public func writeCompressedStrings(_ name: String, _ values: [String], chunkRows: Int = 16384,
                                        compression: Compression = .standard) throws {
@@ -52,5 +53,7 @@ extension Group {
                 try checkStatus(H5Dwrite(id, type, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), bytes), "H5Dwrite", where_)
             }
         }
+        // The netCDF/CF mark for text in a byte array: xarray decodes it to `str`.
+        try setAttribute("_Encoding", .string("utf-8"), onMember: name)
     }
 }
