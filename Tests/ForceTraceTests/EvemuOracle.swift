@@ -66,7 +66,7 @@ struct EvemuOracle {
             let t = time - t0Ns
             events += 1
             guard let type = Int(fields[1], radix: 16), let code = Int(fields[2], radix: 16), let value = Int(fields[3]) else {
-                throw XCTSkip("\(path): an E: line the oracle cannot read: \(fields)")
+                throw BlackBox.Failure("\(path): an E: line the oracle cannot read: \(fields)")
             }
             if type == 0 && code == 3 { discarding = true; continue }      // SYN_DROPPED
             if type == 0 && code == 0 {                                     // SYN_REPORT
@@ -163,7 +163,7 @@ struct EvemuOracle {
     /// "SEC[.FRACTION]" as nanoseconds, the fraction padded to nine digits.
     private static func nanoseconds(_ text: Substring, _ path: String) throws -> Int64 {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard let seconds = Int64(parts[0]) else { throw XCTSkip("\(path): a timestamp the oracle cannot read: \(text)") }
+        guard let seconds = Int64(parts[0]) else { throw BlackBox.Failure("\(path): a timestamp the oracle cannot read: \(text)") }
         var fraction = parts.count > 1 ? String(parts[1]) : ""
         fraction += String(repeating: "0", count: max(0, 9 - fraction.count))
         return seconds * 1_000_000_000 + (Int64(fraction.prefix(9)) ?? 0)
