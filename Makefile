@@ -8,7 +8,7 @@ FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
 PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel
 
-.PHONY: all deps build test test-swift test-python python-package demo samples bench bench-smoke clean
+.PHONY: all deps build test test-swift test-python test-notebooks python-package demo samples bench bench-smoke clean
 comma := ,
 
 # `make` alone builds: kernel.mk, included below, must not become the default goal.
@@ -52,6 +52,10 @@ test-swift:
 
 test-python: build
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
+
+# The four notebooks alone, each in a fresh kernel (also part of test-python).
+test-notebooks: build
+	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
 
 # report --html in Debian's chromium, headless and offline (Tests/browser).
 test-browser: build

@@ -7,13 +7,15 @@ extension ReportCommand {
     /// inputs at once would with `--contacts 0`.
     func runMerge() throws -> Int32 {
         let parts = try Self.expand(inputs)
-        if let save {
-            let target = URL(fileURLWithPath: save).standardizedFileURL.resolvingSymlinksInPath().path
+        for (option, output) in [("--save", save), ("--html", html)] {
+            guard let output else { continue }
+            let target = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
             for part in parts where URL(fileURLWithPath: part).standardizedFileURL.resolvingSymlinksInPath().path == target {
-                throw ParseError.conflict("--save \(save) is one of the parts; reports never modify their input")
+                throw ParseError.conflict("\(option) \(output) is one of the parts; reports never modify their input")
             }
         }
-        let merged = try ReportMerge.read(parts, curves: save != nil)
+        // As report computes the curve bands only for outputs that draw or store curves.
+        let merged = try ReportMerge.read(parts, curves: save != nil || html != nil)
         if let save { try ReportMerge.write(merged, parts: parts, to: save, replace: force) }
         return try output(merged.report, contactLimit: 0)
     }

@@ -107,3 +107,16 @@ def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inpu
     assert result.returncode == 1 and "junk.h5: is not an HDF5 file" in result.stderr and "H5F" not in result.stderr
     result = run(forcetrace, "report", "--merge", plain[0], "--peek", "0.5", check=False)
     assert result.returncode == 2 and "--merge" in result.stderr
+
+
+def test_merged_html_is_the_page_without_the_per_contact_paths(forcetrace, inputs, tmp_path):
+    """--html from --merge: the same page as report --contacts 0, less the x/y paths (they need the samples)."""
+    import re
+
+    parts = parts_of(forcetrace, inputs[:2], tmp_path)
+    run(forcetrace, "report", *inputs[:2], "--contacts", "0", "--html", tmp_path / "direct.html")
+    run(forcetrace, "report", "--merge", *parts, "--html", tmp_path / "merged.html")
+    direct, merged = (tmp_path / "direct.html").read_text(), (tmp_path / "merged.html").read_text()
+    paths = re.compile(r'<figure class="card chart" data-figure="paths">.*?</figure>\n', re.S)
+    assert paths.search(direct) and not paths.search(merged)
+    assert merged == paths.sub("", direct)
