@@ -14,6 +14,9 @@ struct DevicesCommand: Subcommand {
                        ABS_PRESSURE on single-touch devices and pens)
           shared       multitouch with ABS_PRESSURE only: one value for all contacts
           unavailable  no pressure axis
+        A device with letter keys is marked 'keyboard: yes': record and calibrate
+        obfuscate its key codes, and refuse it without --allow-keyboard when it has
+        no pressure axis.
         Exits 1 when some device could not be opened (it is listed with the reason).
         """,
         options: [.flag("json", "Print JSON instead of text.")])
@@ -81,6 +84,7 @@ struct DevicesCommand: Subcommand {
             "slots": device.slotCount,
             "pressure_axis": pressure,
             "is_pen": device.isPen,
+            "keyboard": device.hasKeyboardKeys,
             "force_capability": device.forceCapability.rawValue,
         ]
     }
@@ -101,6 +105,10 @@ struct DevicesCommand: Subcommand {
             text += "  no pressure axis\n"
         }
         text += "  pen: \(device.isPen ? "yes" : "no")\n"
+        if device.hasKeyboardKeys {
+            text += "  keyboard: yes (letter keys; record stores common keys as KEY_A"
+                + (device.forceCapability == .unavailable ? ", and needs --allow-keyboard)\n" : ")\n")
+        }
         text += "  pressure-capable: \(device.forceCapability.rawValue)\n"
         return text
     }

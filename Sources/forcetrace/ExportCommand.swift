@@ -12,6 +12,8 @@ struct ExportCommand: Subcommand {
         libinput does, and keep the absolute origin in a 'forcetrace' key that libinput
         ignores. raw writes 24-byte x86-64 struct input_event records with absolute
         times; its description is not included (export it with --format evemu).
+        A live recording's 'keycodes' attribute ("obfuscated" or "as-is") becomes a
+        '# keycodes: ...' comment line in evemu and libinput files.
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
@@ -42,7 +44,9 @@ struct ExportCommand: Subcommand {
         let chosen = try chooseRecording(reader, recording)
         let trace = try reader.recording(chosen)
         let loaded = try trace.loadRecording()
-        let comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
+        var comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
+        // Neither format has a field for it, so the recorder's key-code handling travels as a comment.
+        if let keyCodes = trace.keyCodeHandling { comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" }
         if let output {
             let target = try AtomicOutput(path: output, replace: force)
             guard var writer = TextFileStream(path: target.temporaryPath) else {

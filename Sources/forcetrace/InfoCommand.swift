@@ -20,6 +20,9 @@ struct InfoCommand: Subcommand {
     func run() throws -> Int32 {
         let info = try TraceFileInfo(TraceReader(path: input))
         print(json ? info.json : info.text, terminator: "")
+        for recording in info.recordings {
+            if let warning = recording.keyWarning { printError("warning: \(input): \(recording.name): \(warning)") }
+        }
         return ExitStatus.success
     }
 }

@@ -2,6 +2,31 @@ import ForceTrace
 import Foundation
 import HDF5
 
+/// `--show-keycodes` and `--allow-keyboard`, shared by `record` and `calibrate`.
+struct KeyOptions {
+    let handling: KeyCodeHandling
+    let allowKeyboard: Bool
+
+    init(_ arguments: ParsedArguments, replay: Bool) throws {
+        handling = arguments.flag("show-keycodes") ? .asIs : .obfuscated
+        allowKeyboard = arguments.flag("allow-keyboard")
+        if replay, handling == .asIs || allowKeyboard {
+            throw ParseError.conflict("'\(allowKeyboard ? "--allow-keyboard" : "--show-keycodes")' applies to a live DEVICE; '--replay' keeps its recording's key codes as they are")
+        }
+    }
+
+    /// Opens `path` for capture under the keyboard rules: refuses a keyboard
+    /// without --allow-keyboard, warns before the first event when the device
+    /// has keys, and obfuscates common keys unless --show-keycodes.
+    func openLiveSource(path: String, grab: Bool, command: String) throws -> any CaptureSource {
+        let live = try LiveDeviceSource(path: path, grab: grab) { description in
+            try KeyboardPolicy.check(description, path: path, allowKeyboard: allowKeyboard, command: command)
+        }
+        if let warning = KeyboardPolicy.warning(live.device, path: path, handling: handling) { printError(warning) }
+        return handling == .obfuscated && live.device.hasCommonKeys ? KeyObfuscatingSource(live) : live
+    }
+}
+
 /// Exit status of `record` when the device disappeared mid-recording: the
 /// file is closed and complete, but the capture did not end as asked.
 enum RecordExitStatus {
@@ -32,6 +57,15 @@ struct RecordCommand: Subcommand {
 
         --replay feeds an evemu recording through the same pipeline at its original
         pace (--speed X scales it, --fast does not wait); its tables equal 'import'.
+
+        Keys: on a device with keyboard keys (a keyboard, or a touchpad sharing a node
+        with one), letters, digits, punctuation, space, enter, the keypad and the
+        modifiers are stored as KEY_A, and their MSC_SCAN as A's scancode, so the file
+        does not hold what was typed (as libinput record does); BTN_* buttons are kept.
+        --show-keycodes stores them as they are. The recording's 'keycodes' attribute
+        says which ("obfuscated" or "as-is"), and a warning names the device before
+        the first event. A device with keys and no pressure axis is a keyboard: it is
+        refused unless --allow-keyboard is given. --replay keeps its input's keys.
         """,
         positionals: [PositionalSpec(name: "DEVICE", help: "Device path or name substring.", optional: true)],
         options: [
@@ -44,6 +78,8 @@ struct RecordCommand: Subcommand {
             .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
             .value("compression", "0-9", "Deflate level for the tables (default 4)."),
             .flag("quiet", short: "q", "No status line."),
+            .flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A)."),
+            .flag("allow-keyboard", "Record a device with keys and no pressure axis (a keyboard)."),
             .value("replay", "RECORDING", "Replay an evemu recording instead of reading a device."),
             .value("speed", "X", "Replay at X times the original pace (default 1)."),
             .flag("fast", "Replay without waiting between events."),
@@ -59,6 +95,7 @@ struct RecordCommand: Subcommand {
     let replay: String?
     let speed: Double?
     let force: Bool
+    let keys: KeyOptions
 
     init(_ arguments: ParsedArguments) throws {
         device = arguments.positional("DEVICE")
@@ -84,17 +121,20 @@ struct RecordCommand: Subcommand {
         if fast, scale != nil { throw ParseError.conflict("'--speed' and '--fast' cannot be combined") }
         if replay != nil, let device { throw ParseError.conflict("give either DEVICE ('\(device)') or '--replay', not both") }
         if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
+        keys = try KeyOptions(arguments, replay: replay != nil)
         speed = fast ? nil : (scale ?? 1)
     }
 
     func run() throws -> Int32 {
         try checkOutput()
         let source: any CaptureSource
+        var options = self.options
         if let replay {
             source = ReplaySource(recording: try Evemu.read(replay), speed: speed)
         } else {
             let path = try device.map { try InputDevices.resolve($0) } ?? onlyPressureDevice()
-            source = try LiveDeviceSource(path: path, grab: grab)
+            source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
+            options.keyCodes = keys.handling
         }
         let stop = try StopSignal()
         let recorder = try Recorder(source: source, path: output, name: name, options: options)

@@ -135,7 +135,9 @@ struct ReportCommand: Subcommand {
         if let save {
             try ReportFile.write(report, to: save, replace: force)
         }
-        return try output(report, contactLimit: contactLimit)
+        let status = try output(report, contactLimit: contactLimit)
+        try Self.warnAboutKeys(files)
+        return status
     }
 
     /// Prints the report as text or JSON (shared with --merge).
@@ -161,6 +163,16 @@ struct ReportCommand: Subcommand {
             for warning in analysis.warnings where json { printError("warning: \(analysis.file): \(analysis.name): \(warning)") }
         }
         return ExitStatus.success
+    }
+
+    /// Says on stderr which recordings hold key presses that were not obfuscated.
+    static func warnAboutKeys(_ files: [String]) throws {
+        for file in files {
+            let reader = try TraceReader(path: file)
+            for name in reader.recordingNames {
+                if let warning = try reader.recording(name).unobfuscatedKeysWarning() { printError("warning: \(file): \(name): \(warning)") }
+            }
+        }
     }
 
     /// Analyses every file, up to one per core at a time; the first error wins.

@@ -165,7 +165,7 @@ ft_need_forcetrace() {
 # ft_record_start FILE [ARGS...]: run `forcetrace record DEVICE -o FILE ARGS`
 # in the background (DEVICE = $FT_REC_DEVICE, default $FT_DEV; output to
 # $OUT/recorder.out/.err), set FT_REC_PID and wait until the recorder has
-# the device node open.  With --grab, also ft_wait_grabbed before playing.
+# the device node open and has created FILE (it is then reading).  With --grab, also ft_wait_grabbed before playing.
 ft_record_start() {
 	_f=$1
 	shift
@@ -175,7 +175,12 @@ ft_record_start() {
 	echo "forcetrace record ${FT_REC_DEVICE:-$FT_DEV} -o $_f $*" >"$OUT/recorder.cmd"
 	ft_wait_opened "$FT_REC_PID" "$FT_DEV" 30 ||
 		ft_fail "forcetrace record did not open $FT_DEV: $(cat "$OUT/recorder.err")"
-	ft_log "recorder pid=$FT_REC_PID has $FT_DEV open"
+	# Having the node open is not yet reading it: the recorder creates its
+	# file only once the device is set up (clock, state, reader thread). On
+	# a loaded host the guest can take seconds in between.
+	ft_wait_file "$_f" 30 ||
+		ft_fail "forcetrace record opened $FT_DEV but did not create $_f: $(cat "$OUT/recorder.err")"
+	ft_log "recorder pid=$FT_REC_PID has $FT_DEV open and $_f created"
 }
 
 # ft_record_stop: if the recorder still runs, SIGINT it (graceful stop);

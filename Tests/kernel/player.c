@@ -10,6 +10,8 @@
  *   player script          [options]   scripted gesture (ramp, move, 2nd finger)
  *   player flood N         [options]   N frames of pressure changes, no sleep
  *   player unplug-after-ms N [options] touch, then destroy the device mid-contact
+ *   player type TEXT       [options]   a finger presses harder while TEXT (a-z)
+ *                                      is typed on the same device (needs --keys)
  *
  * Options (all modes):
  *   --start-delay-ms N  wait N ms after creating the device before frame 0
@@ -26,6 +28,9 @@
  *   --no-lift           flood: do not lift the finger after the hold; the
  *                       device is destroyed with the contact still down
  *   --name NAME         device name (default "forcetrace-test-touch")
+ *   --touchpad          INPUT_PROP_POINTER and BTN_LEFT instead of INPUT_PROP_DIRECT
+ *   --keys              also KEY_A..KEY_Z with EV_MSC/MSC_SCAN (AT set 1 scancodes),
+ *                       like a laptop whose keyboard and touchpad share a node
  *
  * Build: cc -O2 -Wall -o player player.c $(pkg-config --cflags --libs libevdev)
  *
@@ -38,6 +43,8 @@
  *    "events":[[3,58,16],[3,24,16],[0,0,0]]}
  *   {"type":"hold",...}   flood only: the DOWN state held for --hold-ms
  *   {"type":"end","frames":N,"unplugged":false,"final":{...same as frame...}}
+ * Key frames (mode type) are "frame" records too, with "key":CODE,
+ * "scan":SCANCODE, "key_value":0|1 added; their slots are unchanged.
  * For a slot whose tid is -1 the x/y/p values are the stale values the kernel
  * still holds for that slot; checkers should ignore them.  "t_us" is the
  * CLOCK_MONOTONIC time of the SYN_REPORT relative to frame 0 (informational).
@@ -92,6 +99,7 @@ static struct timespec t0;
 static int t0_set;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_go;
+static int opt_touchpad, opt_keys;
 
 static void die(const char *fmt, ...)
 {
@@ -149,6 +157,20 @@ static void enable_abs(struct libevdev *dev, unsigned code, int min, int max, in
 		die("cannot enable abs code %u", code);
 }
 
+/* KEY_* code of a lower-case letter; for letters it equals the AT set 1
+ * scancode, which is what the player sends as MSC_SCAN. */
+static int letter_key(char c)
+{
+	static const int keys[26] = {
+		KEY_A, KEY_B, KEY_C, KEY_D, KEY_E, KEY_F, KEY_G, KEY_H, KEY_I,
+		KEY_J, KEY_K, KEY_L, KEY_M, KEY_N, KEY_O, KEY_P, KEY_Q, KEY_R,
+		KEY_S, KEY_T, KEY_U, KEY_V, KEY_W, KEY_X, KEY_Y, KEY_Z,
+	};
+	if (c < 'a' || c > 'z')
+		die("type: only a-z can be typed, not '%c'", c);
+	return keys[c - 'a'];
+}
+
 static void create_device(const char *name)
 {
 	struct libevdev *dev = libevdev_new();
@@ -161,10 +183,23 @@ static void create_device(const char *name)
 	libevdev_set_id_vendor(dev, 0x1d6b); /* arbitrary test ids */
 	libevdev_set_id_product(dev, 0x7f01);
 	libevdev_set_id_version(dev, 1);
-	libevdev_enable_property(dev, INPUT_PROP_DIRECT);
+	if (opt_touchpad) {
+		libevdev_enable_property(dev, INPUT_PROP_POINTER);
+		libevdev_enable_property(dev, INPUT_PROP_BUTTONPAD);
+	} else {
+		libevdev_enable_property(dev, INPUT_PROP_DIRECT);
+	}
 
 	libevdev_enable_event_type(dev, EV_SYN);
 	libevdev_enable_event_type(dev, EV_KEY);
+	if (opt_touchpad)
+		libevdev_enable_event_code(dev, EV_KEY, BTN_LEFT, NULL);
+	if (opt_keys) {
+		for (const char *c = "abcdefghijklmnopqrstuvwxyz"; *c; c++)
+			libevdev_enable_event_code(dev, EV_KEY, letter_key(*c), NULL);
+		libevdev_enable_event_type(dev, EV_MSC);
+		libevdev_enable_event_code(dev, EV_MSC, MSC_SCAN, NULL);
+	}
 	libevdev_enable_event_code(dev, EV_KEY, BTN_TOUCH, NULL);
 	libevdev_enable_event_code(dev, EV_KEY, BTN_TOOL_FINGER, NULL);
 	libevdev_enable_event_code(dev, EV_KEY, BTN_TOOL_DOUBLETAP, NULL);
@@ -280,18 +315,19 @@ static void json_pointer(FILE *f)
 		em.btn_touch, tool_name(), em.abs_x, em.abs_y, em.abs_p);
 }
 
+static void end_frame(struct evbuf *bp, const char *phase, const char *extra);
+
 /*
  * Send one frame: protocol-B deltas from the last emitted state to `want`,
  * then tool/touch keys and legacy pointer emulation (following the lowest
  * active slot, which in every script here is also the oldest contact),
  * then SYN_REPORT.
  */
+
 static void send_frame(const struct state *want, const char *phase)
 {
 	struct evbuf b = { 0 };
 	int count = 0, ptr = -1;
-	long long t;
-
 	for (int i = 0; i < NSLOTS; i++) {
 		const struct slot_state *w = &want->s[i];
 		struct slot_state *h = &em.st.s[i];
@@ -378,7 +414,17 @@ static void send_frame(const struct state *want, const char *phase)
 	if (b.n == 0)
 		die("internal: frame %d (%s) changes nothing; the kernel would drop it",
 		    frame_no, phase);
-	put(&b, EV_SYN, SYN_REPORT, 0);
+	end_frame(&b, phase, NULL);
+}
+
+/* SYN_REPORT, then the frame's expect record; `extra` (JSON members) may be NULL. */
+static void end_frame(struct evbuf *bp, const char *phase, const char *extra)
+{
+	struct evbuf b;
+	long long t;
+
+	put(bp, EV_SYN, SYN_REPORT, 0);
+	b = *bp;
 
 	t = now_us();
 	if (!t0_set) {
@@ -393,6 +439,8 @@ static void send_frame(const struct state *want, const char *phase)
 		json_slots(expect_fp, &em.st);
 		fputc(',', expect_fp);
 		json_pointer(expect_fp);
+		if (extra)
+			fprintf(expect_fp, ",%s", extra);
 		fputs(",\"events\":[", expect_fp);
 		for (int i = 0; i < b.n; i++)
 			fprintf(expect_fp, "%s[%d,%d,%d]", i ? "," : "", b.ev[i][0], b.ev[i][1],
@@ -540,14 +588,61 @@ static void mode_unplug(const struct opts *o, long ms)
 	write_record("end", 1);
 }
 
+/* One key frame: MSC_SCAN, the key, SYN_REPORT, as a keyboard driver sends it. */
+static void send_key(int code, int value)
+{
+	struct evbuf b = { 0 };
+	char extra[96];
+	put(&b, EV_MSC, MSC_SCAN, code); /* letters: KEY_* == AT set 1 scancode */
+	put(&b, EV_KEY, code, value);
+	snprintf(extra, sizeof extra, "\"key\":%d,\"scan\":%d,\"key_value\":%d", code, code, value);
+	end_frame(&b, value ? "key-down" : "key-up", extra);
+}
+
+/*
+ * Type: slot 0 tid 400 down at (1500,1500) p=20; for each letter of TEXT a
+ * pressure step (p = 40 + 30*i), then its key down and key up frames; then
+ * p=30 and the lift.  3 + 3*len(TEXT) frames.
+ */
+static void mode_type(const struct opts *o, const char *text)
+{
+	struct state st;
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+
+	if (!opt_keys)
+		die("type needs --keys");
+	st.s[0] = (struct slot_state){ 400, 1500, 1500, 20 };
+	send_frame(&st, "down");
+	for (int i = 0; text[i]; i++) {
+		int key = letter_key(text[i]);
+		frame_pause(o);
+		st.s[0].p = 40 + 30 * i;
+		send_frame(&st, "press");
+		frame_pause(o);
+		send_key(key, 1);
+		frame_pause(o);
+		send_key(key, 0);
+	}
+	frame_pause(o);
+	st.s[0].p = 30;
+	send_frame(&st, "release");
+	frame_pause(o);
+	st.s[0].tid = -1;
+	send_frame(&st, "up");
+	write_record("end", 0);
+	sleep_us(o->hold_ms * 1000LL);
+}
+
 static void usage(void)
 {
 	fputs("usage: player script [options]\n"
 	      "       player flood N [options]\n"
 	      "       player unplug-after-ms N [options]\n"
+	      "       player type TEXT [options] (with --keys)\n"
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
-	      "         --devnode-file FILE --no-lift --name NAME\n",
+	      "         --devnode-file FILE --no-lift --name NAME --touchpad --keys\n",
 	      stderr);
 	exit(2);
 }
@@ -574,6 +669,8 @@ int main(int argc, char **argv)
 		{ "no-lift", no_argument, 0, 'L' },
 		{ "name", required_argument, 0, 'N' },
 		{ "wait-signal", no_argument, 0, 'W' },
+		{ "touchpad", no_argument, 0, 'T' },
+		{ "keys", no_argument, 0, 'K' },
 		{ 0, 0, 0, 0 },
 	};
 	struct opts o = { -1, -1, -1, 1 };
@@ -581,6 +678,7 @@ int main(int argc, char **argv)
 	const char *expect = NULL, *devnode_file = NULL, *name = "forcetrace-test-touch";
 	const char *mode;
 	long arg = 0;
+	const char *text = NULL;
 	char *devnode;
 	int c;
 	struct sigaction sa;
@@ -593,6 +691,11 @@ int main(int argc, char **argv)
 		if (argc < 3)
 			usage();
 		arg = parse_long(argv[2], mode);
+		optind = 3;
+	} else if (strcmp(mode, "type") == 0) {
+		if (argc < 3)
+			usage();
+		text = argv[2];
 		optind = 3;
 	} else if (strcmp(mode, "script") != 0) {
 		usage();
@@ -607,6 +710,8 @@ int main(int argc, char **argv)
 		case 'L': o.lift = 0; break;
 		case 'N': name = optarg; break;
 		case 'W': wait_signal = 1; break;
+		case 'T': opt_touchpad = 1; break;
+		case 'K': opt_keys = 1; break;
 		default: usage();
 		}
 	}
@@ -667,6 +772,8 @@ int main(int argc, char **argv)
 			mode_script(&o);
 		else if (strcmp(mode, "flood") == 0)
 			mode_flood(&o, arg);
+		else if (strcmp(mode, "type") == 0)
+			mode_type(&o, text);
 		else
 			mode_unplug(&o, arg);
 	}

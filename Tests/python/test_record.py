@@ -40,6 +40,10 @@ def test_main_help_lists_the_capture_commands(forcetrace):
     (["--replay", "x.evemu", "--fast", "--speed", "2"], "Error: '--speed' and '--fast' cannot be combined"),
     (["/dev/input/event3", "--replay", "x.evemu"], "Error: give either DEVICE ('/dev/input/event3') or '--replay', not both"),
     (["--replay", "x.evemu", "--grab"], "Error: '--grab' needs a live DEVICE, not '--replay'"),
+    (["--replay", "x.evemu", "--show-keycodes"],
+     "Error: '--show-keycodes' applies to a live DEVICE; '--replay' keeps its recording's key codes as they are"),
+    (["--replay", "x.evemu", "--allow-keyboard"],
+     "Error: '--allow-keyboard' applies to a live DEVICE; '--replay' keeps its recording's key codes as they are"),
     (["/dev/input/event3", "--flush-ms", "5000"], "Error: Invalid value '5000' for '--flush-ms': expected an integer from 1 to 1000"),
 ])
 def test_usage_errors_exit_2(forcetrace, tmp_path, arguments, message):

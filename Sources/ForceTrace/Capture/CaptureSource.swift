@@ -55,13 +55,15 @@ public final class LiveDeviceSource: CaptureSource {
     /// Opens the device, switches it to CLOCK_MONOTONIC, optionally grabs
     /// it, snapshots its state as the recording's starting point, and
     /// starts reading.
-    public init(path: String, grab: Bool) throws {
+    /// - Parameter admit: sees the device's description and may refuse it by
+    ///   throwing, before the grab and before anything is read.
+    public init(path: String, grab: Bool, admit: (DeviceDescription) throws -> Void = { _ in }) throws {
         self.path = path
-        let evdev = try EvdevDevice(path: path)
         // Taken before the clock switch, which flushes the queue: every
         // event read afterwards is stamped later than t0.
         t0Ns = Syscall.monotonicNs()
-        try evdev.useMonotonicClock()
+        let evdev = try EvdevDevice(path: path, monotonicClock: true)
+        do { try admit(evdev.describe()) } catch { evdev.close(); throw error }
         if grab { try evdev.grab() }
         device = evdev.describe()
         initialEvents = InitialState.events(description: device, state: evdev.state(), timeNs: t0Ns)

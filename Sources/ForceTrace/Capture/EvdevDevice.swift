@@ -55,7 +55,10 @@ public final class EvdevDevice {
     /// - Throws: `DeviceError` naming the path, with a hint for EACCES and
     ///   for files that are not evdev nodes.
     /// The corresponding C functions are `open(2)` and `libevdev_new_from_fd`.
-    public init(path: String) throws {
+    /// - Parameter monotonicClock: switch timestamps to CLOCK_MONOTONIC
+    ///   before libevdev reads the state (the switch flushes the queue; done
+    ///   later, it would drop events that came in between).
+    public init(path: String, monotonicClock: Bool = false) throws {
         self.path = path
         let fd: Int32
         do {
@@ -70,8 +73,16 @@ public final class EvdevDevice {
             throw DeviceError(path: path, "is a regular file or directory, not an evdev device node",
                               hint: "to feed a recording through the recorder use 'forcetrace record --replay \(path)'")
         }
+        // A failure here is reported after libevdev's, which names what the node is.
+        let clockResult: Result<Int32, SystemCallError> = monotonicClock
+            ? Syscall.valueOrErrno("EVIOCSCLOCKID", path) { CEvdev_set_clock_id(fd, CLOCK_MONOTONIC) } : .success(0)
         var created: OpaquePointer?
         if case .failure(let error) = Syscall.negativeErrno("libevdev_new_from_fd", path, { libevdev_new_from_fd(fd, &created) }) {
+            Syscall.close(fd)
+            throw DeviceError.from(error, path: path)
+        }
+        if case .failure(let error) = clockResult {
+            libevdev_free(created)
             Syscall.close(fd)
             throw DeviceError.from(error, path: path)
         }

@@ -16,6 +16,9 @@ public struct RecorderOptions: Sendable {
     public var chunkRows = 1024
     /// Free text stored as the recording's `label` attribute.
     public var label: String?
+    /// Stored as the `keycodes` attribute: what the source did with key codes
+    /// (live devices); nil writes none (replays keep what the input said).
+    public var keyCodes: KeyCodeHandling?
 
     public init() {}
 }
@@ -89,6 +92,7 @@ public final class Recorder {
                                                source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
                                                synDroppedPolicy: source.synDroppedPolicy)
             if let label = options.label { try recording.setLabel(label) }
+            if let keyCodes = options.keyCodes { try recording.group.setAttribute(KeyCodeHandling.attribute, .string(keyCodes.rawValue)) }
             if !source.initialEvents.isEmpty {
                 try recording.addMarker(.initialState, atNs: source.t0Ns)
                 for event in source.initialEvents { try recording.append(event) }

@@ -159,6 +159,7 @@ enum RecordingAttribute {
     static let switchState = "switch_state"
     static let label = "label"
     static let stopReason = "stop_reason"
+    static let keycodes = "keycodes"
     /// On `markers`: the kind codes, "1=syn_dropped" and so on.
     static let markerKinds = "kinds"
     /// On `labels`: the scripted thresholds.

@@ -43,6 +43,10 @@ public struct RecordingInfo: Sendable {
     public var t0Ns: Int64
     public var importStatus: ImportStatus?
     public var importError: String?
+    /// The `keycodes` attribute of a live recording.
+    public var keyCodes: KeyCodeHandling?
+    /// Set when the recording holds common key presses that were not obfuscated.
+    public var keyWarning: String?
     public var device: DeviceDescription
     public var events: Int
     public var frames: Int64
@@ -63,6 +67,8 @@ public struct RecordingInfo: Sendable {
         t0Ns = recording.t0Ns
         importStatus = recording.importStatus
         importError = recording.importError
+        keyCodes = recording.keyCodeHandling
+        keyWarning = try recording.unobfuscatedKeysWarning()
         device = recording.device
         events = try recording.rowCount(.events)
         frames = try recording.frameCount()
@@ -97,6 +103,8 @@ extension TraceFileInfo {
                 "t0_ns": recording.t0Ns,
                 "import_status": recording.importStatus?.rawValue ?? NSNull(),
                 "import_error": recording.importError ?? NSNull(),
+                "keycodes": recording.keyCodes?.rawValue ?? NSNull(),
+                "key_warning": recording.keyWarning ?? NSNull(),
                 "device": [
                     "name": device.name,
                     "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
@@ -181,6 +189,7 @@ extension TraceFileInfo {
             text += "  events \(recording.events), frames \(recording.frames), contacts \(recording.contacts), "
                 + "samples \(recording.samples), markers \(recording.markers)\n"
             text += String(format: "  duration:   %.3f s (clock %@)\n", Double(recording.durationNs) / 1e9, recording.clock.rawValue)
+            if let keyCodes = recording.keyCodes { text += "  keycodes:   \(keyCodes.rawValue)\n" }
             switch recording.importStatus {
             case .complete: break
             case .partial:
