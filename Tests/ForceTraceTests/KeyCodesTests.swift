@@ -82,9 +82,9 @@ final class KeyCodesTests: XCTestCase {
         return Recording(device: device, events: script.events, clock: .monotonic, source: .other("test"), name: "typing")
     }
 
-    private func record(_ recording: Recording, handling: KeyCodeHandling, limit: Int64? = nil) throws -> TraceRecording {
+    private func record(_ recording: Recording, handling: KeyCodeHandling, limit: Int64? = nil, speed: Double? = nil) throws -> TraceRecording {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("keys.h5").path
-        let replay = ReplaySource(recording: recording, speed: nil)
+        let replay = ReplaySource(recording: recording, speed: speed)
         var options = RecorderOptions()
         options.keyCodes = handling
         options.maxEvents = limit
@@ -120,6 +120,13 @@ final class KeyCodesTests: XCTestCase {
         XCTAssertTrue(try shown.unobfuscatedKeysWarning()!.contains("recorded with --show-keycodes"))
     }
 
+    /// Paced, like a live device: most reads return nothing.
+    func testObfuscatingSourceAtTheOriginalPace() throws {
+        let trace = try record(Self.typingWhilePressing(), handling: .obfuscated, speed: 1)
+        XCTAssertEqual(try trace.rowCount(.events), Self.typingWhilePressing().events.count)
+        XCTAssertEqual(try keys(trace), [30, 30, 30, 30])
+    }
+
     func testObfuscatingSourceKeepsAnEventLimitExact() throws {
         let trace = try record(Self.typingWhilePressing(), handling: .obfuscated, limit: 9)
         XCTAssertEqual(try trace.rowCount(.events), 9)
@@ -135,5 +142,73 @@ final class KeyCodesTests: XCTestCase {
         XCTAssertEqual(try keys(trace), [Self.keyP, 30, Self.keyS, Self.keyS])
         XCTAssertEqual(try trace.keyPressCensus(), { var census = KeyPressCensus(); census.commonPresses = 4; census.revealingPresses = 3; return census }())
         XCTAssertTrue(try trace.unobfuscatedKeysWarning()!.hasPrefix("holds 4 key presses of letters, digits or other common keys, not obfuscated"))
+    }
+}
+
+/// Hands out one item per read with empty reads between, never ending on its own: as a live device does.
+final class TrickleSource: CaptureSource {
+    let recording: Recording
+    private var next = 0, calls = 0
+    init(_ recording: Recording) { self.recording = recording }
+    var device: DeviceDescription { recording.device }
+    var clock: RecordingClock { recording.clock }
+    var t0Ns: Int64 { recording.t0Ns }
+    var sourceName: RecordingSource { .other("trickle") }
+    var defaultRecordingName: String { "trickle" }
+    var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { .applyFollowingEvents }
+    var initialEvents: [InputEvent] { [] }
+    func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+        calls += 1
+        guard calls % 2 == 0, next < recording.events.count else { return ([], nil) }
+        next += 1
+        return ([.event(recording.events[next - 1])], nil)
+    }
+    func close() {}
+}
+
+extension KeyCodesTests {
+    func testObfuscatingSourceOverATrickle() throws {
+        let recording = Self.typingWhilePressing()
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("trickle.h5").path
+        var options = RecorderOptions()
+        options.maxEvents = Int64(recording.events.count)
+        options.durationNs = 5_000_000_000
+        let result = try Recorder(source: KeyObfuscatingSource(TrickleSource(recording)), path: path, name: "t", options: options).run(stop: nil)
+        XCTAssertEqual(result.reason, .maxEvents)
+        XCTAssertEqual(try TraceReader(path: path).recording("t").rowCount(.events), recording.events.count)
+    }
+}
+
+/// Everything the device sent is already queued, as when the recorder's
+/// main thread starts slowly; it never ends on its own.
+final class QueuedSource: CaptureSource {
+    let recording: Recording
+    private var given = false
+    init(_ recording: Recording) { self.recording = recording }
+    var device: DeviceDescription { recording.device }
+    var clock: RecordingClock { recording.clock }
+    var t0Ns: Int64 { recording.t0Ns }
+    var sourceName: RecordingSource { .other("queued") }
+    var defaultRecordingName: String { "queued" }
+    var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { .applyFollowingEvents }
+    var initialEvents: [InputEvent] { [] }
+    func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+        defer { given = true }
+        return (given ? [] : recording.events.map(CaptureItem.event), nil)
+    }
+    func close() {}
+}
+
+extension KeyCodesTests {
+    /// A stop signal that comes before the first read keeps what the device already delivered.
+    func testAStopBeforeTheFirstReadKeepsQueuedEvents() throws {
+        let recording = Self.typingWhilePressing()
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("queued.h5").path
+        let stop = try StopSignal()
+        let recorder = try Recorder(source: KeyObfuscatingSource(QueuedSource(recording)), path: path, name: "q")
+        raise(SIGINT)
+        let result = try recorder.run(stop: stop)
+        XCTAssertEqual(result.reason, .signal)
+        XCTAssertEqual(result.summary.events, Int64(recording.events.count))
     }
 }

@@ -20,7 +20,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=${KERNEL_WORK:-$HERE/work}
 scenarios=${KERNEL_SCENARIOS:-evemu-smoke,player-selftest,bin-smoke,fs-probe}
-timeout_s=${KERNEL_TIMEOUT:-150}
+timeout_s=${KERNEL_TIMEOUT:-300}
 install=1
 bins=()
 for b in ${KERNEL_BINS:-}; do bins+=("$b"); done

@@ -131,6 +131,19 @@ public final class Recorder {
         }
     }
 
+    /// Writes what the source already holds, without waiting: a stop signal
+    /// must not drop events the device delivered before it (a slow start
+    /// can leave a whole gesture queued when the signal comes).
+    private func drainReady() throws {
+        while true {
+            let room = options.maxEvents.map { Int(clamping: max(0, $0 - eventsRead)) } ?? 4096
+            guard room > 0 else { return }
+            let (items, _) = try source.read(timeoutNs: 0, wakeDescriptor: nil, limit: min(room, 4096))
+            if items.isEmpty { return }
+            for item in items { try apply(item) }
+        }
+    }
+
     /// Captures until a stop signal, the duration, the event limit, the
     /// device's removal or the end of a replay; then closes the file cleanly.
     /// - Parameter status: called every pass of the loop (a few times a second at least).
@@ -144,7 +157,11 @@ public final class Recorder {
         let reason: StopReason
         do {
             loop: while true {
-                if stop?.check() == true { reason = .signal; break loop }
+                if stop?.check() == true {
+                    try drainReady()
+                    reason = .signal
+                    break loop
+                }
                 var now = Syscall.monotonicNs()
                 if let duration = options.durationNs, now - start >= duration { reason = .duration; break loop }
                 if let maximum = options.maxEvents, eventsRead >= maximum { reason = .maxEvents; break loop }
