@@ -17,22 +17,22 @@ struct ExportCommand: Subcommand {
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .value("format", "FORMAT", "Output format: evemu, libinput or raw (required)."),
+            .value("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required)."),
             .value("recording", "NAME", "Recording to export; needed when the file holds several."),
             .value("output", short: "o", "OUT", "File to write (default: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
         ])
 
     let input: String
-    let format: String
+    let codec: any RecordingCodec
     let recording: String?
     let output: String?
     let force: Bool
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
-        guard let format = try arguments.choice("format", RecordingFormat.allCases.map(\.rawValue)) else { throw ParseError.missingArgument("--format FORMAT") }
-        self.format = format
+        guard let format = try arguments.choice("format", RecordingCodecs.names) else { throw ParseError.missingArgument("--format FORMAT") }
+        codec = RecordingCodecs.codec(named: format)!
         recording = arguments.string("recording")
         output = arguments.string("output")
         force = arguments.flag("force")
@@ -43,34 +43,26 @@ struct ExportCommand: Subcommand {
         if reader.markedOpenByWriter { warnMarkedOpen(input) }
         let chosen = try chooseRecording(reader, recording)
         let trace = try reader.recording(chosen)
-        let loaded = try trace.loadRecording()
         var comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
         // Neither format has a field for it, so the recorder's key-code handling travels as a comment.
         if let keyCodes = trace.keyCodeHandling { comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" }
+        // Streamed block by block: memory does not grow with the recording.
         if let output {
             let target = try AtomicOutput(path: output, replace: force)
-            guard var writer = TextFileStream(path: target.temporaryPath) else {
-                throw InputError(file: output, "cannot be written")
-            }
-            write(loaded, comment: comment, to: &writer)
-            try writer.close()
+            let stream = try ByteOutput(path: target.temporaryPath)
+            let encoder = try codec.encoder(to: stream, count: 1, comment: comment)
+            try trace.encode(into: encoder)
+            try encoder.finish()
+            try stream.close()
             try target.commit()
         } else {
-            var writer = TextFileStream.standardOutput
-            write(loaded, comment: comment, to: &writer)
-            try writer.close()
+            let stream = ByteOutput.standardOutput()
+            let encoder = try codec.encoder(to: stream, count: 1, comment: comment)
+            try trace.encode(into: encoder)
+            try encoder.finish()
+            try stream.close()
         }
         return ExitStatus.success
-    }
-}
-
-extension ExportCommand {
-    private func write(_ recording: Recording, comment: String, to writer: inout TextFileStream) {
-        switch RecordingFormat(rawValue: format)! {
-        case .evemu: Evemu.write(recording, comment: comment, to: &writer)
-        case .libinput: LibinputRecord.write([recording], comment: comment, to: &writer)
-        case .raw: RawEventStream.write(recording) { writer.writeBytes($0) }
-        }
     }
 }
 
@@ -90,37 +82,3 @@ func chooseRecording(_ reader: TraceReader, _ requested: String?) throws -> Stri
     return reader.recordingNames[0]
 }
 
-/// A buffered text stream over a C FILE, for large exports.
-struct TextFileStream: TextOutputStream {
-    private let handle: UnsafeMutablePointer<FILE>
-    private let ownsHandle: Bool
-    private let path: String
-
-    init?(path: String) {
-        guard let handle = fopen(path, "w") else { return nil }
-        self.handle = handle
-        self.ownsHandle = true
-        self.path = path
-    }
-
-    private init(handle: UnsafeMutablePointer<FILE>, path: String) {
-        self.handle = handle
-        self.ownsHandle = false
-        self.path = path
-    }
-
-    static var standardOutput: TextFileStream { TextFileStream(handle: fdopen(STDOUT_FILENO, "w"), path: "standard output") }
-
-    mutating func write(_ string: String) { fputs(string, handle) }
-
-    func writeBytes(_ bytes: UnsafeRawBufferPointer) {
-        if let base = bytes.baseAddress { fwrite(base, 1, bytes.count, handle) }
-    }
-
-    func close() throws {
-        let failed = fflush(handle) != 0 || ferror(handle) != 0
-        let savedErrno = errno
-        if ownsHandle { fclose(handle) }
-        if failed { throw InputError(file: path, "write failed: \(String(cString: strerror(savedErrno)))") }
-    }
-}

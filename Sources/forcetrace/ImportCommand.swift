@@ -15,8 +15,9 @@ struct ImportCommand: Subcommand {
         evemu files take their device description from --desc (an evemu header);
         events-only evemu files also find a sibling .desc or .prop file.
 
-        On any error nothing is written: FILE.h5 appears only when every input
-        imported whole. With --salvage, a recording damaged after its description
+        Inputs are read as a stream, in blocks (also from pipes, FIFOs and /dev/fd/N),
+        so memory does not grow with their length. On any error nothing is written:
+        FILE.h5 appears only when every input imported whole. With --salvage, a recording damaged after its description
         (cut off, garbage in the events) is imported up to its last complete frame
         and marked import_status = "partial" with the error in import_error.
         Odd but valid streams (values outside absinfo, unknown event types, time
@@ -26,7 +27,7 @@ struct ImportCommand: Subcommand {
         positionals: [PositionalSpec(name: "RECORDING", help: "Recording files to import, or - for standard input.", repeating: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
-            .value("format", "FORMAT", "Input format: evemu, libinput or raw (default: detect from content)."),
+            .value("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content)."),
             .flag("raw", "Inputs are raw 24-byte x86-64 input_event streams (same as --format raw)."),
             .value("name", "NAME", "Recording group name (default: the input's base name)."),
             .value("desc", "DESC", "Device description (evemu header) for raw streams and events-only evemu files."),
@@ -48,7 +49,7 @@ struct ImportCommand: Subcommand {
         inputs = arguments.positionalList("RECORDING")
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
         self.output = output
-        var format = try arguments.choice("format", RecordingFormat.allCases.map(\.rawValue)).flatMap(RecordingFormat.init(rawValue:))
+        var format = try arguments.choice("format", RecordingCodecs.names).map(RecordingFormat.init)
         if arguments.flag("raw") {
             if let format, format != .raw { throw ParseError.conflict("--raw conflicts with --format \(format.rawValue)") }
             format = .raw
@@ -67,34 +68,29 @@ struct ImportCommand: Subcommand {
 
     func run() throws -> Int32 {
         let progress = ProgressLine()
-        // Parse everything first: a bad input fails before anything is written.
-        var parsed: [ParsedRecording] = []
-        for (index, input) in inputs.enumerated() {
-            progress.update("reading \(index + 1)/\(inputs.count): \(input)")
-            parsed += try RecordingImporter.read(input, format: format, descriptionPath: description, salvage: salvage)
-        }
+        // Written to a temporary file, renamed only when every input imported.
         let target = try AtomicOutput(path: output, replace: force)
         var options = TraceWriteOptions()
         options.compression = compression
         let writer = try TraceWriter(creating: target.temporaryPath, options: options)
-        var summaries: [(RecordingSummary, ParsedRecording)] = []
-        for (index, item) in parsed.enumerated() {
-            let recording = item.recording
-            progress.update("writing \(index + 1)/\(parsed.count): \(recording.name)")
-            let summary = try writer.write(recording, name: name, importError: item.damage?.description)
-            summaries.append((summary, item))
+        let sink = TraceImportSink(writer: writer, name: name)
+        let decodeOptions = DecodeOptions(descriptionPath: description, salvage: salvage)
+        for (index, input) in inputs.enumerated() {
+            progress.update("importing \(index + 1)/\(inputs.count): \(input)")
+            try RecordingImporter.decode(input, format: format, options: decodeOptions, into: sink)
         }
         try writer.close()
         try target.commit()
         progress.clear()
-        for (summary, item) in summaries {
+        for item in sink.imported {
+            let summary = item.summary
             print("\(output): /recordings/\(summary.name): \(summary.events) events, \(summary.frames) frames, "
-                  + "\(summary.contacts) contacts, \(summary.samples) samples (from \(item.recording.source))"
+                  + "\(summary.contacts) contacts, \(summary.samples) samples (from \(item.source))"
                   + (item.damage == nil ? "" : ", PARTIAL"))
             if let damage = item.damage {
                 printError("warning: \(summary.name): imported only up to the damage, import_status = \"partial\": \(damage)")
             }
-            for warning in StreamCheck.warnings(for: item.recording) {
+            for warning in item.warnings {
                 printError("warning: \(summary.name): \(warning)")
             }
             for anomaly in summary.anomalies {

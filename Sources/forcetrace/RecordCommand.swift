@@ -55,8 +55,11 @@ struct RecordCommand: Subcommand {
         Exit status: 0 stopped as asked, 1 failure, 2 usage error, 3 the device was
         removed (the file is closed and complete up to that point).
 
-        --replay feeds an evemu recording through the same pipeline at its original
-        pace (--speed X scales it, --fast does not wait); its tables equal 'import'.
+        --replay feeds a recording (evemu, libinput record YAML, or raw input_event with
+        --desc; "-" for standard input) through the same pipeline at its original pace
+        (--speed X scales it, --fast does not wait); its tables equal 'import'. It is
+        decoded as it plays, so memory does not grow with its length. Of a libinput
+        file with several devices, the first is replayed.
 
         Keys: on a device with keyboard keys (a keyboard, or a touchpad sharing a node
         with one), letters, digits, punctuation, space, enter, the keypad and the
@@ -80,7 +83,8 @@ struct RecordCommand: Subcommand {
             .flag("quiet", short: "q", "No status line."),
             .flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A)."),
             .flag("allow-keyboard", "Record a device with keys and no pressure axis (a keyboard)."),
-            .value("replay", "RECORDING", "Replay an evemu recording instead of reading a device."),
+            .value("replay", "RECORDING", "Replay a recording (any format import reads) instead of reading a device."),
+            .value("desc", "DESC", "Device description (evemu header) for a raw or events-only evemu --replay."),
             .value("speed", "X", "Replay at X times the original pace (default 1)."),
             .flag("fast", "Replay without waiting between events."),
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
@@ -93,6 +97,7 @@ struct RecordCommand: Subcommand {
     let name: String?
     let quiet: Bool
     let replay: String?
+    let description: String?
     let speed: Double?
     let force: Bool
     let keys: KeyOptions
@@ -113,6 +118,8 @@ struct RecordCommand: Subcommand {
         quiet = arguments.flag("quiet")
         force = arguments.flag("force")
         replay = arguments.string("replay")
+        description = arguments.string("desc")
+        if replay == nil, description != nil { throw ParseError.conflict("'--desc' needs '--replay RECORDING'") }
         let fast = arguments.flag("fast")
         let scale = try arguments.double("speed", in: 0.001...1e6)
         if replay == nil, fast || scale != nil {
@@ -130,7 +137,7 @@ struct RecordCommand: Subcommand {
         let source: any CaptureSource
         var options = self.options
         if let replay {
-            source = ReplaySource(recording: try Evemu.read(replay), speed: speed)
+            source = try ReplaySource(path: replay, options: DecodeOptions(descriptionPath: description), speed: speed)
         } else {
             let path = try device.map { try InputDevices.resolve($0) } ?? onlyPressureDevice()
             source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
@@ -154,6 +161,9 @@ struct RecordCommand: Subcommand {
         case .maxEvents: why = "event limit reached"
         case .deviceRemoved: why = "device removed"
         case .endOfInput: why = "end of replay"
+        }
+        if let replayed = source as? ReplaySource, replayed.skippedRecordings > 0 {
+            printError("warning: \(replay ?? ""): holds more than one recording; only the first was replayed ('forcetrace import' takes them all)")
         }
         print(String(format: "%@: /recordings/%@: %.3f s, %lld events, %lld frames, %lld contacts, %d resyncs (%@)",
                      output, summary.name, Double(result.elapsedNs) / 1e9, summary.events, summary.frames,

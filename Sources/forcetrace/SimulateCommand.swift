@@ -55,14 +55,14 @@ struct SimulateCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
-        let simulation = Simulator.run(options)
         let target = try AtomicOutput(path: output, replace: force)
-        guard var stream = TextFileStream(path: target.temporaryPath) else { throw InputError(file: output, "cannot be written") }
+        let stream = try ByteOutput(path: target.temporaryPath)
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): seed \(options.seed), \(options.presses) presses, \(options.rateHz) Hz"
-        Evemu.write(simulation.recording, comment: comment, to: &stream)
+        // Streamed frame by frame into the file: memory holds the script, not the events.
+        let written = try Simulator.stream(options, into: try EvemuCodec().encoder(to: stream, count: 1, comment: comment))
         try stream.close()
         try target.commit()
-        print("\(output): \(simulation.presses.count) contacts, \(simulation.recording.events.count) events")
+        print("\(output): \(written.presses) contacts, \(written.events) events")
         return ExitStatus.success
     }
 }

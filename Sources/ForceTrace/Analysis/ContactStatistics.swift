@@ -1,35 +1,3 @@
-/// A press by how deep it went: tap < peek ≤ peek-press < pop ≤ pop-press.
-public enum PressClass: String, CaseIterable, Sendable, Comparable {
-    case tap
-    case peekPress = "peek-press"
-    case popPress = "pop-press"
-
-    public var index: Int {
-        switch self {
-        case .tap: 0
-        case .peekPress: 1
-        case .popPress: 2
-        }
-    }
-
-    /// The class of a press whose peak is `peak`.
-    public static func of(peak: Double, peek: Double, pop: Double) -> PressClass {
-        peak >= pop ? .popPress : (peak >= peek ? .peekPress : .tap)
-    }
-
-    /// Accepts the class names and the simulator's kinds ("peek", "pop", "deep").
-    public init?(label: String) {
-        switch label.lowercased() {
-        case "tap": self = .tap
-        case "peek", "peek-press": self = .peekPress
-        case "pop", "pop-press", "deep": self = .popPress
-        default: return nil
-        }
-    }
-
-    public static func < (lhs: PressClass, rhs: PressClass) -> Bool { lhs.index < rhs.index }
-}
-
 /// Tolerances the stationary test runs with, one per SIMD lane: lane 0 is
 /// the configured `--tolerance`, lanes 1... the inflation sweep in mm.
 /// An inapplicable lane (mm without a known resolution) has tolerance −1, so

@@ -189,31 +189,67 @@ final class DeviceReader: @unchecked Sendable {
 /// A recording fed through the live pipeline at its original pace
 /// (`speed` 1), faster or slower, or as fast as it can go (`speed` nil).
 /// Timestamps stay the recording's own, so the result equals an import.
+/// A file is decoded on a thread of its own into a short queue, so replay
+/// holds a few chunks of events, never the recording.
 public final class ReplaySource: CaptureSource {
-    public let recording: Recording
     public let speed: Double?
     public let initialEvents: [InputEvent] = []
     /// A recorded stream holds the kernel's own events after SYN_DROPPED,
     /// which are void until the next SYN_REPORT, exactly as on import.
     public let synDroppedPolicy = TraceDecoder.SynDroppedPolicy.discardUntilReport
+    private let feed: ReplayFeed
+    private let header: RecordingHeader
+    private var pending: [InputEvent] = []
     private var next = 0
+    private var exhausted = false
     private var startedAtNs: Int64?
 
+    /// Replays a recording held in memory.
     public init(recording: Recording, speed: Double?) {
-        self.recording = recording
         self.speed = speed
+        header = recording.header
+        feed = ReplayFeed(events: recording.events)
     }
 
-    public var device: DeviceDescription { recording.device }
-    public var clock: RecordingClock { recording.clock }
-    public var t0Ns: Int64 { recording.t0Ns }
-    public var sourceName: RecordingSource { .replay(recording.source) }
-    public var defaultRecordingName: String { recording.name }
+    /// Replays the first recording in the file at `path` ("-" for standard
+    /// input), in any format, decoding it as it goes.
+    /// - Throws: `InputError` when the input is unreadable or its
+    ///   description is bad; damage later in the input ends the replay with
+    ///   that error from `read`.
+    public init(path: String, format: RecordingFormat? = nil, options: DecodeOptions = DecodeOptions(), speed: Double?) throws {
+        self.speed = speed
+        var options = options
+        options.salvage = false
+        options.offerSalvage = false
+        feed = ReplayFeed(path: path, format: format, options: options)
+        header = try feed.waitForHeader()
+    }
 
-    /// When event `index` is due, on CLOCK_MONOTONIC.
-    private func dueNs(_ index: Int, start: Int64) -> Int64 {
+    public var device: DeviceDescription { header.device }
+    public var clock: RecordingClock { header.clock }
+    public var t0Ns: Int64 { header.t0Ns }
+    public var sourceName: RecordingSource { .replay(header.source) }
+    public var defaultRecordingName: String { header.name }
+    /// Recordings after the first in the input, which replay skips.
+    public var skippedRecordings: Int { feed.skippedRecordings }
+
+    /// When `event` is due, on CLOCK_MONOTONIC.
+    private func dueNs(_ event: InputEvent, start: Int64) -> Int64 {
         guard let speed else { return start }
-        return start + Int64(Double(recording.events[index].timeNs - recording.t0Ns) / speed)
+        return start + Int64(Double(event.timeNs - header.t0Ns) / speed)
+    }
+
+    /// The next event, pulling a chunk from the feed when needed; nil at the end.
+    private func peekEvent() throws -> InputEvent? {
+        if next == pending.count && !exhausted {
+            if let chunk = try feed.take() {
+                pending = chunk
+                next = 0
+            } else {
+                exhausted = true
+            }
+        }
+        return next < pending.count ? pending[next] : nil
     }
 
     public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
@@ -221,18 +257,121 @@ public final class ReplaySource: CaptureSource {
         startedAtNs = start
         var items: [CaptureItem] = []
         var now = Syscall.monotonicNs()
-        if next < recording.events.count, dueNs(next, start: start) > now {
-            let wait = min(timeoutNs, dueNs(next, start: start) - now)
+        if let event = try peekEvent(), dueNs(event, start: start) > now {
+            let wait = min(timeoutNs, dueNs(event, start: start) - now)
             let timeoutMs = Int32(clamping: max(0, (wait + 999_999) / 1_000_000))
             _ = try Syscall.poll(wakeDescriptor.map { [$0] } ?? [], timeoutMs: timeoutMs)
             now = Syscall.monotonicNs()
         }
-        while next < recording.events.count, items.count < limit, dueNs(next, start: start) <= now {
-            items.append(.event(recording.events[next]))
+        while items.count < limit, let event = try peekEvent(), dueNs(event, start: start) <= now {
+            items.append(.event(event))
             next += 1
         }
-        return (items, next == recording.events.count ? .endOfInput : nil)
+        if items.count < limit { _ = try peekEvent() }
+        return (items, exhausted && next == pending.count ? .endOfInput : nil)
     }
 
-    public func close() {}
+    public func close() { feed.cancel() }
+
+    deinit { feed.cancel() }
+}
+
+/// Chunks of one recording's events for `ReplaySource`: from memory, or
+/// decoded from a file by a thread that waits while the queue is full.
+final class ReplayFeed: RecordingSink, @unchecked Sendable {
+    /// Chunks queued ahead of the replay at most.
+    static let queuedChunks = 4
+    private let condition = NSCondition()
+    private var queue: [[InputEvent]] = []
+    private var header: RecordingHeader?
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private var recordingsSeen = 0
+    private(set) var skippedRecordings = 0
+
+    /// Thrown into the decoder to stop it: replay ended or was closed.
+    private struct Stop: Error {}
+
+    init(events: [InputEvent]) {
+        var start = 0
+        while start < events.count {
+            let end = min(events.count, start + RecordingBuilder.chunkEvents)
+            queue.append(Array(events[start..<end]))
+            start = end
+        }
+        finished = true
+    }
+
+    init(path: String, format: RecordingFormat?, options: DecodeOptions) {
+        let thread = Thread { [self] in
+            do {
+                try RecordingImporter.decode(path, format: format, options: options, into: self)
+            } catch is Stop {
+            } catch {
+                condition.withLock { failure = error }
+            }
+            condition.withLock {
+                finished = true
+                condition.broadcast()
+            }
+        }
+        thread.name = "forcetrace replay decoder"
+        thread.start()
+    }
+
+    /// Waits for the recording's header (its description and first event).
+    func waitForHeader() throws -> RecordingHeader {
+        try condition.withLock {
+            while header == nil && !finished { condition.wait() }
+            if let failure { throw failure }
+            guard let header else { preconditionFailure("the decoder ended without a recording or an error") }
+            return header
+        }
+    }
+
+    /// The next chunk, waiting for the decoder; nil at the end.
+    func take() throws -> [InputEvent]? {
+        try condition.withLock {
+            while queue.isEmpty && !finished { condition.wait() }
+            if !queue.isEmpty {
+                let chunk = queue.removeFirst()
+                condition.broadcast()
+                return chunk
+            }
+            if let failure { throw failure }
+            return nil
+        }
+    }
+
+    func cancel() {
+        condition.withLock {
+            cancelled = true
+            condition.broadcast()
+        }
+    }
+
+    func begin(_ header: RecordingHeader) throws {
+        try condition.withLock {
+            recordingsSeen += 1
+            if recordingsSeen > 1 {
+                // Replay feeds one recording; count the rest without decoding them.
+                skippedRecordings = recordingsSeen - 1
+                throw Stop()
+            }
+            self.header = header
+            condition.broadcast()
+        }
+    }
+
+    func append(_ events: [InputEvent]) throws {
+        try condition.withLock {
+            while queue.count >= Self.queuedChunks && !cancelled { condition.wait() }
+            if cancelled { throw Stop() }
+            queue.append(events)
+            condition.broadcast()
+        }
+    }
+
+    func end(_ ending: RecordingEnding) throws {}
 }

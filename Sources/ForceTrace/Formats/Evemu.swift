@@ -29,75 +29,35 @@ public enum Evemu {
     /// Parses a recording. When `descriptionPath` is nil and `path` holds
     /// only events, a sibling `.desc` or `.prop` file is looked for.
     public static func read(_ path: String, descriptionPath: String? = nil) throws -> Recording {
-        let bytes = try readInputFile(path)
-        return try parse(bytes, file: path, descriptionPath: descriptionPath)
+        try RecordingImporter.read(path, format: .evemu, descriptionPath: descriptionPath)[0].recording
     }
 
     public static func parse(_ bytes: [UInt8], file: String, descriptionPath: String? = nil) throws -> Recording {
-        let parsed = try parseSalvaging(bytes, file: file, descriptionPath: descriptionPath)
-        if let damage = parsed.damage { throw damage }
-        return parsed.recording
+        try EvemuCodec().decode(bytes, file: file, options: DecodeOptions(descriptionPath: descriptionPath, offerSalvage: false))[0].recording
     }
 
     /// Parses a recording, keeping what precedes damage in the event lines:
     /// errors in the description are thrown, errors after the first `E:`
     /// line end the recording at the last complete frame before them.
     public static func parseSalvaging(_ bytes: [UInt8], file: String, descriptionPath: String? = nil) throws -> ParsedRecording {
-        if bytes.isEmpty {
-            throw InputError(file: file, "the file is empty; expected an evemu recording (N:, I:, B:, A: and E: lines)")
-        }
-        var events: [InputEvent] = []
-        events.reserveCapacity(bytes.count / 40)
-        var (header, damage) = try parseLines(bytes, file: file, events: &events)
-        let groundTruth = header.groundTruth
-        var descriptionFile = file
-        if let descriptionPath {
-            header = try parseDescription(descriptionPath, into: &descriptionFile)
-        } else if header.isEmpty {
-            if events.isEmpty && damage == nil {
-                throw InputError(file: file, "holds no evemu lines (only comments or blank lines); expected N:, I:, B:, A: and E: lines")
-            }
-            guard let sibling = siblingDescription(for: file) else {
-                throw InputError(file: file, "has events but no device description (no N:, I:, B: or A: lines)",
-                                 hint: "pass the description with --desc FILE.desc")
-            }
-            header = try parseDescription(sibling, into: &descriptionFile)
-        }
-        let device = try makeDevice(header, file: descriptionFile)
-        try device.validate(file: descriptionFile)
-        if let damage {
-            events.removeAfterLastFrame()
-            // Nothing complete to keep: the damage is the whole story.
-            if events.isEmpty { throw damage }
-        }
-        let clock: RecordingClock
-        if let first = events.first, first.timeNs >= 100_000_000 * 1_000_000_000 {
-            clock = .realtime
-        } else {
-            clock = .relative
-        }
-        let base = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        var recording = Recording(device: device, events: events, clock: clock, source: .evemu(path: file), name: base)
-        recording.groundTruth = groundTruth
-        return ParsedRecording(recording: recording, damage: damage)
+        try EvemuCodec().decode(bytes, file: file, options: DecodeOptions(descriptionPath: descriptionPath, salvage: true))[0]
     }
 
     /// Reads a device description (an evemu header, with or without events).
     public static func readDescription(_ path: String) throws -> DeviceDescription {
-        var descriptionFile = path
-        let header = try parseDescription(path, into: &descriptionFile)
-        let device = try makeDevice(header, file: path)
+        let device = try makeDevice(try parseDescription(path), file: path)
         try device.validate(file: path)
         return device
     }
 
-    private static func parseDescription(_ path: String, into descriptionFile: inout String) throws -> Header {
-        descriptionFile = path
-        var ignored: [InputEvent] = []
-        let bytes = try readInputFile(path)
-        if bytes.isEmpty { throw InputError(file: path, "the description file is empty; expected N:, I:, B: and A: lines") }
-        let (header, damage) = try parseLines(bytes, file: path, events: &ignored)
-        if let damage { throw damage }
+    /// The header of the evemu file at `path`, up to its first event.
+    static func parseDescription(_ path: String) throws -> Header {
+        let source = try ByteSource(path: path)
+        try source.fill(1)
+        if source.isExhausted { throw InputError(file: path, "the description file is empty; expected N:, I:, B: and A: lines") }
+        var reader = LineReader(source: source)
+        var header = Header()
+        try readLines(&reader, header: &header) { _, _ in false }
         if header.isEmpty {
             throw InputError(file: path, "is not an evemu device description (no N:, I:, B: or A: lines)")
         }
@@ -118,29 +78,71 @@ public enum Evemu {
         }
     }
 
-    /// Reads header and event lines. Errors in the header are thrown; an
-    /// error after the first event is returned as damage, with the events
-    /// before it kept.
-    private static func parseLines(_ bytes: [UInt8], file: String, events: inout [InputEvent]) throws -> (Header, InputError?) {
-        var header = Header()
-        var sawEvent = false
-        do {
-            try parseLines(bytes, file: file, header: &header, events: &events, sawEvent: &sawEvent)
-        } catch let error as InputError where sawEvent {
-            return (header, error)
+    /// An error the sink raised while a line was being decoded: not bad input.
+    struct SinkFailure: Error { let underlying: any Error }
+
+    /// Decodes `source` into `builder`: the header first, then, from the
+    /// first event on, every event; an error after the first event is
+    /// damage.
+    static func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
+        let file = source.file
+        try source.fill(1)
+        if source.isExhausted {
+            throw InputError(file: file, "the file is empty; expected an evemu recording (N:, I:, B:, A: and E: lines)")
         }
-        return (header, nil)
+        var reader = LineReader(source: source)
+        var header = Header()
+        func start(_ header: Header, hasEvents: Bool) throws {
+            var deviceHeader = header
+            var descriptionFile = file
+            if let descriptionPath = options.descriptionPath {
+                deviceHeader = try parseDescription(descriptionPath)
+                descriptionFile = descriptionPath
+            } else if header.isEmpty {
+                guard hasEvents else {
+                    throw InputError(file: file, "holds no evemu lines (only comments or blank lines); expected N:, I:, B:, A: and E: lines")
+                }
+                guard let sibling = siblingDescription(for: source.path ?? file) else {
+                    throw InputError(file: file, "has events but no device description (no N:, I:, B: or A: lines)",
+                                     hint: "pass the description with --desc FILE.desc")
+                }
+                deviceHeader = try parseDescription(sibling)
+                descriptionFile = sibling
+            }
+            let device = try makeDevice(deviceHeader, file: descriptionFile)
+            try device.validate(file: descriptionFile)
+            builder.startRecording(device: device)
+        }
+        do {
+            try readLines(&reader, header: &header) { event, header in
+                if !builder.isRecording {
+                    try start(header, hasEvents: true)
+                }
+                do { try builder.add(event) } catch { throw SinkFailure(underlying: error) }
+                return true
+            }
+        } catch let failure as SinkFailure {
+            throw failure.underlying
+        } catch let error as InputError where builder.isRecording {
+            try builder.damaged(error, groundTruth: header.groundTruth)
+            return
+        }
+        if !builder.isRecording { try start(header, hasEvents: false) }
+        try builder.endRecording(groundTruth: header.groundTruth)
     }
 
-    private static func parseLines(_ bytes: [UInt8], file: String, header: inout Header, events: inout [InputEvent],
-                                   sawEvent: inout Bool) throws {
-        var reader = LineReader(bytes: bytes, file: file)
-        var lastEventLine = 0
+    /// Reads header and event lines, handing each event to `event` until
+    /// it returns false.
+    private static func readLines(_ reader: inout LineReader, header: inout Header,
+                                  event handle: (InputEvent, Header) throws -> Bool) throws {
+        let file = reader.file
+        var sawEvent = false
         while let fullLine = try reader.next() {
             let lineNumber = reader.lineNumber
+            let unterminated = reader.lastLineUnterminated
             func fail(_ message: String) -> InputError {
                 // A bad last line without a newline was most likely cut short.
-                if reader.position >= bytes.count && reader.endsMidLine {
+                if unterminated {
                     return InputError(file: file, location: .line(lineNumber),
                                       "the file ends in the middle of a line (no final newline), so the recording was cut off here: \(message)")
                 }
@@ -181,9 +183,16 @@ public enum Evemu {
                     throw fail("expected a decimal 32-bit event value after the code")
                 }
                 guard fields.atEnd else { throw fail("unexpected text after the event value") }
-                events.append(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)))
+                if unterminated && type != EventType.syn {
+                    // evemu-record ends every line with a newline: a last event line
+                    // without one was cut off, and its value may be cut short too.
+                    // (A final SYN line without newline, as hand-edited files end,
+                    // loses nothing: its value is 0 however it is cut.)
+                    throw InputError(file: file, location: .line(lineNumber),
+                                     "the file ends in the middle of a line (no final newline): the recording was cut off here")
+                }
                 sawEvent = true
-                lastEventLine = lineNumber
+                if try !handle(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)), header) { return }
             case UInt8(ascii: "N"):
                 header.name = fields.rest()
                 header.nameLine = lineNumber
@@ -241,15 +250,6 @@ public enum Evemu {
                 continue
             }
         }
-        if reader.endsMidLine && lastEventLine == reader.lineNumber && events.last?.type != EventType.syn {
-            // evemu-record ends every line with a newline: a last event line
-            // without one was cut off, and its value may be cut short too.
-            // (A final SYN_REPORT without newline, as hand-edited files end,
-            // loses nothing: its value is 0 however it is cut.)
-            events.removeLast()
-            throw InputError(file: file, location: .line(reader.lineNumber),
-                             "the file ends in the middle of a line (no final newline): the recording was cut off here")
-        }
     }
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {
@@ -292,7 +292,14 @@ public enum Evemu {
     /// Writes a recording in evemu 1.3 format. Times are written as they
     /// are, so absolute timestamps stay absolute.
     public static func write(_ recording: Recording, comment: String? = nil, to output: inout some TextOutputStream) {
-        let device = recording.device
+        let bytes = ByteOutput()
+        try! EvemuCodec().encode([recording], comment: comment, to: bytes)
+        output.write(String(decoding: bytes.memory, as: UTF8.self))
+    }
+
+    /// The device header: comments, then N:, I:, P:, B:, A:, L:, S: lines.
+    static func header(_ device: DeviceDescription, groundTruth: GroundTruth, comment: String?) -> String {
+        var output = ""
         output.write("# EVEMU 1.3\n")
         output.write("# Input device name: \"\(device.name)\"\n")
         output.write(String(format: "# Input device ID: bus %#04x vendor %#04x product %#04x version %#04x\n",
@@ -300,7 +307,7 @@ public enum Evemu {
         if let comment {
             for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
         }
-        for line in recording.groundTruth.evemuComments() { output.write(line + "\n") }
+        for line in groundTruth.evemuComments() { output.write(line + "\n") }
         output.write("N: \(device.name)\n")
         output.write(String(format: "I: %04x %04x %04x %04x\n", device.bus, device.vendor, device.product, device.version))
         writeBitLines(prefix: "P:", codes: device.properties, maxCode: max(InputProperty.max, device.properties.max() ?? 0), to: &output)
@@ -315,29 +322,47 @@ public enum Evemu {
         }
         for (code, value) in device.ledStates { output.write(String(format: "L: %02x %d\n", code, value)) }
         for (code, value) in device.switchStates { output.write(String(format: "S: %02x %d\n", code, value)) }
-        var line = ""
-        for event in recording.events {
-            line.removeAll(keepingCapacity: true)
-            formatEvent(event, into: &line)
-            output.write(line)
-        }
+        return output
     }
 
     /// "E: 1382570977.035628 0003 0035 0367\n", as evemu prints it; the
-    /// value keeps evemu's %04d padding, so -1 is "-001".
+    /// value keeps evemu's %04d padding, so -1 is "-001". The time is
+    /// `Timestamp.decimal`.
     static func formatEvent(_ event: InputEvent, into line: inout String) {
-        let seconds = event.timeNs / 1_000_000_000
-        let nanoseconds = event.timeNs % 1_000_000_000
-        if nanoseconds % 1000 == 0 {
-            line += String(format: "E: %lld.%06lld %04x %04x %04d\n", seconds, nanoseconds / 1000, event.type, event.code, event.value)
+        var bytes: [UInt8] = []
+        appendEvent(event, to: &bytes)
+        line += String(decoding: bytes, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func appendEvent(_ event: InputEvent, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "E")); bytes.append(UInt8(ascii: ":")); bytes.append(UInt8(ascii: " "))
+        Timestamp(ns: event.timeNs).appendDecimal(to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        appendHex4(event.type, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        appendHex4(event.code, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        // printf's %04d: the sign counts towards the width.
+        let value = Int64(event.value)
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            Timestamp.appendDigits(value.magnitude, minimumWidth: 3, to: &bytes)
         } else {
-            // Finer than evdev's microseconds (an edited or converted file):
-            // keep all nine digits rather than lose them.
-            line += String(format: "E: %lld.%09lld %04x %04x %04d\n", seconds, nanoseconds, event.type, event.code, event.value)
+            Timestamp.appendDigits(value.magnitude, minimumWidth: 4, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    @inline(__always)
+    private static func appendHex4(_ value: UInt16, to bytes: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { table in
+            for shift in stride(from: 12, through: 0, by: -4) { bytes.append(table[Int(value >> UInt16(shift)) & 0xf]) }
         }
     }
 
-    private static func writeBitLines(prefix: String, codes: [UInt16], maxCode: UInt16, to output: inout some TextOutputStream) {
+    private static func writeBitLines(prefix: String, codes: [UInt16], maxCode: UInt16, to output: inout String) {
         let byteCount = (Int(maxCode) / 8 + 1 + 7) / 8 * 8
         var bytes = [UInt8](repeating: 0, count: max(8, byteCount))
         for code in codes where Int(code) / 8 < bytes.count { bytes[Int(code) / 8] |= 1 << (code % 8) }
@@ -346,5 +371,56 @@ public enum Evemu {
             for byte in bytes[start..<start + 8] { output.write(String(format: " %02x", byte)) }
             output.write("\n")
         }
+    }
+}
+
+extension RecordingFormat {
+    /// evemu-record text.
+    public static let evemu = RecordingFormat("evemu")
+}
+
+/// evemu text: `N:`/`I:`/`P:`/`B:`/`A:` header lines, then `E:` event lines.
+public struct EvemuCodec: RecordingCodec {
+    public init() {}
+    public var format: RecordingFormat { .evemu }
+    public var summary: String { "evemu-record text" }
+    public var holdsSeveralRecordings: Bool { false }
+    public func source(file: String, device: Int?) -> RecordingSource { .evemu(path: file) }
+
+    /// The first line is an evemu field: a capital letter and a colon.
+    public func recognizes(_ head: RecordingHead) -> Bool {
+        guard let line = head.firstLine, line.count >= 2, let first = line.first else { return false }
+        return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) && line[line.startIndex + 1] == UInt8(ascii: ":")
+    }
+
+    public func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
+        try Evemu.decode(source, options: options, into: builder)
+    }
+
+    public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
+        guard count <= 1 else {
+            throw InputError(file: output.file, "an evemu file holds one device; \(count) recordings were given",
+                             hint: "export them one at a time with --recording NAME, or use --format libinput")
+        }
+        return Encoder(output: output, comment: comment)
+    }
+
+    final class Encoder: RecordingEncoder {
+        let output: ByteOutput
+        let comment: String?
+        init(output: ByteOutput, comment: String?) { self.output = output; self.comment = comment }
+
+        func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
+            try output.write(Evemu.header(header.device, groundTruth: groundTruth, comment: comment))
+        }
+
+        func append(_ events: [InputEvent]) throws {
+            for event in events {
+                try output.append { Evemu.appendEvent(event, to: &$0) }
+            }
+        }
+
+        func end() throws {}
+        func finish() throws { try output.flush() }
     }
 }

@@ -6,14 +6,14 @@ public struct ContactLabel: Equatable, Sendable {
     public var trackingID: Int32
     /// Touch-down time on the recording's clock (absolute, like event times).
     public var tNs: Int64
-    /// The intended class: "tap", "peek-press" or "pop-press".
-    public var label: String
+    /// The intended class, canonical however the input spelled it.
+    public var label: PressClass
     /// The scripted kind of press ("tap", "deep", "moving", ...), if known.
     public var kind: String?
     /// The scripted peak, normalized 0...1, if known.
     public var intendedPeak: Double?
 
-    public init(slot: Int16, trackingID: Int32, tNs: Int64, label: String, kind: String? = nil, intendedPeak: Double? = nil) {
+    public init(slot: Int16, trackingID: Int32, tNs: Int64, label: PressClass, kind: String? = nil, intendedPeak: Double? = nil) {
         self.slot = slot; self.trackingID = trackingID; self.tNs = tNs
         self.label = label; self.kind = kind; self.intendedPeak = intendedPeak
     }
@@ -41,7 +41,7 @@ public struct GroundTruth: Equatable, Sendable {
         if let peek, let pop { lines.append("\(Self.evemuPrefix) thresholds peek=\(peek) pop=\(pop)") }
         for label in labels {
             var line = "\(Self.evemuPrefix) press slot=\(label.slot) tracking_id=\(label.trackingID) "
-            line += "t=\(label.tNs / 1_000_000_000).\(String(format: "%06lld", (label.tNs % 1_000_000_000) / 1000)) class=\(label.label)"
+            line += "t=\(Timestamp(ns: label.tNs).decimal) class=\(label.label.rawValue)"
             if let kind = label.kind { line += " kind=\(kind)" }
             if let peak = label.intendedPeak { line += " peak=\(String(format: "%.4f", peak))" }
             lines.append(line)
@@ -67,28 +67,17 @@ public struct GroundTruth: Equatable, Sendable {
             self.peek = peek; self.pop = pop
         case "press":
             guard let slot = fields["slot"].flatMap({ Int16($0) }), let tracking = fields["tracking_id"].flatMap({ Int32($0) }),
-                  let time = fields["t"].flatMap(Self.parseTimestamp), let label = fields["class"] else {
+                  let time = fields["t"].flatMap({ Timestamp.parseDecimal($0.utf8) }), let label = fields["class"] else {
                 return "expected 'press slot=N tracking_id=N t=SECONDS.MICROSECONDS class=NAME [kind=NAME] [peak=X]'"
             }
-            guard PressClass(label: String(label)) != nil else {
-                return "unknown class '\(label)'; expected tap, peek-press or pop-press"
+            guard let pressClass = PressClass(label: String(label)) else {
+                return "unknown class '\(label)'; expected tap, peek-press or pop-press (or peek, pop, deep)"
             }
-            labels.append(ContactLabel(slot: slot, trackingID: tracking, tNs: time, label: String(label),
+            labels.append(ContactLabel(slot: slot, trackingID: tracking, tNs: time.ns, label: pressClass,
                                        kind: fields["kind"].map(String.init), intendedPeak: fields["peak"].flatMap { Double($0) }))
         default:
             return "unknown label record '\(what)'; expected 'thresholds' or 'press'"
         }
         return nil
-    }
-
-    static func parseTimestamp(_ text: Substring) -> Int64? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let seconds = Int64(parts[0]) else { return nil }
-        var micros: Int64 = 0
-        if parts.count == 2 {
-            guard parts[1].count <= 6, let fraction = Int64(parts[1]) else { return nil }
-            micros = fraction * Int64([1, 100_000, 10_000, 1000, 100, 10, 1][parts[1].count])
-        }
-        return seconds * 1_000_000_000 + micros * 1000
     }
 }

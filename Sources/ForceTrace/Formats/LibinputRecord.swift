@@ -25,35 +25,38 @@ public enum LibinputRecord {
     public static let formatVersion: Int64 = 1
 
     public static func read(_ path: String) throws -> [Recording] {
-        try parse(try readInputFile(path), file: path)
+        try RecordingImporter.read(path, format: .libinput).map(\.recording)
     }
 
     /// Parses every device in the file; any damage is an error.
     public static func parse(_ bytes: [UInt8], file: String) throws -> [Recording] {
-        let parsed = try parseSalvaging(bytes, file: file)
-        if let damage = parsed.lazy.compactMap(\.damage).first { throw damage }
-        return parsed.map(\.recording)
+        try LibinputCodec().decode(bytes, file: file, options: DecodeOptions(offerSalvage: false)).map(\.recording)
     }
 
     /// Parses every device in the file. Damage after the first device's
     /// description ends parsing: devices before it are complete, the
     /// damaged one keeps its complete frames, and later ones are lost.
     public static func parseSalvaging(_ bytes: [UInt8], file: String) throws -> [ParsedRecording] {
-        if bytes.isEmpty {
-            throw InputError(file: file, "the file is empty; expected a libinput record YAML file (version: 1, devices: ...)")
+        try LibinputCodec().decode(bytes, file: file, options: DecodeOptions(salvage: true))
+    }
+
+    /// An error the sink raised while the file was being decoded: not bad input.
+    struct SinkFailure: Error { let underlying: any Error }
+
+    static func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
+        try source.fill(1)
+        if source.isExhausted {
+            throw InputError(file: source.file, "the file is empty; expected a libinput record YAML file (version: 1, devices: ...)")
         }
-        let parser = Parser(bytes: bytes, file: file)
+        let parser = Parser(source: source, builder: builder)
         do {
             try parser.parseFile()
+        } catch let failure as SinkFailure {
+            throw failure.underlying
         } catch let error as InputError {
-            guard parser.hasSalvage else { throw error }
-            parser.salvageCurrentDevice()
-            // The damage is reported on the last recording kept.
-            var result = parser.finished
-            result[result.count - 1].damage = error
-            return result
+            // The damaged device keeps its complete frames, or the damage goes to the one before.
+            try builder.damaged(error, groundTruth: parser.extensionKey.groundTruth)
         }
-        return parser.finished
     }
 
     /// forcetrace's own per-device key, ignored by libinput.
@@ -69,25 +72,23 @@ public enum LibinputRecord {
     private final class Parser {
         let reader: YAMLEventReader
         let file: String
-        let baseName: String
+        let builder: RecordingBuilder
         var version: Int64?
         var declaredDevices: Int64?
-        var finished: [ParsedRecording] = []
+        var devicesFinished = 0
         // The device being parsed.
         var deviceIndex = 0
         var device: DeviceDescription?
         var node: String?
-        var events: [InputEvent] = []
+        /// Whether the last event of the device so far is a SYN_REPORT.
+        var endsWithReport = true
         var extensionKey = Extension()
 
-        init(bytes: [UInt8], file: String) {
-            reader = YAMLEventReader(bytes: bytes, file: file)
-            self.file = file
-            baseName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        init(source: ByteSource, builder: RecordingBuilder) {
+            reader = YAMLEventReader(source: source)
+            file = source.file
+            self.builder = builder
         }
-
-        /// Whether anything complete would survive an error now.
-        var hasSalvage: Bool { !finished.isEmpty || (device != nil && events.contains(where: \.isSynReport)) }
 
         func fail(_ event: YAMLEvent, _ message: String) -> InputError {
             InputError(file: file, location: .line(event.line),
@@ -127,13 +128,13 @@ public enum LibinputRecord {
                 throw InputError(file: file, "has no 'version' key: not a libinput record file",
                                  hint: "for evemu files use --format evemu")
             }
-            guard declaredDevices != nil || !finished.isEmpty else {
+            guard declaredDevices != nil || devicesFinished > 0 else {
                 throw InputError(file: file, "has no 'devices' list: expected devices with evdev descriptions and events")
             }
-            if let declaredDevices, declaredDevices > finished.count {
-                throw InputError(file: file, "declares ndevices: \(declaredDevices) but holds \(finished.count) devices; the file may be truncated")
+            if let declaredDevices, declaredDevices > devicesFinished {
+                throw InputError(file: file, "declares ndevices: \(declaredDevices) but holds \(devicesFinished) devices; the file may be truncated")
             }
-            if finished.isEmpty {
+            if devicesFinished == 0 {
                 throw InputError(file: file, "has no devices; expected at least one device with an evdev description")
             }
         }
@@ -241,19 +242,25 @@ public enum LibinputRecord {
             }
             device = nil
             node = nil
-            events = []
+            endsWithReport = true
             extensionKey = Extension()
             var sawEvents = false
             try forEachKey { key, keyEvent in
                 switch key {
                 case "evdev": device = try parseEvdev(at: keyEvent)
                 case "node": node = try string("node")
-                case "forcetrace": try parseExtension()
+                case "forcetrace":
+                    guard !sawEvents else {
+                        // Events are handed on as they are read, so the origin must be known first.
+                        throw fail(keyEvent, "device \(deviceIndex): the 'forcetrace' key follows 'events'; expected it before 'events', as forcetrace writes it")
+                    }
+                    try parseExtension()
                 case "events":
                     guard device != nil else {
                         throw fail(keyEvent, "device \(deviceIndex): 'events' before its 'evdev' description; expected 'evdev' first, as libinput writes it")
                     }
                     sawEvents = true
+                    startDevice()
                     try parseEvents()
                 default: try reader.skipValue()
                 }
@@ -264,38 +271,30 @@ public enum LibinputRecord {
             if !sawEvents {
                 throw fail(start, "device \(deviceIndex) has no 'events' list")
             }
-            finishDevice()
+            try finishDevice()
         }
 
-        /// Turns the device parsed so far into a recording.
-        func finishDevice() {
+        /// Starts the device's recording, once its description and forcetrace key are read.
+        func startDevice() {
             guard var device else { return }
             for index in device.axes.indices {
                 device.axes[index].value = extensionKey.axisValues[device.axes[index].code] ?? 0
             }
             device.ledStates = extensionKey.ledStates
             device.switchStates = extensionKey.switchStates
-            let offset = extensionKey.t0Ns
-            if offset != 0 {
-                for index in events.indices { events[index].timeNs &+= offset }
-            }
-            var name = baseName
-            if declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0 {
-                name += "-" + (node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)")
-            }
-            let source = RecordingSource.libinput(path: file, device: deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? deviceIndex : nil)
-            var recording = Recording(device: device, events: events, clock: extensionKey.clock ?? .relative, source: source, name: name)
-            recording.groundTruth = extensionKey.groundTruth
-            finished.append(ParsedRecording(recording: recording))
-            self.device = nil
-            events = []
+            let several = declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0
+            builder.startRecording(device: device,
+                                   nameSuffix: several ? node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)" : nil,
+                                   deviceIndex: deviceIndex > 0 || (declaredDevices ?? 1) > 1 ? deviceIndex : nil,
+                                   clock: extensionKey.clock ?? .relative, timeOffsetNs: extensionKey.t0Ns)
         }
 
-        /// After an error: keep the current device's complete frames.
-        func salvageCurrentDevice() {
-            // Whole list items can still lack their SYN_REPORT: cut to the last one.
-            events.removeAfterLastFrame()
-            if device != nil && !events.isEmpty { finishDevice() }
+        /// Ends the device's recording.
+        func finishDevice() throws {
+            guard device != nil else { return }
+            do { try builder.endRecording(groundTruth: extensionKey.groundTruth) } catch { throw SinkFailure(underlying: error) }
+            devicesFinished += 1
+            device = nil
         }
 
         func parseEvdev(at keyEvent: YAMLEvent) throws -> DeviceDescription {
@@ -431,8 +430,7 @@ public enum LibinputRecord {
                 if item.kind == .sequenceEnd {
                     // libinput ends every frame with SYN_REPORT: a last frame
                     // without one was cut off (YAML cut at a line end stays valid).
-                    if let last = events.last, !last.isSynReport {
-                        events.removeAfterLastFrame()
+                    if !endsWithReport {
                         throw fail(YAMLEvent(kind: .sequenceEnd, line: lastFrameLine, column: 1),
                                    "device \(deviceIndex): the last frame does not end with SYN_REPORT: the file was cut off mid-frame")
                     }
@@ -460,7 +458,8 @@ public enum LibinputRecord {
                         }
                         frame.append(try parseEvent(startingAt: eventStart))
                     }
-                    events.append(contentsOf: frame)
+                    if let last = frame.last { endsWithReport = last.isSynReport }
+                    do { try builder.add(contentsOf: frame) } catch { throw SinkFailure(underlying: error) }
                 }
             }
         }
@@ -500,7 +499,7 @@ public enum LibinputRecord {
             guard let narrow = Int32(exactly: value) else {
                 throw fail(start, "event value \(value) does not fit 32 bits")
             }
-            return InputEvent(timeNs: seconds * 1_000_000_000 + microseconds * 1000, type: UInt16(type), code: UInt16(code), value: narrow)
+            return InputEvent(timeNs: Timestamp(seconds: seconds, microseconds: microseconds).ns, type: UInt16(type), code: UInt16(code), value: narrow)
         }
     }
 
@@ -510,17 +509,25 @@ public enum LibinputRecord {
     /// Times are written relative to each recording's first event, as
     /// libinput does; the `forcetrace` key keeps the absolute origin.
     public static func write(_ recordings: [Recording], comment: String? = nil, to output: inout some TextOutputStream) {
-        output.write("# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n")
+        let bytes = ByteOutput()
+        try! LibinputCodec().encode(recordings, comment: comment, to: bytes)
+        output.write(String(decoding: bytes.memory, as: UTF8.self))
+    }
+
+    static func fileHeader(count: Int, comment: String?) -> String {
+        var output = "# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n"
         if let comment {
             for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
         }
-        output.write("version: 1\nndevices: \(recordings.count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \"unknown\"\ndevices:\n")
-        for recording in recordings { writeDevice(recording, to: &output) }
+        output.write("version: 1\nndevices: \(count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \"unknown\"\ndevices:\n")
+        return output
     }
 
-    private static func writeDevice(_ recording: Recording, to output: inout some TextOutputStream) {
-        let device = recording.device
-        if let node = recording.source.deviceNode {
+    /// A device's description and forcetrace key, up to its events.
+    static func deviceHeader(_ header: RecordingHeader, groundTruth: GroundTruth) -> String {
+        var output = ""
+        let device = header.device
+        if let node = header.source.deviceNode {
             output.write("  - node: \(quoted(node))\n    evdev:\n")
         } else {
             output.write("  - evdev:\n")
@@ -540,7 +547,7 @@ public enum LibinputRecord {
             output.write("        \(axis.code): [\(axis.minimum), \(axis.maximum), \(axis.fuzz), \(axis.flat), \(axis.resolution)] # \(axis.name)\n")
         }
         output.write("      properties: [\(device.properties.map(String.init).joined(separator: ", "))]\n")
-        output.write("    forcetrace:\n      clock: \(recording.clock.rawValue)\n      t0_ns: \(recording.t0Ns)\n")
+        output.write("    forcetrace:\n      clock: \(header.clock.rawValue)\n      t0_ns: \(header.t0Ns)\n")
         let values = device.axes.filter { $0.value != 0 }
         if !values.isEmpty {
             output.write("      abs_value: {\(values.map { "\($0.code): \($0.value)" }.joined(separator: ", "))}\n")
@@ -551,43 +558,29 @@ public enum LibinputRecord {
         if !device.switchStates.isEmpty {
             output.write("      switch_state: [\(device.switchStates.map { "[\($0.0), \($0.1)]" }.joined(separator: ", "))]\n")
         }
-        let labels = recording.groundTruth.evemuComments()
+        let labels = groundTruth.evemuComments()
         if !labels.isEmpty {
             output.write("      labels:\n")
             for label in labels { output.write("        - \(quoted(String(label.dropFirst(GroundTruth.evemuPrefix.count))))\n") }
         }
-        if recording.events.isEmpty {
-            output.write("    events: []\n")
-            return
-        }
-        output.write("    events:\n")
-        let t0 = recording.t0Ns
-        var startFrame = true
-        var line = ""
-        for event in recording.events {
-            if startFrame {
-                output.write("      - evdev:\n")
-                startFrame = false
-            }
-            let relative = event.timeNs - t0
-            var seconds = relative / 1_000_000_000
-            var rest = relative % 1_000_000_000
-            if rest < 0 { seconds -= 1; rest += 1_000_000_000 }
-            line.removeAll(keepingCapacity: true)
-            line += "        - ["
-            line += pad(String(seconds), 3); line += ", "
-            line += pad(String(rest / 1000), 6); line += ", "
-            line += pad(String(event.type), 3); line += ", "
-            line += pad(String(event.code), 3); line += ", "
-            line += pad(String(event.value), 6); line += "] # "
-            if event.isSynReport {
-                line += "------------ SYN_REPORT (0) ----------\n"
-                startFrame = true
-            } else {
-                line += EventNames.type(event.type); line += " / "
-                line += EventNames.code(type: event.type, code: event.code); line += "\n"
-            }
-            output.write(line)
+        return output
+    }
+
+    /// One event line, its time relative to `t0Ns` as `Timestamp.timeval`.
+    static func appendEvent(_ event: InputEvent, t0Ns: Int64, startsFrame: Bool, to line: inout String) {
+        if startsFrame { line += "      - evdev:\n" }
+        let time = Timestamp(ns: event.timeNs - t0Ns).timeval
+        line += "        - ["
+        line += pad(String(time.seconds), 3); line += ", "
+        line += pad(String(time.microseconds), 6); line += ", "
+        line += pad(String(event.type), 3); line += ", "
+        line += pad(String(event.code), 3); line += ", "
+        line += pad(String(event.value), 6); line += "] # "
+        if event.isSynReport {
+            line += "------------ SYN_REPORT (0) ----------\n"
+        } else {
+            line += EventNames.type(event.type); line += " / "
+            line += EventNames.code(type: event.type, code: event.code); line += "\n"
         }
     }
 
@@ -615,5 +608,75 @@ public enum LibinputRecord {
             }
         }
         return result + "\""
+    }
+}
+
+extension RecordingFormat {
+    /// `libinput record` YAML, version 1.
+    public static let libinput = RecordingFormat("libinput")
+}
+
+/// libinput record YAML: several devices per file, times relative to each
+/// device's first event.
+public struct LibinputCodec: RecordingCodec {
+    public init() {}
+    public var format: RecordingFormat { .libinput }
+    public var summary: String { "libinput record YAML" }
+    public var holdsSeveralRecordings: Bool { true }
+    public func source(file: String, device: Int?) -> RecordingSource { .libinput(path: file, device: device) }
+
+    /// A YAML start (`%YAML`, `---`, `{`) or a lower-case `key:`.
+    public func recognizes(_ head: RecordingHead) -> Bool {
+        guard let line = head.firstLine, let first = line.first else { return false }
+        if line.starts(with: Array("%YAML".utf8)) || line.starts(with: Array("---".utf8)) || first == UInt8(ascii: "{") {
+            return true
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon - line.startIndex >= 2 else { return false }
+        return line[line.startIndex..<colon].allSatisfy { $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }
+    }
+
+    public func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
+        try LibinputRecord.decode(source, options: options, into: builder)
+    }
+
+    public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
+        try output.write(LibinputRecord.fileHeader(count: count, comment: comment))
+        return Encoder(output: output)
+    }
+
+    final class Encoder: RecordingEncoder {
+        let output: ByteOutput
+        private var t0Ns: Int64 = 0
+        private var startsFrame = true
+        private var wroteEvents = false
+        private var line = ""
+        init(output: ByteOutput) { self.output = output }
+
+        func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
+            try output.write(LibinputRecord.deviceHeader(header, groundTruth: groundTruth))
+            t0Ns = header.t0Ns
+            startsFrame = true
+            wroteEvents = false
+        }
+
+        func append(_ events: [InputEvent]) throws {
+            guard !events.isEmpty else { return }
+            if !wroteEvents {
+                try output.write("    events:\n")
+                wroteEvents = true
+            }
+            for event in events {
+                line.removeAll(keepingCapacity: true)
+                LibinputRecord.appendEvent(event, t0Ns: t0Ns, startsFrame: startsFrame, to: &line)
+                startsFrame = event.isSynReport
+                try output.write(line)
+            }
+        }
+
+        func end() throws {
+            if !wroteEvents { try output.write("    events: []\n") }
+        }
+
+        func finish() throws { try output.flush() }
     }
 }

@@ -1,47 +1,62 @@
 import Foundation
 
-/// Splits a text file held in memory into lines without copying, tolerating
-/// CRLF endings and rejecting what is not text.
+/// Splits a text input into lines as it is read, block by block, without
+/// copying them, tolerating CRLF endings and rejecting what is not text.
 struct LineReader {
     /// Longest line accepted; longer ones are an error, not an allocation.
     static let maximumLineLength = 1 << 16
 
-    let bytes: [UInt8]
-    let file: String
-    private(set) var position = 0
+    let source: ByteSource
+    var file: String { source.file }
     private(set) var lineNumber = 0
+    /// Whether the line last returned ended the input without a newline.
+    private(set) var lastLineUnterminated = false
+    /// Bytes of the line last returned, with its newline, still to consume.
+    private var pendingConsume = 0
 
-    init(bytes: [UInt8], file: String) {
-        self.bytes = bytes
-        self.file = file
+    init(source: ByteSource) {
+        self.source = source
     }
 
-    /// The next line without its terminator, or nil at the end.
+    /// The next line without its terminator, or nil at the end. The slice
+    /// is valid until the next call.
     mutating func next() throws -> ArraySlice<UInt8>? {
-        guard position < bytes.count else { return nil }
-        lineNumber += 1
-        let start = position
-        var end = start
-        while end < bytes.count && bytes[end] != UInt8(ascii: "\n") {
-            if bytes[end] == 0 {
-                throw InputError(file: file, location: .line(lineNumber),
-                                 "binary data (a NUL byte at byte \(end)) where a text line was expected",
-                                 hint: "is this a raw input_event stream? Use 'forcetrace import --raw FILE --desc DESC'.")
+        source.consume(pendingConsume)
+        pendingConsume = 0
+        var searched = 0
+        var found: Int?
+        while true {
+            let limit = min(source.available, Self.maximumLineLength + 1)
+            found = source.withWindow { window in
+                guard limit > searched,
+                      let hit = memchr(window.baseAddress! + searched, Int32(UInt8(ascii: "\n")), limit - searched) else { return nil }
+                return window.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
             }
-            end += 1
-            if end - start > Self.maximumLineLength {
-                throw InputError(file: file, location: .line(lineNumber),
-                                 "line is longer than \(Self.maximumLineLength) bytes; expected a short text line")
-            }
+            searched = limit
+            if found != nil || source.atEnd || limit > Self.maximumLineLength { break }
+            try source.fill(source.available + 1)
         }
-        position = end + 1
-        var line = bytes[start..<end]
+        let available = source.available
+        if found == nil && available == 0 { return nil }
+        lineNumber += 1
+        let length = found ?? min(available, Self.maximumLineLength + 1)
+        if let nul = source.withWindow({ window in memchr(window.baseAddress!, 0, length) }) {
+            let index = source.withWindow { window in window.baseAddress!.distance(to: nul.assumingMemoryBound(to: UInt8.self)) }
+            throw InputError(file: file, location: .line(lineNumber),
+                             "binary data (a NUL byte at byte \(source.offset + index)) where a text line was expected",
+                             hint: "is this a raw input_event stream? Use 'forcetrace import --raw FILE --desc DESC'.")
+        }
+        if length > Self.maximumLineLength {
+            throw InputError(file: file, location: .line(lineNumber),
+                             "line is longer than \(Self.maximumLineLength) bytes; expected a short text line")
+        }
+        lastLineUnterminated = found == nil
+        pendingConsume = found.map { $0 + 1 } ?? length
+        let begin = source.start
+        var line = source.buffer[begin..<begin + length]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         return line
     }
-
-    /// Whether the file ends without a final newline.
-    var endsMidLine: Bool { !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") }
 }
 
 /// A cursor over one line's fields, for allocation-free number parsing.
@@ -113,23 +128,10 @@ struct FieldScanner {
         return negative ? -value : value
     }
 
-    /// "SEC.FRACTION" seconds as nanoseconds, exact up to 9 fraction digits.
+    /// A `Timestamp.decimal` as nanoseconds.
     mutating func timestampNs() -> Int64? {
         guard let token = token() else { return nil }
-        let dot = token.firstIndex(of: UInt8(ascii: "."))
-        let secondsPart = dot.map { token[token.startIndex..<$0] } ?? token
-        guard let seconds = Self.parseDecimal(secondsPart), seconds >= 0, seconds < 9_000_000_000 else { return nil }
-        var nanoseconds: Int64 = 0
-        if let dot {
-            let fraction = token[(dot + 1)...]
-            guard !fraction.isEmpty, fraction.count <= 9 else { return nil }
-            for byte in fraction {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                nanoseconds = nanoseconds * 10 + Int64(byte - UInt8(ascii: "0"))
-            }
-            for _ in fraction.count..<9 { nanoseconds *= 10 }
-        }
-        return seconds * 1_000_000_000 + nanoseconds
+        return Timestamp.parseDecimal(token)?.ns
     }
 
     /// The rest of the line, trimmed.
@@ -142,20 +144,3 @@ struct FieldScanner {
     }
 }
 
-/// Reads a whole file, or standard input for "-", naming the file on failure.
-func readInputFile(_ path: String) throws -> [UInt8] {
-    if path == "-" {
-        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw InputError(file: path, "no such file")
-    }
-    guard !isDirectory.boolValue else {
-        throw InputError(file: path, "is a directory; expected a recording file")
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw InputError(file: path, "cannot be read (permission denied?)")
-    }
-    return [UInt8](data)
-}

@@ -1,8 +1,8 @@
 /// What the libFuzzer harnesses in Fuzz/ run, and what the regression test
-/// replays: parse bytes as a recording, then do what import does next
-/// (check the stream, decode it) and write it back out and read it again.
-/// Bad input must end in an `InputError`; anything else (a trap, a
-/// mismatch after the round trip) is a bug.
+/// replays: decode bytes with a codec, then do what import does next
+/// (check the stream, decode it), encode it with the same codec and decode
+/// that again. Bad input must end in an `InputError`; anything else (a
+/// trap, a mismatch after the round trip) is a bug.
 public enum ParserFuzzing {
     /// The device raw streams are read with: protocol B, pressure, 10 slots.
     public static let rawDescription: DeviceDescription = {
@@ -17,33 +17,31 @@ public enum ParserFuzzing {
         return device
     }()
 
-    public static func evemu(_ bytes: [UInt8]) {
-        guard let parsed = try? Evemu.parseSalvaging(bytes, file: "fuzz-input") else { return }
-        exercise(parsed.recording)
-        var text = ""
-        Evemu.write(parsed.recording, to: &text)
-        let again = try? Evemu.parse(Array(text.utf8), file: "fuzz-roundtrip")
-        requireSame(parsed.recording, again, "evemu")
-    }
-
-    public static func libinput(_ bytes: [UInt8]) {
-        guard let parsed = try? LibinputRecord.parseSalvaging(bytes, file: "fuzz-input") else { return }
+    /// Decodes, checks, encodes and decodes again `bytes` in `format`.
+    public static func run(_ format: RecordingFormat, _ bytes: [UInt8]) {
+        let codec = RecordingCodecs.codec(format)
+        let options = DecodeOptions(description: rawDescription, salvage: true)
+        guard let parsed = try? codec.decode(bytes, file: "fuzz-input", options: options) else { return }
         for item in parsed { exercise(item.recording) }
-        var text = ""
-        LibinputRecord.write(parsed.map(\.recording), to: &text)
-        let again = try? LibinputRecord.parse(Array(text.utf8), file: "fuzz-roundtrip")
-        precondition(again?.count == parsed.count, "libinput round trip lost devices")
-        for (original, copy) in zip(parsed, again ?? []) { requireSame(original.recording, copy, "libinput") }
+        let output = ByteOutput()
+        do {
+            try codec.encode(parsed.map(\.recording), to: output)
+        } catch {
+            preconditionFailure("\(format): a decoded recording does not encode: \(error)")
+        }
+        let again = try? codec.decode(output.memory, file: "fuzz-roundtrip", options: DecodeOptions(description: rawDescription))
+        guard let again else { preconditionFailure("\(format): the exported recording does not parse") }
+        precondition(again.count == parsed.count, "\(format) round trip lost devices")
+        for (original, copy) in zip(parsed, again) {
+            precondition(copy.recording.events == original.recording.events, "\(format): events differ after the round trip")
+            precondition(copy.recording.device == original.recording.device, "\(format): device differs after the round trip")
+            precondition(copy.recording.groundTruth == original.recording.groundTruth, "\(format): labels differ after the round trip")
+        }
     }
 
-    public static func raw(_ bytes: [UInt8]) {
-        guard let parsed = try? RawEventStream.parseSalvaging(bytes, file: "fuzz-input", description: rawDescription) else { return }
-        exercise(parsed.recording)
-        var out: [UInt8] = []
-        RawEventStream.write(parsed.recording) { out.append(contentsOf: $0) }
-        let again = try? RawEventStream.parse(out, file: "fuzz-roundtrip", description: rawDescription)
-        requireSame(parsed.recording, again, "raw")
-    }
+    public static func evemu(_ bytes: [UInt8]) { run(.evemu, bytes) }
+    public static func libinput(_ bytes: [UInt8]) { run(.libinput, bytes) }
+    public static func raw(_ bytes: [UInt8]) { run(.raw, bytes) }
 
     private static func exercise(_ recording: Recording) {
         _ = StreamCheck.warnings(for: recording)
@@ -55,11 +53,5 @@ public enum ParserFuzzing {
         }
         decoder.finish()
         _ = decoder.takeOutput()
-    }
-
-    private static func requireSame(_ original: Recording, _ copy: Recording?, _ format: String) {
-        guard let copy else { preconditionFailure("\(format): the exported recording does not parse") }
-        precondition(copy.events == original.events, "\(format): events differ after the round trip")
-        precondition(copy.device == original.device, "\(format): device differs after the round trip")
     }
 }

@@ -32,4 +32,22 @@ public struct Recording: Sendable {
 
     /// Time of the first event, the origin of `t_ns`.
     public var t0Ns: Int64 { events.first?.timeNs ?? 0 }
+
+    /// What a sink or encoder is told before the events.
+    public var header: RecordingHeader {
+        RecordingHeader(device: device, clock: clock, t0Ns: t0Ns, source: source, name: name)
+    }
+}
+
+/// A parsed recording and, when the input was damaged, the error that cut
+/// it short. A damaged recording holds only the complete frames (up to the
+/// last SYN_REPORT) before the damage.
+public struct ParsedRecording: Sendable {
+    public var recording: Recording
+    public var damage: InputError?
+
+    public init(recording: Recording, damage: InputError? = nil) {
+        self.recording = recording
+        self.damage = damage
+    }
 }

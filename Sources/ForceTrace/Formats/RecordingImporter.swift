@@ -1,36 +1,5 @@
 import Foundation
 
-/// The recording formats forcetrace reads and writes.
-public enum RecordingFormat: String, CaseIterable, Sendable {
-    /// evemu-record text (docs: Formats/Evemu.swift).
-    case evemu
-    /// `libinput record` YAML, version 1.
-    case libinput
-    /// Raw x86-64 `struct input_event` records, with an evemu description.
-    case raw
-}
-
-/// A parsed recording and, when the input was damaged, the error that cut
-/// it short. A damaged recording holds only the complete frames (up to the
-/// last SYN_REPORT) before the damage.
-public struct ParsedRecording: Sendable {
-    public var recording: Recording
-    public var damage: InputError?
-
-    public init(recording: Recording, damage: InputError? = nil) {
-        self.recording = recording
-        self.damage = damage
-    }
-}
-
-extension Array where Element == InputEvent {
-    /// Drops the events after the last SYN_REPORT: an unfinished frame.
-    mutating func removeAfterLastFrame() {
-        let keep = (lastIndex(where: \.isSynReport) ?? -1) + 1
-        removeSubrange(keep...)
-    }
-}
-
 extension DeviceDescription {
     /// More slots than any touch device has; a larger ABS_MT_SLOT range is
     /// damage, and would make the decoder allocate without bound.
@@ -48,55 +17,76 @@ extension DeviceDescription {
 }
 
 /// Reads recordings in any supported format, telling the format from the
-/// content.
+/// content, and streams them into a sink.
 public enum RecordingImporter {
     /// The eight-byte signature every HDF5 file starts with.
     static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]
+    /// How much of an input detection reads at first, and at most.
+    static let headBytes = 1 << 16
+    static let maximumHeadBytes = 1 << 24
 
-    /// The format of `bytes`, from their content alone.
+    /// The codec for `head`, from its content alone.
+    /// - Parameter complete: whether `head` is the whole input.
+    /// - Returns: nil when the head ends before the format shows.
     /// - Throws: `InputError` when the content is empty, a trace file, or
     ///   matches no format.
-    public static func detect(_ bytes: [UInt8], file: String) throws -> RecordingFormat {
-        if bytes.isEmpty {
+    static func detect(_ head: ArraySlice<UInt8>, complete: Bool, file: String) throws -> (any RecordingCodec)? {
+        if head.isEmpty && complete {
             throw InputError(file: file, "the file is empty; expected an evemu, libinput record or raw input_event recording")
         }
-        if bytes.starts(with: hdf5Signature) {
+        if head.starts(with: hdf5Signature) {
             throw InputError(file: file, "is an HDF5 file, not a recording",
                              hint: "trace files are read by 'forcetrace info', 'export' and 'report', not imported")
         }
-        // The first line that is neither blank nor a comment decides; binary
-        // data (a NUL byte) before it means raw records.
-        let head = bytes[...]
-        var start = head.startIndex
-        while start < head.endIndex {
-            let end = head[start...].firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
-            var line = head[start..<end]
-            if line.contains(where: { $0 < 0x09 || (0x0e..<0x20).contains($0) }) || String(bytes: line, encoding: .utf8) == nil {
-                return .raw
-            }
-            while let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") || first == UInt8(ascii: "\r") {
-                line = line.dropFirst()
-            }
-            start = end + 1
-            guard let first = line.first, first != UInt8(ascii: "#") else { continue }
-            if line.starts(with: Array("%YAML".utf8)) || line.starts(with: Array("---".utf8)) || first == UInt8(ascii: "{") {
-                return .libinput
-            }
-            if line.count >= 2, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first), line[line.startIndex + 1] == UInt8(ascii: ":") {
-                return .evemu
-            }
-            if let colon = line.firstIndex(of: UInt8(ascii: ":")), colon - line.startIndex >= 2,
-               line[line.startIndex..<colon].allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }) {
-                return .libinput
-            }
-            let shown = String(decoding: line.prefix(40), as: UTF8.self)
-            throw InputError(file: file, "cannot tell the format: the first line, '\(shown)', is neither evemu ('N: name') nor libinput record YAML ('version: 1')",
-                             hint: "name the format with --format evemu|libinput|raw")
+        let parsed = RecordingHead(head, complete: complete)
+        if parsed.undecided || (parsed.firstLine == nil && !parsed.isBinary && !complete) { return nil }
+        if let codec = RecordingCodecs.all.first(where: { $0.recognizes(parsed) }) { return codec }
+        guard let line = parsed.firstLine else {
+            throw InputError(file: file, "holds only blank lines and comments; expected an evemu or libinput record recording")
         }
-        throw InputError(file: file, "holds only blank lines and comments; expected an evemu or libinput record recording")
+        let shown = String(decoding: line.prefix(40), as: UTF8.self)
+        throw InputError(file: file, "cannot tell the format: the first line, '\(shown)', is neither evemu ('N: name') nor libinput record YAML ('version: 1')",
+                         hint: "name the format with --format \(RecordingCodecs.names.joined(separator: "|"))")
     }
 
-    /// Reads one input (a path, or "-" for standard input).
+    /// The format of `bytes`, the whole of an input, from their content alone.
+    public static func detect(_ bytes: [UInt8], file: String) throws -> RecordingFormat {
+        try detect(bytes[...], complete: true, file: file)!.format
+    }
+
+    /// The codec for `source`, reading as much of its head as it takes.
+    public static func detect(_ source: ByteSource) throws -> any RecordingCodec {
+        var size = headBytes
+        while true {
+            let head = try source.head(size)
+            let complete = source.atEnd && head.count == source.available
+            if let codec = try detect(head, complete: complete, file: source.file) { return codec }
+            if size >= maximumHeadBytes {
+                throw InputError(file: source.file, "its first \(maximumHeadBytes >> 20) MiB hold no recording line (only comments, blank lines or one overlong line)",
+                                 hint: "name the format with --format \(RecordingCodecs.names.joined(separator: "|"))")
+            }
+            size *= 4
+        }
+    }
+
+    /// Decodes one input (a path, or "-" for standard input) into `sink`.
+    /// - Parameter format: the format, or nil to detect it.
+    /// - Throws: `InputError` for bad input (see `RecordingBuilder.damaged`).
+    public static func decode(_ path: String, format: RecordingFormat? = nil, options: DecodeOptions = DecodeOptions(),
+                              into sink: any RecordingSink) throws {
+        let source = try ByteSource(path: path)
+        try decode(source, format: format, options: options, into: sink)
+    }
+
+    public static func decode(_ source: ByteSource, format: RecordingFormat? = nil, options: DecodeOptions = DecodeOptions(),
+                              into sink: any RecordingSink) throws {
+        let codec = try format.map(RecordingCodecs.codec) ?? detect(source)
+        let builder = RecordingBuilder(sink: sink, file: source.file, path: source.path, codec: codec, options: options)
+        try codec.decode(source, options: options, into: builder)
+        try builder.finish()
+    }
+
+    /// Reads one input whole, for small inputs and tests.
     /// - Parameters:
     ///   - format: the format, or nil to detect it.
     ///   - descriptionPath: evemu description for events-only evemu files
@@ -105,101 +95,106 @@ public enum RecordingImporter {
     ///     frame instead of throwing.
     public static func read(_ path: String, format: RecordingFormat? = nil, descriptionPath: String? = nil,
                             salvage: Bool = false) throws -> [ParsedRecording] {
-        let bytes = try readInputFile(path)
-        let file = path == "-" ? "standard input" : path
-        return try parse(bytes, file: file, format: format, descriptionPath: descriptionPath, salvage: salvage)
+        let collector = RecordingCollector()
+        try decode(path, format: format, options: DecodeOptions(descriptionPath: descriptionPath, salvage: salvage), into: collector)
+        return collector.recordings
     }
 
     public static func parse(_ bytes: [UInt8], file: String, format: RecordingFormat? = nil, descriptionPath: String? = nil,
                              salvage: Bool = false) throws -> [ParsedRecording] {
-        let chosen = try format ?? detect(bytes, file: file)
-        let parsed: [ParsedRecording]
-        switch chosen {
-        case .evemu:
-            parsed = [try Evemu.parseSalvaging(bytes, file: file, descriptionPath: descriptionPath)]
-        case .libinput:
-            parsed = try LibinputRecord.parseSalvaging(bytes, file: file)
-        case .raw:
-            guard let descriptionPath else {
-                throw InputError(file: file, "holds binary data, read as a raw input_event stream, which carries no device description",
-                                 hint: "pass the device's evemu description with --desc DESC (evemu-describe /dev/input/eventN > DESC)")
-            }
-            parsed = [try RawEventStream.parseSalvaging(bytes, file: file, description: try Evemu.readDescription(descriptionPath))]
-        }
-        if !salvage, let damage = parsed.lazy.compactMap(\.damage).first {
-            let frames = parsed.reduce(0) { $0 + $1.recording.events.lazy.filter(\.isSynReport).count }
-            throw InputError(file: damage.file, location: damage.location, damage.message,
-                             hint: damage.hint ?? (frames > 0 ? "pass --salvage to import the \(frames) complete frames before it" : nil))
-        }
-        return parsed
+        let collector = RecordingCollector()
+        try decode(ByteSource(bytes: bytes, file: file), format: format,
+                   options: DecodeOptions(descriptionPath: descriptionPath, salvage: salvage), into: collector)
+        return collector.recordings
     }
 }
 
 /// Things in an event stream that are kept as recorded but worth a warning:
-/// the kernel passes them on, so forcetrace does too.
-public enum StreamCheck {
-    /// Warnings for `recording`, each summarising one kind of oddity.
-    public static func warnings(for recording: Recording) -> [String] {
-        let device = recording.device
-        let declaredTypes = Set(device.codes[EventType.syn] ?? [])
-        var axisRanges: [UInt16: AxisInfo] = [:]
-        for axis in device.axes { axisRanges[axis.code] = axis }
+/// the kernel passes them on, so forcetrace does too. Fed as the events
+/// stream past; its memory does not grow with the recording.
+public struct StreamCheck {
+    private let device: DeviceDescription
+    private let t0Ns: Int64
+    private let declaredTypes: Set<UInt16>
+    private var axisRanges: [UInt16: AxisInfo] = [:]
+    private var unknownTypes: [UInt16: (count: Int, first: Int, timeNs: Int64)] = [:]
+    private var undeclared: [UInt32: (count: Int, first: Int, timeNs: Int64)] = [:]
+    private var outOfRange: [UInt16: (count: Int, first: Int, timeNs: Int64, low: Int32, high: Int32)] = [:]
+    private var backwards = 0
+    private var firstBackwards: (index: Int, timeNs: Int64)?
+    private var previousTime = Int64.min
+    private var index = 0
+    private var sinceLastReport = 0
 
-        var unknownTypes: [UInt16: (count: Int, first: Int)] = [:]
-        var undeclared: [UInt32: (count: Int, first: Int)] = [:]
-        var outOfRange: [UInt16: (count: Int, first: Int, low: Int32, high: Int32)] = [:]
-        var backwards = 0
-        var firstBackwards = -1
-        var previousTime = Int64.min
-        for (index, event) in recording.events.enumerated() {
+    public init(_ header: RecordingHeader) {
+        device = header.device
+        t0Ns = header.t0Ns
+        declaredTypes = Set(device.codes[EventType.syn] ?? [])
+        for axis in device.axes { axisRanges[axis.code] = axis }
+    }
+
+    /// Checks the next events of the recording.
+    public mutating func check(_ events: [InputEvent]) {
+        for event in events {
+            defer { index += 1 }
             if event.timeNs < previousTime {
                 backwards += 1
-                if firstBackwards < 0 { firstBackwards = index }
+                if firstBackwards == nil { firstBackwards = (index, event.timeNs) }
             }
             previousTime = event.timeNs
+            sinceLastReport = event.isSynReport ? 0 : sinceLastReport + 1
             if event.type == EventType.syn { continue }
             if event.type > EventType.max || (!declaredTypes.isEmpty && !declaredTypes.contains(event.type)) {
-                unknownTypes[event.type, default: (0, index)].count += 1
+                unknownTypes[event.type, default: (0, index, event.timeNs)].count += 1
                 continue
             }
             if !device.has(type: event.type, code: event.code) {
-                undeclared[UInt32(event.type) << 16 | UInt32(event.code), default: (0, index)].count += 1
+                undeclared[UInt32(event.type) << 16 | UInt32(event.code), default: (0, index, event.timeNs)].count += 1
             }
             // Tracking ids count up and wrap, and -1 ends a contact: not a range.
             // Slots beyond the range get the decoder's own, sharper warning.
             if event.type == EventType.abs, event.code != AbsoluteAxis.mtTrackingID, event.code != AbsoluteAxis.mtSlot,
                let axis = axisRanges[event.code],
                axis.maximum > axis.minimum, event.value < axis.minimum || event.value > axis.maximum {
-                var entry = outOfRange[event.code] ?? (0, index, event.value, event.value)
+                var entry = outOfRange[event.code] ?? (0, index, event.timeNs, event.value, event.value)
                 entry.count += 1
                 entry.low = min(entry.low, event.value)
                 entry.high = max(entry.high, event.value)
                 outOfRange[event.code] = entry
             }
         }
+    }
+
+    /// Warnings for what was checked, each summarising one kind of oddity.
+    public func warnings() -> [String] {
         var warnings: [String] = []
-        func at(_ index: Int) -> String {
-            let event = recording.events[index]
-            return "event \(index) at \(String(format: "%.6f", Double(event.timeNs - recording.t0Ns) / 1e9)) s"
+        func at(_ index: Int, _ timeNs: Int64) -> String {
+            "event \(index) at \(String(format: "%.6f", Double(timeNs - t0Ns) / 1e9)) s"
         }
         for (type, entry) in unknownTypes.sorted(by: { $0.key < $1.key }) {
-            warnings.append("\(entry.count) events of type \(EventNames.type(type)), which the device does not declare, first \(at(entry.first)); kept, not decoded")
+            warnings.append("\(entry.count) events of type \(EventNames.type(type)), which the device does not declare, first \(at(entry.first, entry.timeNs)); kept, not decoded")
         }
         for (key, entry) in undeclared.sorted(by: { $0.key < $1.key }) {
             let type = UInt16(key >> 16), code = UInt16(key & 0xffff)
-            warnings.append("\(entry.count) \(EventNames.code(type: type, code: code)) events, a code the device does not declare, first \(at(entry.first)); kept")
+            warnings.append("\(entry.count) \(EventNames.code(type: type, code: code)) events, a code the device does not declare, first \(at(entry.first, entry.timeNs)); kept")
         }
         for (code, entry) in outOfRange.sorted(by: { $0.key < $1.key }) {
             let axis = axisRanges[code]!
-            warnings.append("\(entry.count) \(axis.name) values outside its absinfo range \(axis.minimum)..\(axis.maximum) (seen \(entry.low)..\(entry.high)), first \(at(entry.first)); kept as recorded, the kernel does not clamp")
+            warnings.append("\(entry.count) \(axis.name) values outside its absinfo range \(axis.minimum)..\(axis.maximum) (seen \(entry.low)..\(entry.high)), first \(at(entry.first, entry.timeNs)); kept as recorded, the kernel does not clamp")
         }
-        if backwards > 0 {
-            warnings.append("timestamps go backwards \(backwards == 1 ? "once" : "\(backwards) times"), first \(at(firstBackwards)); kept in recorded order")
+        if let firstBackwards {
+            warnings.append("timestamps go backwards \(backwards == 1 ? "once" : "\(backwards) times"), first \(at(firstBackwards.index, firstBackwards.timeNs)); kept in recorded order")
         }
-        if let last = recording.events.last, !last.isSynReport {
-            let trailing = recording.events.count - ((recording.events.lastIndex(where: \.isSynReport) ?? -1) + 1)
-            warnings.append("the recording ends mid-frame: \(trailing) events after the last SYN_REPORT are kept in events but form no frame")
+        if sinceLastReport > 0 {
+            warnings.append("the recording ends mid-frame: \(sinceLastReport) events after the last SYN_REPORT are kept in events but form no frame")
         }
         return warnings
+    }
+
+    /// Warnings for a whole recording in memory.
+    public static func warnings(for recording: Recording) -> [String] {
+        var check = StreamCheck(recording.header)
+        check.check(recording.events)
+        return check.warnings()
     }
 }

@@ -37,29 +37,59 @@ struct YAMLEvent {
 /// touches libyaml's C structures.
 final class YAMLEventReader {
     let file: String
+    private let source: ByteSource
     private let parser: UnsafeMutablePointer<yaml_parser_t>
-    private let input: UnsafeMutableBufferPointer<UInt8>
     private var peeked: YAMLEvent?
     private var ended = false
-    /// Offset just past the last non-blank byte.
-    private let contentEnd: Int
+    /// Bytes handed to libyaml so far.
+    private var bytesRead = 0
+    /// Offset just past the last non-blank byte handed to libyaml.
+    private var contentEnd = 0
+    /// A read error, which libyaml sees only as the end of its input.
+    private var readError: (any Error)?
 
-    init(bytes: [UInt8], file: String) {
-        self.file = file
+    /// Reads `source` as libyaml asks for it, block by block.
+    init(source: ByteSource) {
+        self.file = source.file
+        self.source = source
         parser = .allocate(capacity: 1)
-        // libyaml reads from this buffer for the parser's whole life.
-        input = .allocate(capacity: max(1, bytes.count))
-        _ = input.initialize(from: bytes)
-        contentEnd = (bytes.lastIndex { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 } ?? -1) + 1
         yaml_parser_initialize(parser)
-        yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
+        yaml_parser_set_input(parser, { data, buffer, size, sizeRead in
+            let reader = Unmanaged<YAMLEventReader>.fromOpaque(data!).takeUnretainedValue()
+            return reader.supply(buffer!, capacity: size, count: sizeRead!)
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
         yaml_parser_delete(parser)
         parser.deallocate()
-        input.deallocate()
     }
+
+    /// libyaml's read handler: 1 with `count` bytes (0 at the end), 0 on error.
+    private func supply(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int, count: UnsafeMutablePointer<Int>) -> Int32 {
+        do {
+            let got = try source.read(into: buffer, capacity: capacity)
+            for index in stride(from: got - 1, through: 0, by: -1) {
+                let byte = buffer[index]
+                if byte != 0x20 && byte != 0x0a && byte != 0x0d && byte != 0x09 {
+                    contentEnd = bytesRead + index + 1
+                    break
+                }
+            }
+            bytesRead += got
+            // Learn now whether this was the last block, for `atEndOfInput`.
+            if source.available == 0 { try source.fill(1) }
+            count.pointee = got
+            return 1
+        } catch {
+            readError = error
+            count.pointee = 0
+            return 0
+        }
+    }
+
+    /// Whether every byte of the input has been handed to libyaml.
+    private var inputEnded: Bool { source.isExhausted }
 
     /// The next event without consuming it.
     func peek() throws -> YAMLEvent {
@@ -109,11 +139,12 @@ final class YAMLEventReader {
             // exponential expansion from hostile input.
             throw InputError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
         }
-        return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: Int(event.end_mark.index) >= contentEnd)
+        return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: inputEnded && Int(event.end_mark.index) >= contentEnd)
     }
 
     /// libyaml's own description of a syntax error, at its position.
-    private func syntaxError() -> InputError {
+    private func syntaxError() -> any Error {
+        if let readError { return readError }
         let state = parser.pointee
         let problem = state.problem.map { String(cString: $0) } ?? "unknown error"
         let context = state.context.map { String(cString: $0) }
@@ -124,7 +155,7 @@ final class YAMLEventReader {
             message = "not YAML text: \(problem) at byte \(state.problem_offset)"
         }
         // A problem at the very end of the input means the file was cut off.
-        if Int(mark.index) >= input.count || Int(state.problem_offset) >= input.count && state.error == YAML_READER_ERROR {
+        if inputEnded && (Int(mark.index) >= bytesRead || Int(state.problem_offset) >= bytesRead && state.error == YAML_READER_ERROR) {
             message += "; the file ends in the middle of the YAML structure (truncated?)"
         }
         return InputError(file: file, location: .line(Int(mark.line) + 1), message + " at column \(Int(mark.column) + 1)")

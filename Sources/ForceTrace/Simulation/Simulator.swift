@@ -124,18 +124,55 @@ public enum Simulator {
     }
 
     public static func run(_ options: SimulationOptions) -> Simulation {
+        var events: [InputEvent] = []
+        let (header, truth, presses) = plan(options)
+        var random = presses.random
+        render(presses.list, options: options, random: &random) { events.append(contentsOf: $0) }
+        var recording = Recording(device: header.device, events: events, clock: header.clock, source: header.source, name: header.name)
+        recording.groundTruth = truth
+        return Simulation(recording: recording, presses: presses.list)
+    }
+
+    /// Simulates straight into `encoder`, frame by frame, so memory holds
+    /// the script but never the events.
+    /// - Returns: the presses scripted and the events written.
+    public static func stream(_ options: SimulationOptions, into encoder: any RecordingEncoder) throws -> (presses: Int, events: Int) {
+        let (header, truth, presses) = plan(options)
+        var random = presses.random
+        try encoder.begin(header, groundTruth: truth)
+        var count = 0
+        var chunk: [InputEvent] = []
+        chunk.reserveCapacity(RecordingBuilder.chunkEvents + 64)
+        try render(presses.list, options: options, random: &random) { frame in
+            chunk.append(contentsOf: frame)
+            count += frame.count
+            if chunk.count >= RecordingBuilder.chunkEvents {
+                try encoder.append(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        try encoder.append(chunk)
+        try encoder.end()
+        try encoder.finish()
+        return (presses.list.count, count)
+    }
+
+    /// Time of the first frame, the recording's origin.
+    static func firstFrameNs(_ options: SimulationOptions) -> Int64 { options.startEpochSeconds * 1_000_000_000 }
+
+    /// The script, the device header and the labels, before any event.
+    private static func plan(_ options: SimulationOptions) -> (RecordingHeader, GroundTruth, (list: [ScriptedPress], random: SeededRandom)) {
         var random = SeededRandom(seed: options.seed)
         let presses = script(options, random: &random)
-        let events = render(presses, options: options, random: &random)
-        var recording = Recording(device: device, events: events, clock: .realtime,
-                                  source: .simulated(seed: options.seed), name: "simulated-seed\(options.seed)")
+        let header = RecordingHeader(device: device, clock: .realtime, t0Ns: firstFrameNs(options),
+                                     source: .simulated(seed: options.seed), name: "simulated-seed\(options.seed)")
         let base = options.startEpochSeconds * 1_000_000_000
-        recording.groundTruth = GroundTruth(peek: scriptedPeek, pop: scriptedPop, labels: presses.map {
+        let truth = GroundTruth(peek: scriptedPeek, pop: scriptedPop, labels: presses.map {
             ContactLabel(slot: Int16($0.slot), trackingID: $0.trackingID, tNs: base + $0.startNs / 1000 * 1000,
-                         label: $0.intendedClass.rawValue, kind: $0.kind.rawValue,
+                         label: $0.intendedClass, kind: $0.kind.rawValue,
                          intendedPeak: ($0.peak * 10_000).rounded() / 10_000)   // as the evemu comment prints it
         })
-        return Simulation(recording: recording, presses: presses)
+        return (header, truth, (presses, random))
     }
 
     /// Lays out the presses one after another, with pauses between them.
@@ -199,14 +236,16 @@ public enum Simulator {
         var pressure: Int32 = -1
     }
 
-    static func render(_ presses: [ScriptedPress], options: SimulationOptions, random: inout SeededRandom) -> [InputEvent] {
+    /// Renders the presses frame by frame; each frame, SYN_REPORT included, goes to `body`.
+    static func render(_ presses: [ScriptedPress], options: SimulationOptions, random: inout SeededRandom,
+                       frame body: ([InputEvent]) throws -> Void) rethrows {
         let device = self.device
         let slotCount = device.slotCount
         let period = 1e9 / options.rateHz
         let end = (presses.map { $0.startNs + $0.durationNs }.max() ?? 0) + Int64(period * 4)
         let base = options.startEpochSeconds * 1_000_000_000
         var slots = [SlotOutput](repeating: SlotOutput(), count: slotCount)
-        var events: [InputEvent] = []
+        var frame: [InputEvent] = []
         var emulated = (x: Int32(-1), y: Int32(-1), pressure: Int32(-1), touch: false, fingers: 0)
         var frameTime = 0.0
         var currentSlot = 0
@@ -214,7 +253,7 @@ public enum Simulator {
         var cursors = [Int](repeating: 0, count: slotCount)
         while Int64(frameTime) <= end {
             let time = base + Int64(frameTime) / 1000 * 1000   // evdev times have microsecond resolution
-            var frame: [InputEvent] = []
+            frame.removeAll(keepingCapacity: true)
             func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
                 frame.append(InputEvent(timeNs: time, type: type, code: code, value: value))
             }
@@ -289,11 +328,10 @@ public enum Simulator {
                 emit(EventType.abs, AbsoluteAxis.pressure, 0); emulated.pressure = 0
             }
             if !frame.isEmpty {
-                events.append(contentsOf: frame)
-                events.append(InputEvent(timeNs: time, type: EventType.syn, code: Synchronization.report, value: 0))
+                frame.append(InputEvent(timeNs: time, type: EventType.syn, code: Synchronization.report, value: 0))
+                try body(frame)
             }
             frameTime += period * (1 + 0.03 * random.gaussian())
         }
-        return events
     }
 }

@@ -37,7 +37,7 @@ extension RecordingWriter {
         try table.write(L.slot, truth.labels.map(\.slot))
         try table.write(L.trackingID, truth.labels.map(\.trackingID))
         try table.write(L.tNs, truth.labels.map { $0.tNs - t0Ns })
-        try table.write(L.pressClass, truth.labels.map(\.label))
+        try table.write(L.pressClass, truth.labels.map(\.label.rawValue))
         try table.write(L.kind, truth.labels.map { $0.kind ?? "" })
         try table.write(L.intendedPeak, truth.labels.map { $0.intendedPeak ?? .nan })
     }
@@ -66,7 +66,8 @@ extension TraceRecording {
             throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(bad)'", hint: "use tap, peek-press or pop-press")
         }
         truth.labels = classes.indices.map { row in
-            ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: classes[row],
+            // Canonical: old files may hold "deep" or "pop" (FORMAT.md, history); checked above.
+            ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: PressClass(label: classes[row])!,
                          kind: row < kinds.count && !kinds[row].isEmpty ? kinds[row] : nil,
                          intendedPeak: row < peaks.count && !peaks[row].isNaN ? peaks[row] : nil)
         }

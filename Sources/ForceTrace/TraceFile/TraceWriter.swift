@@ -71,8 +71,14 @@ public final class TraceWriter {
         let writer = try addRecording(name: name ?? recording.name, device: recording.device, source: recording.source,
                                       clock: recording.clock, t0Ns: recording.t0Ns)
         for event in recording.events { try writer.append(event) }
+        return try finishImport(writer, groundTruth: recording.groundTruth, importError: importError)
+    }
+
+    /// Ends an imported recording: finishes its tables, writes its labels
+    /// and, for a salvaged one (`importError` set), marks it partial.
+    public func finishImport(_ writer: RecordingWriter, groundTruth: GroundTruth, importError: String?) throws -> RecordingSummary {
         let summary = try writer.finish(markComplete: importError == nil)
-        try writer.writeGroundTruth(recording.groundTruth)
+        try writer.writeGroundTruth(groundTruth)
         if let importError { try writer.markPartial(importError) }
         return summary
     }
