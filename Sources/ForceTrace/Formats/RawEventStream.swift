@@ -64,9 +64,10 @@ public enum RawEventStream {
                     let offset = record * recordSize
                     let seconds = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
                     let microseconds = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))
-                    // The kernel keeps tv_usec below a second; anything else means
+                    // The kernel keeps tv_usec below a second (negative times floor, as
+                    // Timestamp.timeval splits them); anything else means
                     // this is not (or no longer) an aligned x86-64 event stream.
-                    guard (0..<1_000_000).contains(microseconds), (0...9_000_000_000).contains(seconds) else {
+                    guard (0..<1_000_000).contains(microseconds), (-9_000_000_000...9_000_000_000).contains(seconds) else {
                         return InputError(file: file, location: .byteOffset(source.offset + offset),
                                           "record \(index + record) has tv_sec \(seconds), tv_usec \(microseconds); expected a struct input_event with 0 <= tv_usec < 1000000 (is this a 24-byte x86-64 stream, aligned at byte 0?)")
                     }
