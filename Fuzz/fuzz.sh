@@ -17,10 +17,10 @@ if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
 PARSERS="${*:-evemu libinput raw}"
 mkdir -p "$OUT"
 
-# The parsers need no HDF5: each harness is compiled with the Formats,
-# Events and Support sources (plus the two Analysis files that define the
-# press classes ground-truth labels use) as one instrumented module.
-SOURCES="Sources/ForceTrace/Formats/*.swift Sources/ForceTrace/Events/*.swift Sources/ForceTrace/Support/Errors.swift Sources/ForceTrace/TraceFile/Schema.swift Sources/ForceTrace/Analysis/ContactStatistics.swift Sources/ForceTrace/Analysis/AnalysisOptions.swift"
+# The codecs need no HDF5: each harness is compiled with the Formats,
+# Events and Support sources (and Schema.swift for the version string) as one
+# instrumented module.
+SOURCES="Sources/ForceTrace/Formats/*.swift Sources/ForceTrace/Events/*.swift Sources/ForceTrace/Support/Errors.swift Sources/ForceTrace/TraceFile/Schema.swift"
 CFLAGS=""
 for flag in $(pkg-config --cflags libevdev yaml-0.1); do CFLAGS="$CFLAGS -Xcc $flag"; done
 
