@@ -57,14 +57,14 @@ final class CodecTests: XCTestCase {
     /// evemu, the one format whose text can hold them.
     func testNegativeTimesRoundTripInEveryCodec() throws {
         let times: [Int64] = [-1_500_000_000, -500_000_000, -1_000, 0, 250_000_000, -2_000_000_000]
-        let recording = Recording(device: device, events: frames(times), clock: .relative, source: "test", name: "negative")
+        let recording = Recording(device: device, events: frames(times), clock: .relative, source: .other("test"), name: "negative")
         for codec in RecordingCodecs.all {
             let output = ByteOutput()
             try codec.encode([recording], to: output)
             let back = try codec.decode(output.memory, file: "negative.\(codec.format)", options: DecodeOptions(description: device))
             XCTAssertEqual(back.map(\.recording.events), [recording.events], "\(codec.format)")
         }
-        let fine = Recording(device: device, events: frames([-1, 1_000_000_001, 2_000_000_500]), clock: .relative, source: "", name: "")
+        let fine = Recording(device: device, events: frames([-1, 1_000_000_001, 2_000_000_500]), clock: .relative, source: .other(""), name: "")
         let output = ByteOutput()
         try EvemuCodec().encode([fine], to: output)
         let text = String(decoding: output.memory, as: UTF8.self)
@@ -97,8 +97,7 @@ final class CodecTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let reader = try TraceReader(path: trace)
         let stored = try reader.recording("labelled")
-        let table = try stored.group.openGroup("labels")
-        XCTAssertEqual(try table.readStrings("class"), ["pop-press", "peek-press", "pop-press"])
+        XCTAssertEqual(try stored.read(TraceSchema.Labels.pressClass), ["pop-press", "peek-press", "pop-press"])
         XCTAssertEqual(try stored.groundTruth().labels.map(\.label), [.popPress, .peekPress, .popPress])
 
         let exported = try FormatTestSupport.run(["export", trace, "--format", "evemu"])
@@ -112,7 +111,7 @@ final class CodecTests: XCTestCase {
     func testSalvageCutFallsAtTheLastReportAcrossChunks() throws {
         let count = ForceTrace.RecordingBuilder.chunkEvents * 3 / 2 + 1
         let events = frames((0..<Int64(count)).map { 1_000_000_000 + $0 * 1_000_000 })
-        var original = Recording(device: device, events: events, clock: .relative, source: "", name: "")
+        var original = Recording(device: device, events: events, clock: .relative, source: .other(""), name: "")
         original.events.append(InputEvent(timeNs: 9_000_000_000, type: EventType.abs, code: AbsoluteAxis.mtPressure, value: 9))
         let output = ByteOutput()
         try RawCodec().encode([original], to: output)
