@@ -33,8 +33,9 @@ TABLES = ("events", "samples", "contacts", "labels")
 
 
 def measure(command, repeat, stdin=None):
-    """Median wall seconds and max peak RSS (MiB) of `command` run `repeat` times."""
-    times, peaks = [], []
+    """Median wall seconds and max peak RSS (MiB) of `command` run `repeat`
+    times; `cpu_seconds[command[0]]` gets the median user+system time."""
+    times, peaks, cpu = [], [], []
     for _ in range(repeat):
         start = time.perf_counter()
         with open(os.devnull, "wb") as sink:
@@ -50,7 +51,14 @@ def measure(command, repeat, stdin=None):
             sys.exit(f"bench: {' '.join(map(str, command))} failed with status {status}")
         times.append(elapsed)
         peaks.append(usage.ru_maxrss / 1024)  # Linux reports KiB
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    LAST_CPU[0] = statistics.median(cpu)
     return statistics.median(times), max(peaks)
+
+
+# CPU seconds of the last `measure`: on a shared machine, wall times swing
+# with the load; CPU times much less.
+LAST_CPU = [0.0]
 
 
 def ensure_recording(forcetrace, size, out):
@@ -66,11 +74,31 @@ def ensure_recording(forcetrace, size, out):
         subprocess.run(["nice", forcetrace, "simulate", "--seed", "42", "--presses", presses, "-o", str(partial), "--force"],
                        check=True, stdout=subprocess.DEVNULL)
         partial.rename(recording)
+    single = out / f"simulated-{presses}.h5"
+    if not single.exists():
+        print(f"bench: importing {recording} into {single} (once)", flush=True)
+        subprocess.run([forcetrace, "import", str(recording), "-o", str(single), "--force"], check=True, stdout=subprocess.DEVNULL)
     trace = out / f"simulated-{size}.h5"
     if not trace.exists():
-        print(f"bench: importing {copies} × {recording} into {trace} (once)", flush=True)
-        subprocess.run([forcetrace, "import", *[str(recording)] * copies, "-o", str(trace), "--force"], check=True, stdout=subprocess.DEVNULL)
+        # The same tables as importing the recording K times, without parsing it K times.
+        print(f"bench: copying the recording {copies} times into {trace} (once)", flush=True)
+        subprocess.run([sys.executable, "-c", COPIES, str(single), str(trace), str(copies)], check=True)
     return recording, trace, copies
+
+
+COPIES = """
+import sys, h5py
+source, target, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with h5py.File(source, "r") as src, h5py.File(target + ".part", "w") as dst:
+    for name, value in src.attrs.items():
+        dst.attrs[name] = value
+    recordings = dst.create_group("recordings")
+    (name,) = src["recordings"].keys()
+    for copy in range(copies):
+        src.copy(src["recordings"][name], recordings, name=f"{name}-{copy + 1}")
+import os
+os.rename(target + ".part", target)
+"""
 
 
 def headline(numbers):
@@ -135,10 +163,17 @@ def main():
     bare_read = args.bare_read or str(Path(args.forcetrace).with_name("forcetrace-bare-read"))
     out = Path(args.out)
     sizes = args.presses.split(",")
-    rows = []  # (size label, task, seconds, yardstick, yardstick seconds, ratio text, target)
+    rows = []  # (size label, task, seconds, yardstick, yardstick seconds, ratio text, target, CPU text)
+    cpu = {}
 
-    def row(label, task, seconds, yardstick, their_seconds, ratio, target=""):
-        rows.append((label, task, seconds, yardstick, their_seconds, ratio, target))
+    def row(label, task, seconds, yardstick, their_seconds, ratio, target="", ours=None, theirs=None):
+        cpu_text = f"{cpu[ours]:.2f} / {cpu[theirs]:.2f}" if ours in cpu and theirs in cpu else ""
+        rows.append((label, task, seconds, yardstick, their_seconds, ratio, target, cpu_text))
+
+    def timed(name, command, **kwargs):
+        result = measure(command, args.repeat, **kwargs)
+        cpu[name] = LAST_CPU[0]
+        return result
 
     for index, presses in enumerate(sizes):
         recording, trace, copies = ensure_recording(args.forcetrace, presses, out)
@@ -147,35 +182,36 @@ def main():
         label = f"{samples / 1e6:.2f} M samples"
         print(f"bench: {trace.name}: {samples:,} samples, {ours['contacts']:,} contacts, {events:,} events, "
               f"{trace.stat().st_size / 2**20:.1f} MiB", flush=True)
-        summary, summary_rss = measure([args.forcetrace, "report", str(trace), "--contacts", "0"], args.repeat)
-        per_contact, _ = measure([args.forcetrace, "report", str(trace), "--json"], args.repeat)
-        h5py_read, _ = measure([sys.executable, str(HERE / "bare_read.py"), str(trace)], args.repeat)
-        our_read, _ = measure([bare_read, str(trace)], args.repeat)
-        lean, lean_rss = measure([sys.executable, str(HERE / "lean_peer.py"), str(trace)], args.repeat)
-        full, full_rss = measure([sys.executable, str(HERE / "peer.py"), str(trace)], args.repeat)
-        row(label, "report summary", summary, "bare h5py read", h5py_read, f"{summary / h5py_read:.2f}×", "≤ 0.80×")
-        row(label, "report summary", summary, "lean peer", lean, f"{lean / summary:.2f}× faster", "≥ 1.5× faster")
-        row(label, "report summary", summary, "full peer", full, f"{full / summary:.2f}× faster")
-        row(label, "report --json", per_contact, "report summary", summary, f"{per_contact / summary:.2f}×", "≤ 1.3×")
-        row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×")
+        summary, summary_rss = timed("summary", [args.forcetrace, "report", str(trace), "--contacts", "0"])
+        per_contact, _ = timed("json", [args.forcetrace, "report", str(trace), "--json"])
+        h5py_read, _ = timed("h5py", [sys.executable, str(HERE / "bare_read.py"), str(trace)])
+        our_read, _ = timed("read", [bare_read, str(trace)])
+        lean, lean_rss = timed("lean", [sys.executable, str(HERE / "lean_peer.py"), str(trace)])
+        full, full_rss = timed("full", [sys.executable, str(HERE / "peer.py"), str(trace)])
+        row(label, "report summary", summary, "bare h5py read", h5py_read, f"{summary / h5py_read:.2f}×", "≤ 0.80×", "summary", "h5py")
+        row(label, "report summary", summary, "lean peer", lean, f"{lean / summary:.2f}× faster", "≥ 1.5× faster", "summary", "lean")
+        row(label, "report summary", summary, "full peer", full, f"{full / summary:.2f}× faster", "", "summary", "full")
+        row(label, "report --json", per_contact, "report summary", summary, f"{per_contact / summary:.2f}×", "≤ 1.3×", "json", "summary")
+        row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×", "", "read", "h5py")
         row(label, "report summary peak RSS (MiB)", summary_rss, "lean peer", lean_rss, f"{lean_rss / summary_rss:.2f}× smaller")
         if index == 0:
-            import_time, import_rss = measure([args.forcetrace, "import", str(recording), "-o", str(out / "import-timed.h5"), "--force"], args.repeat)
-            gzip1, _ = measure(["gzip", "-1", "-c"], args.repeat, stdin=recording)
-            gzip6, _ = measure(["gzip", "-6", "-c"], args.repeat, stdin=recording)
+            import_time, import_rss = timed("import", [args.forcetrace, "import", str(recording), "-o", str(out / "import-timed.h5"), "--force"])
+            gzip1, _ = timed("gzip1", ["gzip", "-1", "-c"], stdin=recording)
+            gzip6, _ = timed("gzip6", ["gzip", "-6", "-c"], stdin=recording)
             ilabel = f"{events / 1e6:.2f} M events ({recording.stat().st_size / 2**20:.0f} MiB evemu)"
-            row(ilabel, "import", import_time, "gzip -1 of the text", gzip1, f"{import_time / gzip1:.2f}×", "≤ 1.0×")
-            row(ilabel, "import", import_time, "gzip -6 of the text", gzip6, f"{import_time / gzip6:.2f}×")
+            row(ilabel, "import", import_time, "gzip -1 of the text", gzip1, f"{import_time / gzip1:.2f}×", "≤ 1.0×", "import", "gzip1")
+            row(ilabel, "import", import_time, "gzip -6 of the text", gzip6, f"{import_time / gzip6:.2f}×", "", "import", "gzip6")
             row(ilabel, "import rate (M events/s)", events / import_time / 1e6, "gzip -1", events / gzip1 / 1e6, "")
             row(ilabel, "import peak RSS (MiB)", import_rss, "", 0, "")
         gz6 = gzip_bytes(recording, 6) * copies
         row(label, "bytes/event, trace tables", stored / events, "evemu + gzip -6", gz6 / events, f"{stored / gz6:.2f}×", "≤ 4.0 B/event")
         row(label, "bytes/event, whole file", trace.stat().st_size / events, "", 0, "")
 
-    lines = ["| input | task | forcetrace | yardstick | yardstick value | ratio | target |", "|---|---|---|---|---|---|---|"]
-    for label, task, seconds, yardstick, theirs, ratio, target in rows:
+    lines = ["| input | task | forcetrace | yardstick | yardstick value | ratio | target | CPU s, ours / yardstick |",
+             "|---|---|---|---|---|---|---|---|"]
+    for label, task, seconds, yardstick, theirs, ratio, target, cpu_text in rows:
         theirs_text = f"{theirs:.3f}" if yardstick else ""
-        lines.append(f"| {label} | {task} | {seconds:.3f} | {yardstick} | {theirs_text} | {ratio} | {target} |")
+        lines.append(f"| {label} | {task} | {seconds:.3f} | {yardstick} | {theirs_text} | {ratio} | {target} | {cpu_text} |")
     table = "\n".join(lines)
     note = (f"Medians of {args.repeat} runs, seconds unless marked; whole processes (Python's start-up counts for the "
             f"peers and the h5py read). {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.")
