@@ -112,6 +112,42 @@ final class HDF5Tests: XCTestCase {
         }
     }
 
+    /// A group with a dimension-only scale on rows, shared by a subgroup's
+    /// column and a matrix, and a coordinate scale on the matrix's columns.
+    private func writeScaledGroup(_ root: Group) throws {
+        let group = try root.createGroup("g")
+        try group.createGroup("table").writeArray("a", [Int32](repeating: 1, count: 3))
+        try group.writeMatrix("m", [Float](repeating: 0, count: 6), rows: 3, columns: 2)
+        try group.writeArray("x", [0.0, 0.5])
+        try group.makeCoordinateScale("x")
+        try group.createDimensionScale("row", rows: 3)
+        try group.attachScale("row", to: ["table/a", "m"])
+        try group.attachScale("x", to: ["m"], axis: 1)
+    }
+
+    func testScalesAttachAcrossSubgroupsAndSurviveACopyIntoAnotherFile() throws {
+        let source = try File.create(path("scales.h5"))
+        try writeScaledGroup(try source.root)
+        let expected = [Group.ScaleAttachment(dataset: "m", axis: 0, scale: "row"), Group.ScaleAttachment(dataset: "m", axis: 1, scale: "x"),
+                        Group.ScaleAttachment(dataset: "table/a", axis: 0, scale: "row")]
+        let group = try source.root.openGroup("g")
+        XCTAssertEqual(try group.scaleAttachments(), expected)
+        XCTAssertTrue(try group.isDimensionScale("x"))
+        XCTAssertTrue(try group.isDimensionScale("row"))
+        XCTAssertFalse(try group.isDimensionScale("m"))
+
+        let plain = try File.create(path("plain.h5")), kept = try File.create(path("kept.h5"))
+        try source.root.copy("g", to: try plain.root)
+        try source.root.copyKeepingScales("g", to: try kept.root, as: "h")
+        // HDF5's own copy leaves the references dangling: the scales cannot be followed.
+        XCTAssertThrowsError(try plain.root.openGroup("g").scaleAttachments())
+        let copy = try kept.root.openGroup("h")
+        XCTAssertEqual(try copy.scaleAttachments(), expected)
+        XCTAssertEqual(try copy.readArray("x", of: Double.self), [0.0, 0.5])
+        XCTAssertTrue(try copy.isDimensionScale("x"))
+        for file in [source, plain, kept] { try file.close() }
+    }
+
     func testAttributesRoundTrip() throws {
         let filePath = path("attrs.h5")
         do {

@@ -54,11 +54,21 @@ def test_merge_equals_one_report_in_text_and_json(forcetrace, inputs, tmp_path, 
     assert merged["total"]["contacts"] > 0
 
 
+def resolved(handle, key, value):
+    """A dimension scale's bookkeeping with its object references (file
+    addresses, which differ between files) as the paths they point to."""
+    if key == "DIMENSION_LIST":
+        return [[handle[ref].name for ref in axis] for axis in value]
+    if key == "REFERENCE_LIST":
+        return sorted((handle[ref].name, int(axis)) for ref, axis in value)
+    return value
+
+
 def datasets(path):
     found = {}
     with h5py.File(path, "r") as handle:
         def visit(name, obj):
-            attrs = {k: v for k, v in obj.attrs.items() if k != "created_utc"}
+            attrs = {k: resolved(handle, k, v) for k, v in obj.attrs.items() if k != "created_utc"}
             found[name] = (obj[()] if isinstance(obj, h5py.Dataset) else None, attrs)
         handle.visititems(visit)
         found["/"] = (None, {k: v for k, v in handle.attrs.items() if k != "created_utc"})

@@ -55,10 +55,23 @@ def column(dataset, rows=slice(None)):
     return values
 
 
+NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
+
+
+def is_scale(dataset):
+    """An HDF5 dimension scale (docs/FORMAT.md, "Dimensions")."""
+    return decode(dataset.attrs.get("CLASS", b"")) == "DIMENSION_SCALE"
+
+
+def is_dimension_only(dataset):
+    """A scale that stores no data, only a dimension's name and length; a
+    scale with values (a coordinate, such as the report's `sweep/threshold`) is data."""
+    return is_scale(dataset) and decode(dataset.attrs.get("NAME", b"")).startswith(NOT_A_VARIABLE)
+
+
 def is_column(dataset):
-    """A table column: one-dimensional, not a dimension scale of the table."""
-    return (isinstance(dataset, h5py.Dataset) and dataset.ndim == 1
-            and decode(dataset.attrs.get("CLASS", b"")) != "DIMENSION_SCALE")
+    """A table column: one-dimensional, not a dimension-only scale of the table."""
+    return isinstance(dataset, h5py.Dataset) and dataset.ndim == 1 and not is_dimension_only(dataset)
 
 
 def column_names(group):

@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._h5 import attrs, column, column_names, open_file
+from ._h5 import attr, attrs, column, column_names, is_dimension_only, is_scale, open_file
 
 REPORT_FORMAT = "forcetrace-report"
 CATEGORICAL = ("class", "label")
@@ -76,13 +76,22 @@ class Report:
                   "class": ("contact", np.asarray(classes, dtype=object))}
         return data, coords, names
 
+    def _axis(self, names, dimension, width, computed):
+        """The curve matrices' second coordinate: the file's scale (`fraction`,
+        `t_ms`) when it has one, else `computed` (files saved before the scales)."""
+        saved = self._group(names[0])["coords"].get(dimension) if names else None
+        if saved is not None and len(saved[0]) == width:
+            return (dimension,) + saved
+        return (dimension,) + computed
+
     def curves(self, recording=None):
         """Duration-normalized curves: DataArray (contact, fraction), fraction i/K of the duration."""
         import xarray as xr
 
         data, coords, names = self._matrix("curves", recording)
         k = data.shape[1]
-        coords["fraction"] = ("fraction", np.arange(k) / k, {"long_name": "fraction of the contact's duration"})
+        coords["fraction"] = self._axis(names, "fraction", k, (np.arange(k) / k,
+                                        {"long_name": "fraction of the contact's duration since touch-down, i/K", "units": "1"}))
         return xr.DataArray(data, dims=("contact", "fraction"), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
@@ -92,8 +101,8 @@ class Report:
 
         data, coords, names = self._matrix("aligned_curves", recording)
         step = self._group(names[0])["attrs"].get("aligned_step_s", 0.01) if names else 0.01
-        coords["t_ms"] = ("t_ms", np.arange(data.shape[1]) * step * 1000.0,
-                          {"long_name": "time since touch-down", "units": "ms"})
+        coords["t_ms"] = self._axis(names, "t_ms", data.shape[1], (np.arange(data.shape[1]) * step * 1000.0,
+                                    {"long_name": "time since touch-down", "units": "milliseconds"}))
         return xr.DataArray(data, dims=("contact", "t_ms"), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
@@ -112,6 +121,8 @@ class Report:
         meta = group.get("histograms_attrs", {})
         result = {}
         for name, counts in group["histograms"].items():
+            if name in group.get("histograms_scales", ()):
+                continue  # a bin coordinate (peak_norm_bin, time_bin), not a histogram
             width = meta.get("peak_norm_bin", 0.01) if name == "peak_norm" else meta.get("time_bin_s", 0.01)
             edges = np.round(np.arange(len(counts)) * width, 10)
             result[name] = pd.Series(counts, index=pd.Index(edges, name="bin_start"), name=name)
@@ -121,13 +132,17 @@ class Report:
 def _read_group(group):
     import h5py
 
-    result = {"attrs": attrs(group)}
+    result = {"attrs": attrs(group), "coords": {}}
     for name, obj in group.items():
         if isinstance(obj, h5py.Group):
             result[name] = {key: column(obj[key]) for key in column_names(obj)}
             result[name + "_attrs"] = attrs(obj)
+            result[name + "_scales"] = {key for key in result[name] if is_scale(obj[key])}
         elif obj.ndim == 2:
             result[name] = obj[...]
+        elif obj.ndim == 1 and is_scale(obj) and not is_dimension_only(obj):
+            # A coordinate of the curve matrices (`fraction`, `t_ms`): values and what they are.
+            result["coords"][name] = (obj[...], {key: attr(obj, key) for key in ("long_name", "units") if key in obj.attrs})
     if "contacts" in result:
         for name in CATEGORICAL:
             if name in result["contacts"]:

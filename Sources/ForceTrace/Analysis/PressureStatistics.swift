@@ -119,26 +119,52 @@ public struct PressureStatistics: Equatable, Sendable {
 
     /// Every field, in declaration order.
     public static var fields: [SummaryField] {
-        [
-            SummaryField("recordings", \.recordings), SummaryField("duration_ns", \.durationNs),
-            SummaryField("contacts", \.contacts), SummaryField("contacts_with_pressure", \.contactsWithPressure),
-            SummaryField("still_down", \.stillDown), SummaryField("samples", \.samples), SummaryField("events", \.events),
-            SummaryField("motion_events", \.motionEvents), SummaryField("lane_motion_events", \.laneMotionEvents),
-            SummaryField("stationary", \.stationary), SummaryField("stationary_rise", \.stationaryRise),
-            SummaryField("stationary_deep_presses", \.stationaryDeepPresses), SummaryField("contact_time_ns", \.contactTimeNs),
-            SummaryField("class_counts", \.classCounts), SummaryField("reached_peek", \.reachedPeek),
-            SummaryField("reached_pop", \.reachedPop), SummaryField("peek_recrossings", \.peekRecrossings),
-            SummaryField("pop_recrossings", \.popRecrossings), SummaryField("peak_bins", \.peakBins),
-            SummaryField("labelled_peak_bins", \.labelledPeakBins), SummaryField("confusion", \.confusion),
-            SummaryField("time_to_peak_histogram", \.timeToPeakHistogram), SummaryField("peek_histogram", \.peekHistogram),
-            SummaryField("pop_histogram", \.popHistogram), SummaryField("peek_to_pop_histogram", \.peekToPopHistogram),
-            SummaryField("peak_values", \.peakValues), SummaryField("time_to_peak_values", \.timeToPeakValues),
-            SummaryField("peek_values", \.peekValues), SummaryField("pop_values", \.popValues),
-            SummaryField("peek_to_pop_values", \.peekToPopValues),
-            SummaryField("curve_bands", \.curveBands), SummaryField("aligned_bands", \.alignedBands),
-            SummaryField("multi_contact_frames", \.multiContactFrames), SummaryField("shared_pressure_frames", \.sharedPressureFrames),
-            SummaryField("out_of_range_samples", \.outOfRangeSamples), SummaryField("dropped_markers", \.droppedMarkers),
-            SummaryField("resync_markers", \.resyncMarkers), SummaryField("partial_recordings", \.partialRecordings),
+        let sweep = AnalysisOptions.sweepTolerancesMM
+        let lanes = "per tolerance lane: 0 the configured tolerance, 1-\(sweep.count) the sweep's "
+            + sweep.map { "\($0)" }.joined(separator: ", ") + " mm, the rest unused"
+        let classes = "tap, peek-press, pop-press"
+        let tenMs = "count per 10 ms bin from 0, the last bin 3 s and longer"
+        return [
+            SummaryField("recordings", \.recordings, "recordings"),
+            SummaryField("duration_ns", \.durationNs, units: "nanoseconds", "sum of the recordings' durations"),
+            SummaryField("contacts", \.contacts, "contacts"),
+            SummaryField("contacts_with_pressure", \.contactsWithPressure, "contacts with a pressure axis"),
+            SummaryField("still_down", \.stillDown, "contacts still down at the end of their recording"),
+            SummaryField("samples", \.samples, "sample rows"),
+            SummaryField("events", \.events, "rows of the events table"),
+            SummaryField("motion_events", \.motionEvents, "motion events: sample rows after each contact's down row"),
+            SummaryField("lane_motion_events", \.laneMotionEvents, "motion events where the lane's tolerance applies, \(lanes)"),
+            SummaryField("stationary", \.stationary, "stationary pressure events, \(lanes)"),
+            SummaryField("stationary_rise", \.stationaryRise, "stationary pressure events up to the peak, \(lanes)"),
+            SummaryField("stationary_deep_presses", \.stationaryDeepPresses, "pop-presses within the tolerance, \(lanes)"),
+            SummaryField("contact_time_ns", \.contactTimeNs, units: "nanoseconds", "sum of the contacts' durations"),
+            SummaryField("class_counts", \.classCounts, "contacts per press class: \(classes)"),
+            SummaryField("reached_peek", \.reachedPeek, "contacts that reached peek"),
+            SummaryField("reached_pop", \.reachedPop, "contacts that reached pop"),
+            SummaryField("peek_recrossings", \.peekRecrossings, "peek re-crossings"),
+            SummaryField("pop_recrossings", \.popRecrossings, "pop re-crossings"),
+            SummaryField("peak_bins", \.peakBins, "contacts per signal-peak bin j/100, j = 0...100"),
+            SummaryField("labelled_peak_bins", \.labelledPeakBins, "peak_bins per label class (\(classes)), 3 x 101"),
+            SummaryField("confusion", \.confusion, "labelled contacts, label x class found (\(classes)), row-major 3 x 3"),
+            SummaryField("time_to_peak_histogram", \.timeToPeakHistogram, "time to peak, \(tenMs)"),
+            SummaryField("peek_histogram", \.peekHistogram, "time to peek, \(tenMs)"),
+            SummaryField("pop_histogram", \.popHistogram, "time to pop, \(tenMs)"),
+            SummaryField("peek_to_pop_histogram", \.peekToPopHistogram, "time from peek to pop, \(tenMs)"),
+            SummaryField("peak_values", \.peakValues, "every peak normalized pressure, for exact quantiles"),
+            SummaryField("time_to_peak_values", \.timeToPeakValues, units: "seconds", "every time to peak, for exact quantiles"),
+            SummaryField("peek_values", \.peekValues, units: "seconds", "every time to peek, for exact quantiles"),
+            SummaryField("pop_values", \.popValues, units: "seconds", "every time to pop, for exact quantiles"),
+            SummaryField("peek_to_pop_values", \.peekToPopValues, units: "seconds", "every time from peek to pop, for exact quantiles"),
+            SummaryField("curve_bands", \.curveBands,
+                         "duration-normalized curve bands: points, counts, fixed-point sums, 0.01 histograms (docs/ANALYSIS.md)"),
+            SummaryField("aligned_bands", \.alignedBands,
+                         "touch-down-aligned curve bands: points, counts, fixed-point sums, 0.01 histograms (docs/ANALYSIS.md)"),
+            SummaryField("multi_contact_frames", \.multiContactFrames, "frames with two or more contacts down"),
+            SummaryField("shared_pressure_frames", \.sharedPressureFrames, "multi-contact frames in which every contact holds one pressure"),
+            SummaryField("out_of_range_samples", \.outOfRangeSamples, "sample rows outside the axis range"),
+            SummaryField("dropped_markers", \.droppedMarkers, "SYN_DROPPED markers"),
+            SummaryField("resync_markers", \.resyncMarkers, "resync markers"),
+            SummaryField("partial_recordings", \.partialRecordings, "recordings salvaged up to their last complete frame"),
         ]
     }
 

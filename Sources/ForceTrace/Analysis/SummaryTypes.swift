@@ -253,13 +253,18 @@ public struct CurveBands: SummaryState {
 public struct SummaryField: @unchecked Sendable {
     /// snake_case of the property name; the dataset name in `--save`'s `state` group.
     public let name: String
+    /// The `units` and `long_name` attributes of that dataset (udunits spelling, "1" for counts).
+    public let units: String
+    public let longName: String
     public let merge: (inout PressureStatistics, PressureStatistics) -> Void
     public let stored: (PressureStatistics) -> StoredArray
     /// False when the array does not fit the field.
     public let restore: (inout PressureStatistics, StoredArray) -> Bool
 
-    init<T: SummaryState>(_ name: String, _ path: WritableKeyPath<PressureStatistics, T>) {
+    init<T: SummaryState>(_ name: String, _ path: WritableKeyPath<PressureStatistics, T>, units: String = "1", _ longName: String) {
         self.name = name
+        self.units = units
+        self.longName = longName
         merge = { sum, other in sum[keyPath: path] = sum[keyPath: path] + other[keyPath: path] }
         stored = { $0[keyPath: path].stored }
         restore = { statistics, array in

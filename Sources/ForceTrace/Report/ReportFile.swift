@@ -51,36 +51,55 @@ public enum ReportFile {
             throw ForceTraceError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
         }
         try group.writeMatrix("curves", analysis.curves, rows: count, columns: options.curvePoints)
+        try group.describe("curves", units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
         try group.writeMatrix("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
+        try group.describe("aligned_curves", units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
         try group.setAttribute("aligned_step_s", .double(Double(options.alignedStepNs) / 1e9))
+        try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
+                                  units: "1", "fraction of the contact's duration since touch-down, i/K")
+        try group.writeCoordinate(Dimension.alignedTime, (0..<options.alignedPoints).map { Double(Int64($0) * options.alignedStepNs) / 1e6 },
+                                  units: "milliseconds", "time since touch-down")
+        try group.attachScale(Dimension.fraction, to: ["curves"], axis: 1)
+        try group.attachScale(Dimension.alignedTime, to: ["aligned_curves"], axis: 1)
 
         let contacts = try group.createGroup("contacts")
         let list = analysis.contacts
         func seconds(_ ns: Int64?) -> Double { ns.map { Double($0) / 1e9 } ?? .nan }
-        try contacts.writeArray("id", list.map(\.id))
-        try contacts.writeArray("slot", list.map(\.slot))
-        try contacts.writeArray("tracking_id", list.map(\.trackingID))
-        try contacts.writeArray("t_down_s", list.map { Double($0.tDownNs) / 1e9 })
-        try contacts.writeArray("t_up_s", list.map { $0.stillDown ? .nan : Double($0.tUpNs) / 1e9 })
-        try contacts.writeArray("duration_s", list.map { Double($0.durationNs) / 1e9 })
-        try contacts.writeArray("samples", list.map(\.samples))
-        try contacts.writeArray("peak_pressure", list.map(\.peakRaw))
-        try contacts.writeArray("peak_norm", list.map { $0.peakNorm ?? .nan })
-        try contacts.writeArray("peak_force", list.map { $0.peakForce ?? .nan })
-        try contacts.writeArray("time_to_peak_s", list.map { seconds($0.timeToPeakNs) })
-        try contacts.writeArray("t_peek_s", list.map { seconds($0.tPeekNs) })
-        try contacts.writeArray("t_pop_s", list.map { seconds($0.tPopNs) })
-        try contacts.writeArray("peek_to_pop_s", list.map { seconds($0.peekToPopNs) })
-        try contacts.writeArray("peek_crossings", list.map { Int32($0.peekCrossings) })
-        try contacts.writeArray("pop_crossings", list.map { Int32($0.popCrossings) })
-        try contacts.writeArray("displacement_units", list.map(\.displacementUnits))
-        try contacts.writeArray("displacement_mm", list.map { $0.displacementMM ?? .nan })
-        try contacts.writeArray("motion_events", list.map(\.motionEvents))
-        try contacts.writeArray("stationary_pressure_events", list.map { $0.stationary[0] })
-        try contacts.writeArray("stationary_rise", list.map { $0.stationaryRise[0] })
-        try contacts.writeArray("inflation", list.map { stored($0.inflation()) })
+        let s = "seconds", device = "device units"
+        try contacts.write("id", list.map(\.id), units: "1", "contact id, its row in the trace's contacts table")
+        try contacts.write("slot", list.map(\.slot), units: "1", "multitouch slot, -1 without slots")
+        try contacts.write("tracking_id", list.map(\.trackingID), units: "1", "ABS_MT_TRACKING_ID, -1 without slots")
+        try contacts.write("t_down_s", list.map { Double($0.tDownNs) / 1e9 }, units: s, "touch-down since the recording's first event")
+        try contacts.write("t_up_s", list.map { $0.stillDown ? .nan : Double($0.tUpNs) / 1e9 }, units: s,
+                           "lift-off since the recording's first event, NaN when still down")
+        try contacts.write("duration_s", list.map { Double($0.durationNs) / 1e9 }, units: s, "lift-off minus touch-down")
+        try contacts.write("samples", list.map(\.samples), units: "1", "its sample rows")
+        try contacts.write("peak_pressure", list.map(\.peakRaw), units: device, "largest raw pressure")
+        try contacts.write("peak_norm", list.map { $0.peakNorm ?? .nan }, units: "1", "largest normalized pressure")
+        try contacts.write("peak_force", list.map { $0.peakForce ?? .nan }, units: "1",
+                           "peak in UIKit force units (1 an average touch, maximum_possible_force at full scale)")
+        try contacts.write("time_to_peak_s", list.map { seconds($0.timeToPeakNs) }, units: s, "from touch-down to the first sample at the peak")
+        try contacts.write("t_peek_s", list.map { seconds($0.tPeekNs) }, units: s, "from touch-down to the first peek crossing, NaN without")
+        try contacts.write("t_pop_s", list.map { seconds($0.tPopNs) }, units: s, "from touch-down to the first pop crossing, NaN without")
+        try contacts.write("peek_to_pop_s", list.map { seconds($0.peekToPopNs) }, units: s, "from the peek crossing to the pop crossing")
+        try contacts.write("peek_crossings", list.map { Int32($0.peekCrossings) }, units: "1", "crossings of peek")
+        try contacts.write("pop_crossings", list.map { Int32($0.popCrossings) }, units: "1", "crossings of pop")
+        try contacts.write("displacement_units", list.map(\.displacementUnits), units: device,
+                           "largest distance from the touch-down position, max of x and y")
+        try contacts.write("displacement_mm", list.map { $0.displacementMM ?? .nan }, units: "mm",
+                           "largest distance from the touch-down position, NaN without both resolutions")
+        try contacts.write("motion_events", list.map(\.motionEvents), units: "1", "sample rows after the down row")
+        try contacts.write("stationary_pressure_events", list.map { $0.stationary[0] }, units: "1",
+                           "motion events that changed only pressure, within the tolerance")
+        try contacts.write("stationary_rise", list.map { $0.stationaryRise[0] }, units: "1", "stationary pressure events up to the peak")
+        try contacts.write("inflation", list.map { stored($0.inflation()) }, units: "1",
+                           "motion / (motion - stationary) events; inf when unbounded, NaN when undefined")
         try contacts.writeStrings("class", list.map { $0.pressClass?.rawValue ?? "no-pressure" })
+        try contacts.describe("class", units: "", "press class: tap, peek-press, pop-press or no-pressure")
         try contacts.writeStrings("label", list.map { $0.label?.rawValue ?? "" })
+        try contacts.describe("label", units: "", "ground-truth class from the trace's labels, empty without")
+        try group.createDimensionScale(Dimension.contact, rows: count)
+        try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "contacts/\($0)" } + ["curves", "aligned_curves"])
         try writeStatistics(analysis.statistics, to: group)
     }
 
@@ -93,6 +112,20 @@ public enum ReportFile {
         }
     }
 
+    /// The dimension names that are not datasets' own names (docs/ANALYSIS.md, "The --save file").
+    enum Dimension {
+        /// A recording's contacts: the rows of `contacts/*` and of both curve matrices.
+        static let contact = "contact"
+        /// The columns of `curves` and of `aligned_curves`, coordinates with values.
+        static let fraction = "fraction"
+        static let alignedTime = "t_ms"
+        /// The bins of the histograms, coordinates with their lower edges.
+        static let peakBin = "peak_norm_bin"
+        static let timeBin = "time_bin"
+        /// The elements of one `state` field.
+        static func element(of field: String) -> String { "\(field)_element" }
+    }
+
     static func writeStatistics(_ statistics: PressureStatistics, to group: Group) throws {
         try group.setAttribute("contacts", .int(statistics.contacts))
         try group.setAttribute("motion_events", .int(statistics.motionEvents))
@@ -103,21 +136,35 @@ public enum ReportFile {
         try group.setAttribute("shared_pressure", .int(statistics.sharesPressure ? 1 : 0))
 
         let sweep = try group.createGroup("sweep")
-        try sweep.writeArray("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold))
-        try sweep.writeArray("reached", statistics.peakBins.reached)
-        try sweep.writeArray("fraction", statistics.sweep)
+        try sweep.writeCoordinate("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
+                                  "threshold, normalized pressure j/100")
+        try sweep.write("reached", statistics.peakBins.reached, units: "1", "contacts whose signal peak reaches the threshold")
+        try sweep.write("fraction", statistics.sweep, units: "1", "fraction of the contacts with pressure that reach the threshold")
+        try sweep.attachScale("threshold", to: ["reached", "fraction"])
 
         let inflation = try group.createGroup("inflation_sweep")
         let lanes = statistics.inflationSweep
-        try inflation.writeArray("tolerance_mm", lanes.map(\.toleranceMM))
-        try inflation.writeArray("motion_events", lanes.map(\.motionEvents))
-        try inflation.writeArray("stationary_pressure_events", lanes.map { $0.stationary ?? -1 })
-        try inflation.writeArray("inflation", lanes.map { stored($0.inflation) })
-        try inflation.writeArray("stationary_deep_presses", lanes.map(\.stationaryDeepPresses))
+        try inflation.writeCoordinate("tolerance_mm", lanes.map(\.toleranceMM), units: "mm", "the lane's tolerance in x and in y")
+        try inflation.write("motion_events", lanes.map(\.motionEvents), units: "1", "motion events of the recordings where the lane applies")
+        try inflation.write("stationary_pressure_events", lanes.map { $0.stationary ?? -1 }, units: "1",
+                            "motion events that changed only pressure within the tolerance, -1 where the lane does not apply")
+        try inflation.write("inflation", lanes.map { stored($0.inflation) }, units: "1",
+                            "motion / (motion - stationary) events; inf when unbounded, NaN when undefined or not applicable")
+        try inflation.write("stationary_deep_presses", lanes.map(\.stationaryDeepPresses), units: "1",
+                            "pop-presses whose displacement stays within the tolerance")
+        try inflation.attachScale("tolerance_mm", to: ["motion_events", "stationary_pressure_events", "inflation", "stationary_deep_presses"])
 
         let histograms = try group.createGroup("histograms")
-        try histograms.writeArray("peak_norm", statistics.peakBins.counts)
-        for (name, histogram) in statistics.timeHistograms { try histograms.writeArray(name, histogram.counts) }
+        try histograms.writeCoordinate(Dimension.peakBin, (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
+                                       "lower edge of the bin of normalized pressure; the last holds 1 and above")
+        try histograms.write("peak_norm", statistics.peakBins.counts, units: "1", "contacts per bin of their signal peak")
+        try histograms.writeCoordinate(Dimension.timeBin, (0...TimeHistogram.bins).map { Double(Int64($0) * TimeHistogram.binNs) / 1e9 },
+                                       units: "seconds", "lower edge of the time bin; the last holds every longer time")
+        for (name, histogram) in statistics.timeHistograms {
+            try histograms.write(name, histogram.counts, units: "1", "contacts per 10 ms bin of \(name), the time from touch-down (peek for peek_to_pop)")
+        }
+        try histograms.attachScale(Dimension.peakBin, to: ["peak_norm"])
+        try histograms.attachScale(Dimension.timeBin, to: statistics.timeHistograms.map(\.name))
         try histograms.setAttribute("peak_norm_bin", .double(1 / Double(ThresholdBins.steps)))
         try histograms.setAttribute("time_bin_s", .double(Double(TimeHistogram.binNs) / 1e9))
 
@@ -126,9 +173,13 @@ public enum ReportFile {
         try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
         for field in PressureStatistics.fields {
             switch field.stored(statistics) {
-            case .integers(let values): try state.writeArray(field.name, values)
-            case .doubles(let values): try state.writeArray(field.name, values)
+            case .integers(let values): try state.write(field.name, values, units: field.units, field.longName)
+            case .doubles(let values): try state.write(field.name, values, units: field.units, field.longName)
             }
+            // Each field its own dimension: their lengths are unrelated.
+            let dimension = Dimension.element(of: field.name)
+            try state.createDimensionScale(dimension, rows: try state.storage(of: field.name).rows)
+            try state.attachScale(dimension, to: [field.name])
         }
     }
 
@@ -151,5 +202,25 @@ public enum ReportFile {
             }
         }
         return statistics
+    }
+}
+
+/// Writes of the `--save` file's datasets with the `units` and `long_name`
+/// attributes that make it self-describing, as the trace file's columns have.
+extension Group {
+    fileprivate func write<Element: HDF5Scalar>(_ name: String, _ values: [Element], units: String, _ longName: String) throws {
+        try writeArray(name, values)
+        try describe(name, units: units, longName)
+    }
+
+    /// A dimension whose points have values: a coordinate variable for netCDF readers.
+    fileprivate func writeCoordinate(_ name: String, _ values: [Double], units: String, _ longName: String) throws {
+        try write(name, values, units: units, longName)
+        try makeCoordinateScale(name)
+    }
+
+    fileprivate func describe(_ name: String, units: String, _ longName: String) throws {
+        try setAttribute("units", .string(units), onMember: name)
+        try setAttribute("long_name", .string(longName), onMember: name)
     }
 }

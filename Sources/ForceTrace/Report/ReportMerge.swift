@@ -217,7 +217,7 @@ public enum ReportMerge {
         for saved in merged.recordings {
             let source = try open(saved.part)
             let name = groupName(saved.analysis.name, used: &used)
-            try source.root.openGroup("recordings").copy(saved.group, to: recordings, as: name)
+            try source.root.openGroup("recordings").copyKeepingScales(saved.group, to: recordings, as: name)
             try source.close()
             try recordings.openGroup(name).setAttribute("report_index", .int(Int64(index)))
             index += 1
