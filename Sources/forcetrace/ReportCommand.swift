@@ -153,7 +153,7 @@ struct ReportCommand: Subcommand {
             }
         }
         if json {
-            FileHandle.standardOutput.write(Data(report.jsonBytes()))
+            Self.writeStandardOutput(report.jsonBytes())
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
@@ -171,6 +171,18 @@ struct ReportCommand: Subcommand {
             let reader = try TraceReader(path: file)
             for name in reader.recordingNames {
                 if let warning = try reader.recording(name).unobfuscatedKeysWarning() { printError("warning: \(file): \(name): \(warning)") }
+            }
+        }
+    }
+
+    /// Writes all of `bytes` to standard output; stops quietly when the reader
+    /// has gone (EPIPE, as `| head`), where FileHandle.write would trap.
+    static func writeStandardOutput(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return }
             }
         }
     }

@@ -138,6 +138,38 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(sum.stationary[0], 3)
     }
 
+    /// The byte-buffer writer lays JSON out exactly as JSONText does
+    /// (indentation of objects inside arrays, flat number arrays, escapes).
+    func testJSONWriterMatchesJSONTextLayout() {
+        var out = JSONWriter(capacity: 16)
+        out.beginObject()
+        out.key("a"); out.beginArray(flat: false)
+        out.beginObject(); out.key("b"); out.integers([1, -20, 300]); out.key("c"); out.null(); out.endObject()
+        out.integers([Int64.min, 0]); out.doubles([0.1, 1e-05, 2.0, .nan])
+        out.endArray()
+        out.key("d"); out.beginObject(); out.endObject()
+        out.key("e"); out.string("quote \" tab \t é \u{1}"); out.key("f"); out.bool(true); out.key("g"); out.seconds(1_500_000_000)
+        out.endObject()
+        let expected: [String: Any] = [
+            "a": [["b": [1, -20, 300], "c": NSNull()] as [String: Any], [Int64.min, Int64(0)], [0.1, 1e-05, 2.0, Double.nan]] as [Any],
+            "d": [String: Any](), "e": "quote \" tab \t é \u{1}", "f": true, "g": 1.5,
+        ]
+        XCTAssertEqual(String(decoding: out.finish(), as: UTF8.self), JSONText.encode(expected))
+    }
+
+    /// Seconds written from nanoseconds parse to exactly Double(ns) / 1e9.
+    func testSecondsAreExact() throws {
+        let values: [Int64] = [0, 1, 10, 999_999_999, 1_000_000_000, 1_500_000_000, 123_456_789_012, -2_000_000_001, 7_000_000_000_000_000]
+        var out = JSONWriter()
+        out.beginArray(flat: true)
+        for value in values { out.seconds(value) }
+        out.endArray()
+        let text = String(decoding: out.finish(), as: UTF8.self)
+        let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Double])
+        XCTAssertEqual(parsed, values.map { Double($0) / 1e9 }, text)
+        XCTAssertTrue(text.hasPrefix("[0.0, 0.000000001, 0.00000001, 0.999999999, 1.0, 1.5, 123.456789012, -2.000000001"), text)
+    }
+
     static func summaryJSON(_ report: PressureReport, _ statistics: PressureStatistics) -> [UInt8] {
         var out = JSONWriter()
         report.writeSummary(statistics, to: &out)

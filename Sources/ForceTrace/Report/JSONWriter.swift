@@ -3,7 +3,7 @@
 /// allocation per value: `report --json` writes millions of numbers.
 /// Callers write keys in byte order; debug builds check that they do.
 struct JSONWriter: TextOutputStream {
-    private(set) var bytes: [UInt8] = []
+    private var bytes: ByteBuffer
     private struct Level {
         var isObject: Bool
         var isFlat: Bool
@@ -12,7 +12,7 @@ struct JSONWriter: TextOutputStream {
     }
     private var levels: [Level] = []
 
-    init(capacity: Int = 1 << 16) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 1 << 16) { bytes = ByteBuffer(capacity: capacity) }
 
     // MARK: - Containers
 
@@ -53,7 +53,7 @@ struct JSONWriter: TextOutputStream {
         newline(depth)
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: " ")])
+        bytes.append(UInt8(ascii: "\"")); bytes.append(UInt8(ascii: ":")); bytes.append(UInt8(ascii: " "))
     }
 
     // MARK: - Values
@@ -76,8 +76,14 @@ struct JSONWriter: TextOutputStream {
         if let value { double(value) } else { null() }
     }
 
+    /// `ns / 1e9` as an exact decimal: it parses to the same double as
+    /// `Double(ns) / 1e9` (both are the correctly rounded quotient), without
+    /// a float-to-text conversion.
     mutating func seconds(_ ns: Int64?) {
-        if let ns { double(Double(ns) / 1e9) } else { null() }
+        guard let ns else { null(); return }
+        guard ns.magnitude < 1 << 53 else { double(Double(ns) / 1e9); return }
+        beforeValue()
+        bytes.seconds(ns)
     }
 
     mutating func string(_ value: String) {
@@ -85,7 +91,8 @@ struct JSONWriter: TextOutputStream {
         bytes.append(UInt8(ascii: "\""))
         var utf8 = value.utf8
         if utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: utf8)
+            var copy = value
+            copy.withUTF8 { bytes.append(contentsOf: $0) }
         } else {
             for scalar in value.unicodeScalars {
                 switch scalar {
@@ -100,7 +107,7 @@ struct JSONWriter: TextOutputStream {
                     bytes.append(hex[Int(control.value >> 4)]); bytes.append(hex[Int(control.value & 15)])
                 default:
                     utf8 = String(scalar).utf8
-                    bytes.append(contentsOf: utf8)
+                    bytes.append(contentsOf: Array(utf8))
                 }
             }
         }
@@ -130,12 +137,12 @@ struct JSONWriter: TextOutputStream {
     mutating func finish() -> [UInt8] {
         precondition(levels.isEmpty, "unclosed JSON container")
         bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        return bytes.array
     }
 
     // MARK: - TextOutputStream, for Double.write(to:)
 
-    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+    mutating func write(_ string: String) { var copy = string; copy.withUTF8 { bytes.append(contentsOf: $0) } }
     mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 
     // MARK: - Layout
@@ -147,12 +154,11 @@ struct JSONWriter: TextOutputStream {
             if levels[depth].isFlat { bytes.append(UInt8(ascii: " ")) }
         }
         levels[depth].count += 1
-        if !levels[depth].isFlat { newline(depth) }
+        if !levels[depth].isFlat { newline(levels.count) }
     }
 
     private mutating func newline(_ depth: Int) {
-        bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<(2 * depth) { bytes.append(UInt8(ascii: " ")) }
+        bytes.newline(indent: 2 * depth)
     }
 
     private mutating func append(_ text: StaticString) {
@@ -160,21 +166,99 @@ struct JSONWriter: TextOutputStream {
     }
 
     private mutating func writeInteger(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of scratch, no allocation
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            repeat {
-                scratch[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes.append(contentsOf: scratch[(24 - count)...])
-        }
+        bytes.integer(value)
     }
 
     private static func precedes(_ lhs: StaticString, _ rhs: StaticString) -> Bool {
         lhs.withUTF8Buffer { left in rhs.withUTF8Buffer { right in left.lexicographicallyPrecedes(right) } }
     }
+}
+
+/// A growable byte buffer without Array's per-append checks.
+final class ByteBuffer {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(64, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    private func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        var newCapacity = capacity * 2
+        while newCapacity < count + extra { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) {
+        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
+        reserve(buffer.count)
+        (base + count).update(from: source, count: buffer.count)
+        count += buffer.count
+    }
+
+    func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
+    func newline(indent: Int) {
+        reserve(1 + indent)
+        base[count] = UInt8(ascii: "\n")
+        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indent)
+        count += 1 + indent
+    }
+
+    func integer(_ value: Int64) {
+        reserve(20)
+        if value < 0 { base[count] = UInt8(ascii: "-"); count += 1 }
+        var magnitude = value.magnitude
+        var digits = 0
+        var probe = magnitude
+        repeat { digits += 1; probe /= 10 } while probe > 0
+        var position = count + digits - 1
+        repeat {
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            position -= 1
+        } while magnitude > 0
+        count += digits
+    }
+
+    func seconds(_ ns: Int64) {
+        if ns < 0 { append(UInt8(ascii: "-")) }
+        let magnitude = ns.magnitude
+        integer(Int64(magnitude / 1_000_000_000))
+        var fraction = magnitude % 1_000_000_000
+        reserve(10)
+        base[count] = UInt8(ascii: "."); count += 1
+        if fraction == 0 { base[count] = UInt8(ascii: "0"); count += 1; return }
+        var digits = 9
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        var position = count + digits - 1
+        for _ in 0..<digits {
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
+            fraction /= 10
+            position -= 1
+        }
+        count += digits
+    }
+
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
