@@ -153,7 +153,8 @@ struct ReportCommand: Subcommand {
             }
         }
         if json {
-            Self.writeStandardOutput(report.jsonBytes())
+            let output = StandardOutput()
+            report.writeJSON { output.write($0) }
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
             if let save { print("\nsaved curves, contacts, histograms and sweeps to \(save)") }
@@ -171,18 +172,6 @@ struct ReportCommand: Subcommand {
             let reader = try TraceReader(path: file)
             for name in reader.recordingNames {
                 if let warning = try reader.recording(name).unobfuscatedKeysWarning() { printError("warning: \(file): \(name): \(warning)") }
-            }
-        }
-    }
-
-    /// Writes all of `bytes` to standard output; stops quietly when the reader
-    /// has gone (EPIPE, as `| head`), where FileHandle.write would trap.
-    static func writeStandardOutput(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return }
             }
         }
     }
@@ -208,6 +197,21 @@ struct ReportCommand: Subcommand {
             }
         }
         return try state.results.map { try $0!.get() }
+    }
+}
+
+/// Standard output through write(2); goes quiet once the reader has gone
+/// (EPIPE, as under `| head`), where FileHandle.write would trap.
+private final class StandardOutput {
+    private var closed = false
+
+    func write(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard !closed, let start = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(STDOUT_FILENO, start + offset, buffer.count - offset)
+            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { closed = true; return }
+        }
     }
 }
 

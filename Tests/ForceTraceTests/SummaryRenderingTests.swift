@@ -157,6 +157,17 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(String(decoding: out.finish(), as: UTF8.self), JSONText.encode(expected))
     }
 
+    /// The streamed document (a megabyte at a time) equals the one built whole.
+    func testStreamedJSONEqualsTheWholeDocument() throws {
+        var simulation = SimulationOptions()
+        simulation.presses = 3000
+        let report = Self.report(try F.analyze(Simulator.run(simulation).recording))
+        var streamed: [UInt8] = [], pieces = 0
+        report.writeJSON { streamed.append(contentsOf: $0); pieces += 1 }
+        XCTAssertGreaterThan(pieces, 1, "more than a megabyte: written in pieces")
+        XCTAssertEqual(streamed, report.jsonBytes())
+    }
+
     /// Seconds written from nanoseconds parse to exactly Double(ns) / 1e9.
     func testSecondsAreExact() throws {
         let values: [Int64] = [0, 1, 10, 999_999_999, 1_000_000_000, 1_500_000_000, 123_456_789_012, -2_000_000_001, 7_000_000_000_000_000]

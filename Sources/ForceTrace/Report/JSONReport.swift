@@ -7,7 +7,20 @@ extension PressureReport {
 
     public func jsonBytes() -> [UInt8] {
         let contactCount = recordings.reduce(0) { $0 + $1.contacts.count }
-        var out = JSONWriter(capacity: 65_536 + 1_100 * contactCount)
+        var out = JSONWriter(capacity: 65_536 + 1_200 * contactCount)
+        writeDocument(to: &out)
+        return out.finish()
+    }
+
+    /// Writes the document to `sink` in pieces of about a megabyte, so memory
+    /// does not grow with the number of contacts.
+    public func writeJSON(to sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+        var out = JSONWriter(sink: sink)
+        writeDocument(to: &out)
+        _ = out.finish()
+    }
+
+    func writeDocument(to out: inout JSONWriter) {
         out.beginObject()
         out.key("files")
         out.beginArray(flat: false)
@@ -26,7 +39,6 @@ extension PressureReport {
         out.key("tool_version"); out.string(toolVersion)
         out.key("total"); writeSummary(total, to: &out)
         out.endObject()
-        return out.finish()
     }
 
     func writeThresholds(to out: inout JSONWriter) {

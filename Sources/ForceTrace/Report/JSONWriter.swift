@@ -14,6 +14,12 @@ struct JSONWriter: TextOutputStream {
 
     init(capacity: Int = 1 << 16) { bytes = ByteBuffer(capacity: capacity) }
 
+    /// Hands the text to `sink` a megabyte at a time instead of holding it all.
+    init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes = ByteBuffer(capacity: 1 << 21)
+        bytes.sink = sink
+    }
+
     // MARK: - Containers
 
     mutating func beginObject() {
@@ -26,6 +32,7 @@ struct JSONWriter: TextOutputStream {
         let level = levels.removeLast()
         if level.count > 0 { newline(levels.count) }
         bytes.append(UInt8(ascii: "}"))
+        bytes.drainIfFull()
     }
 
     /// `flat`: every element is a number, string, bool or null (one line).
@@ -137,6 +144,7 @@ struct JSONWriter: TextOutputStream {
     mutating func finish() -> [UInt8] {
         precondition(levels.isEmpty, "unclosed JSON container")
         bytes.append(UInt8(ascii: "\n"))
+        bytes.drain()
         return bytes.array
     }
 
@@ -179,6 +187,18 @@ final class ByteBuffer {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// Where full buffers go; nil keeps everything.
+    var sink: ((UnsafeBufferPointer<UInt8>) -> Void)?
+
+    func drainIfFull() {
+        if sink != nil && count >= 1 << 20 { drain() }
+    }
+
+    func drain() {
+        guard let sink, count > 0 else { return }
+        sink(UnsafeBufferPointer(start: base, count: count))
+        count = 0
+    }
 
     init(capacity: Int) {
         self.capacity = max(64, capacity)
