@@ -61,6 +61,9 @@ class Device:
     pressure_axis: object  # the axis name, or None without per-contact pressure
     axes: pd.DataFrame = field(repr=False)
     capabilities: pd.DataFrame = field(repr=False)
+    # The machine, when the source named it (docs/FORMAT.md, `kernel` and `dmi`).
+    kernel: object = None
+    dmi: object = None
 
     def axis(self, name):
         """The `axes` row of an axis (`ABS_MT_PRESSURE`), or None."""
@@ -165,7 +168,9 @@ class Recording:
                 contact_protocol=self.attrs.get("contact_protocol", ""),
                 pressure_axis=codes.code_name(3, pressure) if pressure >= 0 else None,
                 axes=self._axes_frame(),
-                capabilities=caps)
+                capabilities=caps,
+                kernel=self.attrs.get("kernel"),
+                dmi=self.attrs.get("dmi"))
         return self._device
 
     # Analysis-ready tables -------------------------------------------------

@@ -42,6 +42,18 @@ public enum ContactProtocol: String, Sendable {
 
 /// What a device is: identity, capabilities and absinfo. Everything an
 /// evemu header or `libinput record`'s device section carries.
+/// The machine a recording was made on, as its source states it: evemu's
+/// `# Kernel:` and `# DMI:` header comments, libinput record's `system:`
+/// block. Kept as the recording attributes `kernel` and `dmi` (docs/FORMAT.md);
+/// libinput's quirks match on the DMI modalias.
+public struct SystemInfo: Equatable, Sendable {
+    /// The kernel release, such as "4.14.0-rc7+".
+    public var kernel: String?
+    /// The DMI modalias, "dmi:bvn…:svn…:pn…:".
+    public var dmi: String?
+    public init(kernel: String? = nil, dmi: String? = nil) { self.kernel = kernel; self.dmi = dmi }
+}
+
 public struct DeviceDescription: Equatable, Sendable {
     public var name: String
     public var bus: UInt16 = 0
@@ -58,6 +70,9 @@ public struct DeviceDescription: Equatable, Sendable {
     /// Initial LED and switch states (evemu `L:` and `S:` lines), as (code, value).
     public var ledStates: [(UInt16, Int32)] = []
     public var switchStates: [(UInt16, Int32)] = []
+    /// What the source said about the machine (not compared by `==`, which
+    /// is about the device: raw input_event streams cannot carry it).
+    public var system = SystemInfo()
 
     public init(name: String) { self.name = name }
 

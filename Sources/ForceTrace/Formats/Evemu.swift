@@ -16,6 +16,8 @@ public enum Evemu {
         var axes: [AxisInfo] = []
         var leds: [(UInt16, Int32)] = []
         var switches: [(UInt16, Int32)] = []
+        /// `# Kernel:` and `# DMI:` comments, as evemu-record writes them.
+        var system = SystemInfo()
         /// `# forcetrace-label:` comments.
         var groundTruth = GroundTruth()
 
@@ -155,6 +157,8 @@ public enum Evemu {
             if first == UInt8(ascii: "#") {
                 let comment = String(decoding: line, as: UTF8.self)
                 if comment.hasPrefix("# EVEMU ") { header.version = String(comment.dropFirst(8)).trimmingCharacters(in: .whitespaces) }
+                if comment.hasPrefix(Evemu.kernelPrefix) { header.system.kernel = String(comment.dropFirst(Evemu.kernelPrefix.count)) }
+                if comment.hasPrefix(Evemu.dmiPrefix) { header.system.dmi = String(comment.dropFirst(Evemu.dmiPrefix.count)) }
                 if comment.hasPrefix(GroundTruth.evemuPrefix),
                    let problem = header.groundTruth.parseEvemuComment(comment.dropFirst(GroundTruth.evemuPrefix.count)) {
                     throw fail(problem)
@@ -254,6 +258,7 @@ public enum Evemu {
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {
         var device = DeviceDescription(name: header.name ?? "")
+        device.system = header.system
         if header.name == nil {
             throw InputError(file: file, "the device description has no 'N:' (name) line")
         }
@@ -297,10 +302,16 @@ public enum Evemu {
         output.write(String(decoding: bytes.memory, as: UTF8.self))
     }
 
+    static let kernelPrefix = "# Kernel: "
+    static let dmiPrefix = "# DMI: "
+
     /// The device header: comments, then N:, I:, P:, B:, A:, L:, S: lines.
     static func header(_ device: DeviceDescription, groundTruth: GroundTruth, comment: String?) -> String {
         var output = ""
         output.write("# EVEMU 1.3\n")
+        // Where evemu-record puts them; read back as the device's system.
+        if let kernel = device.system.kernel { output.write("\(kernelPrefix)\(kernel)\n") }
+        if let dmi = device.system.dmi { output.write("\(dmiPrefix)\(dmi)\n") }
         output.write("# Input device name: \"\(device.name)\"\n")
         output.write(String(format: "# Input device ID: bus %#04x vendor %#04x product %#04x version %#04x\n",
                             device.bus, device.vendor, device.product, device.version))

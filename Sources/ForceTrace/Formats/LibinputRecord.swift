@@ -75,6 +75,7 @@ public enum LibinputRecord {
         let builder: RecordingBuilder
         var version: Int64?
         var declaredDevices: Int64?
+        var system = SystemInfo()
         var devicesFinished = 0
         // The device being parsed.
         var deviceIndex = 0
@@ -115,6 +116,8 @@ public enum LibinputRecord {
                     version = value
                 case "ndevices":
                     declaredDevices = try integer("ndevices", in: 0...1_000_000)
+                case "system":
+                    try parseSystem()
                 case "devices":
                     guard version != nil else {
                         throw fail(keyEvent, "'devices' before 'version': expected 'version: 1' first, as libinput writes it")
@@ -282,6 +285,7 @@ public enum LibinputRecord {
             }
             device.ledStates = extensionKey.ledStates
             device.switchStates = extensionKey.switchStates
+            device.system = system
             let several = declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0
             builder.startRecording(device: device,
                                    nameSuffix: several ? node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)" : nil,
@@ -361,6 +365,24 @@ public enum LibinputRecord {
                 throw InputError(file: file, location: .line(start.line), error.message)
             }
             return device
+        }
+
+        /// `system: {kernel, dmi, ...}`; the other keys (os) are not kept.
+        func parseSystem() throws {
+            let start = try reader.next()
+            guard start.kind == .mappingStart else {
+                try skipRest(of: start)
+                return
+            }
+            try forEachKey { key, _ in
+                switch key {
+                case "kernel":
+                    let kernel = try string("system kernel")
+                    system.kernel = kernel == "unknown" ? nil : kernel  // what forcetrace writes when it does not know
+                case "dmi": system.dmi = try string("system dmi")
+                default: try reader.skipValue()
+                }
+            }
         }
 
         func parseExtension() throws {
@@ -514,12 +536,15 @@ public enum LibinputRecord {
         output.write(String(decoding: bytes.memory, as: UTF8.self))
     }
 
-    static func fileHeader(count: Int, comment: String?) -> String {
+    /// `system`: the first recording's (one block per file, as libinput writes it).
+    static func fileHeader(count: Int, comment: String?, system: SystemInfo) -> String {
         var output = "# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n"
         if let comment {
             for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
         }
-        output.write("version: 1\nndevices: \(count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \"unknown\"\ndevices:\n")
+        output.write("version: 1\nndevices: \(count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \(quoted(system.kernel ?? "unknown"))\n")
+        if let dmi = system.dmi { output.write("  dmi: \(quoted(dmi))\n") }
+        output.write("devices:\n")
         return output
     }
 
@@ -640,8 +665,7 @@ public struct LibinputCodec: RecordingCodec {
     }
 
     public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
-        try output.write(LibinputRecord.fileHeader(count: count, comment: comment))
-        return Encoder(output: output)
+        Encoder(output: output, fileHeader: (count, comment))
     }
 
     final class Encoder: RecordingEncoder {
@@ -650,9 +674,18 @@ public struct LibinputCodec: RecordingCodec {
         private var startsFrame = true
         private var wroteEvents = false
         private var line = ""
-        init(output: ByteOutput) { self.output = output }
+        /// Written before the first device, whose system it names.
+        private var fileHeader: (count: Int, comment: String?)?
+        init(output: ByteOutput, fileHeader: (count: Int, comment: String?)) { self.output = output; self.fileHeader = fileHeader }
+
+        private func writeFileHeader(_ system: SystemInfo) throws {
+            guard let pending = fileHeader else { return }
+            fileHeader = nil
+            try output.write(LibinputRecord.fileHeader(count: pending.count, comment: pending.comment, system: system))
+        }
 
         func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
+            try writeFileHeader(header.device.system)
             try output.write(LibinputRecord.deviceHeader(header, groundTruth: groundTruth))
             t0Ns = header.t0Ns
             startsFrame = true
@@ -677,6 +710,9 @@ public struct LibinputCodec: RecordingCodec {
             if !wroteEvents { try output.write("    events: []\n") }
         }
 
-        func finish() throws { try output.flush() }
+        func finish() throws {
+            try writeFileHeader(SystemInfo())
+            try output.flush()
+        }
     }
 }

@@ -157,6 +157,9 @@ enum RecordingAttribute {
     static let importError = "import_error"
     static let ledState = "led_state"
     static let switchState = "switch_state"
+    /// `SystemInfo`: the kernel release and DMI modalias the source named.
+    static let kernel = "kernel"
+    static let dmi = "dmi"
     static let label = "label"
     static let stopReason = "stop_reason"
     static let keycodes = "keycodes"

@@ -104,6 +104,7 @@ extension TraceFileInfo {
                 "import_status": recording.importStatus?.rawValue ?? NSNull(),
                 "import_error": recording.importError ?? NSNull(),
                 "keycodes": recording.keyCodes?.rawValue ?? NSNull(),
+                "system": ["kernel": device.system.kernel ?? NSNull(), "dmi": device.system.dmi ?? NSNull()] as [String: Any],
                 "key_warning": recording.keyWarning ?? NSNull(),
                 "device": [
                     "name": device.name,
@@ -168,6 +169,8 @@ extension TraceFileInfo {
             text += "  source:     \(recording.source)\n"
             text += "  device:     \"\(device.name)\" " + String(format: "bus 0x%04x vendor 0x%04x product 0x%04x version 0x%04x",
                 Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)) + "\n"
+            if let kernel = device.system.kernel { text += "  kernel:     \(kernel)\n" }
+            if let dmi = device.system.dmi { text += "  dmi:        \(dmi)\n" }
             let properties = device.properties.map { EventNames.property($0) }
             text += "  properties: \(properties.isEmpty ? "none" : properties.joined(separator: ", "))\n"
             var contacts = device.contactProtocol == .slots

@@ -138,6 +138,7 @@ public final class TraceRecording {
         }
         device.ledStates = try pairs(A.ledState)
         device.switchStates = try pairs(A.switchState)
+        device.system = SystemInfo(kernel: try string(A.kernel), dmi: try string(A.dmi))
         typealias S = TraceSchema
         let capabilities = try group.openGroup(S.Table.capabilities.rawValue)
         let types = try capabilities.read(S.Capabilities.type)

@@ -178,6 +178,8 @@ public final class RecordingWriter {
         if !device.switchStates.isEmpty {
             try group.setAttribute(RecordingAttribute.switchState, .ints(device.switchStates.flatMap { [Int64($0.0), Int64($0.1)] }))
         }
+        if let kernel = device.system.kernel { try group.setAttribute(RecordingAttribute.kernel, .string(kernel)) }
+        if let dmi = device.system.dmi { try group.setAttribute(RecordingAttribute.dmi, .string(dmi)) }
 
         typealias S = TraceSchema
         let axes = try group.createGroup(S.Table.axes.rawValue)
