@@ -15,7 +15,7 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate
 KERNEL_BINS ?= $(FORCETRACE)
 include Tests/kernel/kernel.mk
 test-kernel: build
@@ -47,10 +47,17 @@ build: deps
 # test-kernel boots a real Linux kernel under qemu; it skips only where qemu cannot run.
 test: build test-swift test-python test-browser bench-smoke test-kernel
 
-test-swift:
-	$(SWIFT) test --disable-swift-testing
+# libinput-tools: the Swift and Python tests check every quirks file forcetrace
+# writes with `libinput quirks validate`.
+.PHONY: libinput-tools
+libinput-tools:
+	@dpkg -s libinput-tools >/dev/null 2>&1 || { echo "installing libinput-tools"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libinput-tools >/dev/null; }
 
-test-python: build
+test-swift: libinput-tools
+	FORCETRACE_REQUIRE_LIBINPUT=1 $(SWIFT) test --disable-swift-testing
+
+test-python: build libinput-tools
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
 
 # The four notebooks alone, each in a fresh kernel (also part of test-python).
@@ -85,11 +92,15 @@ demo: build
 	@echo "HTML report: $(abspath out/samples.html)"
 	$(FORCETRACE) record --replay samples/touchscreen-mixed.evemu --fast -o out/recorded.h5 --force
 	$(FORCETRACE) info out/recorded.h5
+	$(FORCETRACE) calibrate --replay samples/calibration/touchpad.evemu --protocol touchpad -o out/calibration.h5 --fast --force
+	$(FORCETRACE) suggest out/calibration.h5 --format quirks -o out/forcetrace.quirks --force
+	@echo "out/forcetrace.quirks: copy it to /etc/libinput/local-overrides.quirks to use it"
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build
 	$(FORCETRACE) simulate --seed 1 --presses 24 -o samples/touchscreen-mixed.evemu --force
 	$(FORCETRACE) simulate --seed 7 --presses 30 --kinds deep,peek,tap -o samples/touchscreen-deep-presses.evemu --force
+	$(FORCETRACE) simulate --seed 1 --protocol touchpad --device touchpad -o samples/calibration/touchpad.evemu --force
 
 # forcetrace against numpy peers, bare reads and gzip at three sizes (about
 # 1.4 M, 7 M and 14 M samples), simulated once into out/bench/; prints one

@@ -133,13 +133,13 @@ struct RecordCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
-        try checkOutput()
+        try Self.checkOutput(output, force: force)
         let source: any CaptureSource
         var options = self.options
         if let replay {
             source = try ReplaySource(path: replay, options: DecodeOptions(descriptionPath: description), speed: speed)
         } else {
-            let path = try device.map { try InputDevices.resolve($0) } ?? onlyPressureDevice()
+            let path = try device.map { try InputDevices.resolve($0) } ?? Self.onlyPressureDevice(command: Self.spec.name)
             source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
             options.keyCodes = keys.handling
         }
@@ -161,6 +161,7 @@ struct RecordCommand: Subcommand {
         case .maxEvents: why = "event limit reached"
         case .deviceRemoved: why = "device removed"
         case .endOfInput: why = "end of replay"
+        case .sessionComplete: why = "every trial done"
         }
         if let replayed = source as? ReplaySource, replayed.skippedRecordings > 0 {
             printError("warning: \(replay ?? ""): holds more than one recording; only the first was replayed ('forcetrace import' takes them all)")
@@ -180,7 +181,7 @@ struct RecordCommand: Subcommand {
 
     /// The output is written in place (a live file must be readable and
     /// survive a crash where it is), so refuse to clobber by accident.
-    private func checkOutput() throws {
+    static func checkOutput(_ output: String, force: Bool) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw InputError(file: output, "is a directory; expected an output file path") }
@@ -193,7 +194,7 @@ struct RecordCommand: Subcommand {
     }
 
     /// Without DEVICE: the single device whose contacts have pressure.
-    private func onlyPressureDevice() throws -> String {
+    static func onlyPressureDevice(command: String) throws -> String {
         let entries = try InputDevices.list()
         let capable = entries.filter { $0.description?.forceCapability == .available }
         if capable.count == 1 { return capable[0].path }
@@ -201,11 +202,11 @@ struct RecordCommand: Subcommand {
         if capable.isEmpty {
             throw DeviceError(path: InputDevices.defaultDirectory, "no device with per-contact pressure found"
                               + (unreadable > 0 ? " (\(unreadable) could not be opened)" : ""),
-                              hint: "name the device: 'forcetrace record DEVICE -o FILE.h5'; 'forcetrace devices' lists them")
+                              hint: "name the device: 'forcetrace \(command) DEVICE -o FILE.h5'; 'forcetrace devices' lists them")
         }
         throw DeviceError(path: InputDevices.defaultDirectory,
                           "\(capable.count) devices have pressure: " + capable.map { "\($0.path) (\($0.description!.name))" }.joined(separator: ", "),
-                          hint: "name the one to record: 'forcetrace record DEVICE -o FILE.h5'")
+                          hint: "name the one to use: 'forcetrace \(command) DEVICE -o FILE.h5'")
     }
 
     static func statusText(_ status: RecorderStatus) -> String {

@@ -11,6 +11,14 @@ struct SimulateCommand: Subcommand {
         --rate Hz with timing jitter, Gaussian noise, the kernel's fuzz filter and
         only changed values sent. Press kinds: \(PressKind.allCases.map(\.rawValue).joined(separator: ", ")).
         The same --seed gives the same file.
+
+        --protocol app|touchpad|pen writes a calibration session instead: a simulated
+        person doing --trials rounds of the protocol's trials (calibrate --help) on
+        --device touchscreen|touchpad|pen, each class's peaks drawn from a scripted
+        range with gaps between the classes, plus two flawed trials (two fingers or a
+        hover that touches, and one too short) that calibrate must discard. The ranges
+        are written as '# forcetrace-calibration:' comments. Replay it with
+        'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
         """,
         options: [
             .value("output", short: "o", "FILE.evemu", "Recording to write (required)."),
@@ -20,12 +28,17 @@ struct SimulateCommand: Subcommand {
             .value("kinds", "LIST", "Comma-separated press kinds, cycled (default: all)."),
             .value("position-noise", "UNITS", "Position noise sigma in device units (default 1.5)."),
             .value("pressure-noise", "UNITS", "Pressure noise sigma in device units (default 0.8)."),
+            .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen."),
+            .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
+            .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .flag("force", short: "f", "Replace the output if it exists."),
         ])
 
     let output: String
     let options: SimulationOptions
     let force: Bool
+    /// Set for a calibration session.
+    let calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)?
 
     init(_ arguments: ParsedArguments) throws {
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.evemu") }
@@ -52,9 +65,19 @@ struct SimulateCommand: Subcommand {
         }
         self.options = options
         force = arguments.flag("force")
+        let device = try arguments.choice("device", SimulatedDevice.allCases.map(\.rawValue)).flatMap(SimulatedDevice.init(rawValue:))
+        let trials = try arguments.int("trials", in: 1...1000)
+        if let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)).flatMap(CalibrationProtocol.init(rawValue:)) {
+            let fallback: SimulatedDevice = chosen == .app ? .touchscreen : chosen == .touchpad ? .touchpad : .pen
+            calibration = (chosen, device ?? fallback, trials ?? CalibrationProtocol.defaultTrials)
+        } else {
+            if device != nil || trials != nil { throw ParseError.conflict("'\(device != nil ? "--device" : "--trials")' needs '--protocol PROTOCOL'") }
+            calibration = nil
+        }
     }
 
     func run() throws -> Int32 {
+        if let calibration { return try runCalibration(calibration) }
         let target = try AtomicOutput(path: output, replace: force)
         let stream = try ByteOutput(path: target.temporaryPath)
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): seed \(options.seed), \(options.presses) presses, \(options.rateHz) Hz"
@@ -63,6 +86,31 @@ struct SimulateCommand: Subcommand {
         try stream.close()
         try target.commit()
         print("\(output): \(written.presses) contacts, \(written.events) events")
+        return ExitStatus.success
+    }
+
+    private func runCalibration(_ calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)) throws -> Int32 {
+        let simulation = CalibrationSimulator.run(device: calibration.device, protocol: calibration.protocol,
+                                                  trials: calibration.trials, seed: options.seed)
+        var comment = "simulated by forcetrace \(ForceTraceVersion.string): \(calibration.protocol.rawValue) calibration on a "
+            + "\(calibration.device.rawValue), seed \(options.seed), \(calibration.trials) trials per class"
+        for trialClass in calibration.protocol.classes {
+            let range = simulation.peakRanges[trialClass]!
+            comment += "\nforcetrace-calibration: class=\(trialClass.rawValue) peaks=\(range.lowerBound)..\(range.upperBound)"
+        }
+        let target = try AtomicOutput(path: output, replace: force)
+        let stream = try ByteOutput(path: target.temporaryPath)
+        let recording = simulation.recording
+        let encoder = try EvemuCodec().encoder(to: stream, count: 1, comment: comment)
+        try encoder.begin(RecordingHeader(device: recording.device, clock: recording.clock, t0Ns: recording.t0Ns,
+                                          source: recording.source, name: recording.name), groundTruth: GroundTruth())
+        try encoder.append(recording.events)
+        try encoder.end()
+        try encoder.finish()
+        try stream.close()
+        try target.commit()
+        let flawed = simulation.trials.filter { $0.flaw != nil }.count
+        print("\(output): \(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
         return ExitStatus.success
     }
 }

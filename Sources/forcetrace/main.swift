@@ -25,6 +25,8 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     ReportCommand.self,
     DevicesCommand.self,
     RecordCommand.self,
+    CalibrateCommand.self,
+    SuggestCommand.self,
 ]
 
 func printError(_ text: String) {

@@ -12,6 +12,9 @@
  *   player unplug-after-ms N [options] touch, then destroy the device mid-contact
  *   player type TEXT       [options]   a finger presses harder while TEXT (a-z)
  *                                      is typed on the same device (needs --keys)
+ *   player calibrate app|touchpad ROUNDS [options]
+ *                                      a person doing forcetrace calibrate's
+ *                                      protocol ROUNDS times (see mode_calibrate)
  *
  * Options (all modes):
  *   --start-delay-ms N  wait N ms after creating the device before frame 0
@@ -43,6 +46,8 @@
  *    "events":[[3,58,16],[3,24,16],[0,0,0]]}
  *   {"type":"hold",...}   flood only: the DOWN state held for --hold-ms
  *   {"type":"end","frames":N,"unplugged":false,"final":{...same as frame...}}
+ * Mode calibrate adds {"type":"trial","index":i,"class":...,"peak":P,
+ * "flaw":null|"two-fingers"|"too-short","first_frame":F} before each trial's frames.
  * Key frames (mode type) are "frame" records too, with "key":CODE,
  * "scan":SCANCODE, "key_value":0|1 added; their slots are unchanged.
  * For a slot whose tid is -1 the x/y/p values are the stale values the kernel
@@ -634,12 +639,78 @@ static void mode_type(const struct opts *o, const char *text)
 	sleep_us(o->hold_ms * 1000LL);
 }
 
+/*
+ * Calibrate: ROUNDS rounds of the protocol's classes, one finger each, the
+ * peak of round r drawn evenly from the class's range (app: tap 20..40,
+ * peek-press 110..150, pop-press 200..240; touchpad: light 30..45, normal
+ * 60..100, thumb 130..160, palm 190..240: thumbs and palms press harder).
+ * Before trial 3 a two-finger trial, before trial 5 one too short (down and
+ * up with no pause), both of the next trial's class, which calibrate must
+ * discard.  A trial rises to its peak in the middle frame and falls again
+ * (x moves by 1 each frame, so every frame changes something); 150 ms gaps.
+ */
+static void mode_calibrate(const struct opts *o, const char *protocol, long rounds)
+{
+	static const struct { const char *cls; int lo, hi, frames; } app[] = {
+		{ "tap", 20, 40, 8 }, { "peek-press", 110, 150, 30 }, { "pop-press", 200, 240, 30 },
+	}, pad[] = {
+		{ "light", 30, 45, 8 }, { "normal", 60, 100, 25 }, { "thumb", 130, 160, 30 }, { "palm", 190, 240, 30 },
+	};
+	const int napp = 3, npad = 4;
+	int touchpad = strcmp(protocol, "touchpad") == 0;
+	int nclasses = touchpad ? npad : napp;
+	struct state st;
+	int tid = 500, index = 0;
+
+	if (!touchpad && strcmp(protocol, "app") != 0)
+		die("calibrate: protocol must be app or touchpad, not %s", protocol);
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+	for (long r = 0; r < rounds; r++) {
+		for (int c = 0; c < nclasses; c++, index++) {
+			const char *cls = touchpad ? pad[c].cls : app[c].cls;
+			int lo = touchpad ? pad[c].lo : app[c].lo, hi = touchpad ? pad[c].hi : app[c].hi;
+			int frames = touchpad ? pad[c].frames : app[c].frames;
+			int peak = rounds > 1 ? lo + (int)((hi - lo) * r / (rounds - 1)) : lo;
+			/* flaw 1: two fingers (before trial 3); flaw 2: too short (before trial 5) */
+			for (int flaw = (index == 2 ? 1 : index == 4 ? 2 : 0); flaw >= 0; flaw = flaw ? 0 : -1) {
+				int n = flaw == 2 ? 1 : frames;
+				if (expect_fp) {
+					fprintf(expect_fp, "{\"type\":\"trial\",\"index\":%d,\"class\":\"%s\",\"peak\":%d,\"flaw\":%s,\"first_frame\":%d}\n",
+						index, cls, peak, flaw == 1 ? "\"two-fingers\"" : flaw == 2 ? "\"too-short\"" : "null", frame_no);
+				}
+				tid++;
+				for (int i = 0; i <= n; i++) {
+					int up = n / 2, p;
+					p = i <= up ? 1 + (peak - 1) * i / (up ? up : 1) : 1 + (peak - 1) * (n - i) / (n - up);
+					if (p < 1)
+						p = 1;
+					st.s[0] = (struct slot_state){ tid, 1500 + i, 1500, p };
+					if (flaw == 1 && i >= 3 && i < n - 2)
+						st.s[1] = (struct slot_state){ tid + 1000, 2500 + i, 1500, p };
+					else
+						st.s[1].tid = -1;
+					send_frame(&st, cls);
+					if (flaw != 2)
+						frame_pause(o);
+				}
+				st.s[0].tid = st.s[1].tid = -1;
+				send_frame(&st, "lift");
+				sleep_us(150000);
+			}
+		}
+	}
+	write_record("end", 0);
+	sleep_us(o->hold_ms * 1000LL);
+}
+
 static void usage(void)
 {
 	fputs("usage: player script [options]\n"
 	      "       player flood N [options]\n"
 	      "       player unplug-after-ms N [options]\n"
 	      "       player type TEXT [options] (with --keys)\n"
+	      "       player calibrate app|touchpad ROUNDS [options]\n"
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
 	      "         --devnode-file FILE --no-lift --name NAME --touchpad --keys\n",
@@ -692,6 +763,12 @@ int main(int argc, char **argv)
 			usage();
 		arg = parse_long(argv[2], mode);
 		optind = 3;
+	} else if (strcmp(mode, "calibrate") == 0) {
+		if (argc < 4)
+			usage();
+		text = argv[2];
+		arg = parse_long(argv[3], mode);
+		optind = 4;
 	} else if (strcmp(mode, "type") == 0) {
 		if (argc < 3)
 			usage();
@@ -774,6 +851,8 @@ int main(int argc, char **argv)
 			mode_flood(&o, arg);
 		else if (strcmp(mode, "type") == 0)
 			mode_type(&o, text);
+		else if (strcmp(mode, "calibrate") == 0)
+			mode_calibrate(&o, text, arg);
 		else
 			mode_unplug(&o, arg);
 	}

@@ -14,6 +14,8 @@ public enum CaptureEnd: String, Sendable {
     case deviceRemoved = "device-removed"
     /// A replayed recording ran out of events.
     case endOfInput = "end-of-input"
+    /// A calibration session has every trial it asked for.
+    case sessionComplete = "session-complete"
 }
 
 /// Where the recorder's events come from: a live evdev device, or a

@@ -30,6 +30,8 @@ public enum StopReason: String, Sendable {
     case maxEvents = "max-events"
     case deviceRemoved = "device-removed"
     case endOfInput = "end-of-input"
+    /// `calibrate` got every trial.
+    case sessionComplete = "session-complete"
 }
 
 /// What the status line shows.
@@ -184,7 +186,11 @@ public final class Recorder {
                 status(RecorderStatus(elapsedNs: now - start, events: eventsRead, eventsPerSecond: rate,
                                       activeContacts: decoder.activeContacts, maxPressure: decoder.currentMaxPressure))
                 if let end {
-                    reason = end == .deviceRemoved ? .deviceRemoved : .endOfInput
+                    switch end {
+                    case .deviceRemoved: reason = .deviceRemoved
+                    case .endOfInput: reason = .endOfInput
+                    case .sessionComplete: reason = .sessionComplete
+                    }
                     break loop
                 }
             }

@@ -62,10 +62,13 @@ extension TraceRecording {
             throw ForceTraceError(file: filePath, "recording '\(name)': the labels columns differ in length")
         }
         // The same check as contactLabels: a class outside the documented ones is damage, not a label.
-        if let bad = classes.first(where: { PressClass(label: $0) == nil }) {
-            throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(bad)'", hint: "use tap, peek-press or pop-press")
+        // Calibration classes other than the app's (light, palm, hover, ...) are no press labels: skipped.
+        func calibrationOnly(_ label: String) -> Bool { TrialClass(rawValue: label).map { $0.pressClass == nil } ?? false }
+        if let bad = classes.first(where: { PressClass(label: $0) == nil && !calibrationOnly($0) }) {
+            throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(bad)'",
+                                  hint: "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)")
         }
-        truth.labels = classes.indices.map { row in
+        truth.labels = classes.indices.filter { !calibrationOnly(classes[$0]) }.map { row in
             // Canonical: old files may hold "deep" or "pop" (FORMAT.md, history); checked above.
             ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: PressClass(label: classes[row])!,
                          kind: row < kinds.count && !kinds[row].isEmpty ? kinds[row] : nil,
@@ -86,9 +89,11 @@ extension TraceRecording {
             throw ForceTraceError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
         }
         for (contact, label) in zip(contacts, classes) where contact >= 0 && Int(contact) < count {
+            // Calibration classes other than the app's (light, palm, stroke-firm, ...) are no press class.
+            if let trial = TrialClass(rawValue: label), trial.pressClass == nil { continue }
             guard let pressClass = PressClass(label: label) else {
                 throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(label)'",
-                                     hint: "use tap, peek-press or pop-press")
+                                      hint: "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)")
             }
             result[Int(contact)] = pressClass
         }

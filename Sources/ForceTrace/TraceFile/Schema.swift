@@ -124,8 +124,14 @@ public enum TraceSchema {
         public static let kind = StringColumn(.labels, "kind", "the simulator's press kind, empty when unknown")
         public static let intendedPeak = TypedColumn<Double>(.labels, "intended_peak", units: "1",
                                                              "scripted peak normalized pressure, NaN when unknown")
+        /// Calibration trials only (`forcetrace calibrate`).
+        public static let peak = TypedColumn<Int32>(.labels, "peak", units: device,
+                                                    "largest raw pressure of the trial (a hover: the noise), -1 when unknown")
+        public static let tEndNs = TypedColumn<Int64>(.labels, "t_end_ns", units: nanoseconds, "time the trial ended since t0_ns")
         public static let all = [contact.schema, slot.schema, trackingID.schema, tNs.schema, pressClass.schema,
                                  kind.schema, intendedPeak.schema]
+        /// Present only in a calibration's labels table, besides `all`.
+        public static let calibrationOnly = [peak.schema, tEndNs.schema]
     }
 
     /// CF/udunits spelling, which xarray decodes as a time span.
@@ -168,6 +174,8 @@ enum RecordingAttribute {
     /// On `labels`: the scripted thresholds.
     static let peek = "peek"
     static let pop = "pop"
+    /// On `labels` of a calibration: `app`, `touchpad` or `pen`.
+    static let calibrationProtocol = "protocol"
 }
 
 /// What one column holds in the file.

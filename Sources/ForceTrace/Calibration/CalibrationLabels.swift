@@ -1,0 +1,92 @@
+import HDF5
+
+/// A calibration's trials as the `labels` table stores them (docs/FORMAT.md,
+/// "labels"): one row per kept trial, with the group attribute `protocol`.
+public enum CalibrationLabels {
+    /// Adds the `labels` table to recording `name` of the closed trace file
+    /// at `path`, matching each trial to its contact (same slot and tracking
+    /// id, touch-down within 100 ms; -1 for hovers).
+    public static func write(_ trials: [CalibrationTrial], protocol calibrationProtocol: CalibrationProtocol,
+                             toFile path: String, recording name: String) throws {
+        typealias C = TraceSchema.Contacts
+        typealias L = TraceSchema.Labels
+        let file = try File.open(path, mode: .readWrite)
+        let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(name)
+        let t0Ns = try group.attribute(RecordingAttribute.t0Ns)?.intValue ?? 0
+        let contacts = try group.openGroup(TraceSchema.Table.contacts.rawValue)
+        let ids = try contacts.read(C.id), slots = try contacts.read(C.slot)
+        let tracking = try contacts.read(C.trackingID), down = try contacts.read(C.tDownNs)
+        let matched: [Int32] = trials.map { trial in
+            guard !trial.trialClass.isHover else { return -1 }
+            let start = trial.observation.startNs - t0Ns
+            var best: (id: Int32, gap: Int64)?
+            for row in ids.indices where tracking[row] == trial.observation.trackingID && slots[row] == trial.observation.slot {
+                let gap = abs(down[row] - start)
+                if gap <= LabelTable.matchWindowNs && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
+            }
+            return best?.id ?? -1
+        }
+        let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
+        try table.setAttribute(RecordingAttribute.calibrationProtocol, .string(calibrationProtocol.rawValue))
+        try table.write(L.contact, matched)
+        try table.write(L.slot, trials.map(\.observation.slot))
+        try table.write(L.trackingID, trials.map(\.observation.trackingID))
+        try table.write(L.tNs, trials.map { $0.observation.startNs - t0Ns })
+        try table.write(L.pressClass, trials.map(\.trialClass.rawValue))
+        try table.write(L.kind, trials.map { _ in "calibration" })
+        try table.write(L.intendedPeak, trials.map { _ in .nan })
+        try table.write(L.peak, trials.map(\.observation.peak))
+        try table.write(L.tEndNs, trials.map { $0.observation.endNs - t0Ns })
+        // The file is compacted already; give the new table its dimension scale as compaction gives the others.
+        try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count,
+                                       to: (L.all + L.calibrationOnly).map(\.name))
+        try file.sync()
+        try file.close()
+    }
+}
+
+extension TraceRecording {
+    /// The calibration protocol its labels come from: the `protocol`
+    /// attribute, or, for other labelled recordings, the protocol whose
+    /// classes the labels use; nil without labels.
+    public func calibrationProtocol() throws -> CalibrationProtocol? {
+        guard has(.labels) else { return nil }
+        let table = try open(.labels)
+        if let text = try table.attribute(RecordingAttribute.calibrationProtocol)?.stringValue,
+           let found = CalibrationProtocol(rawValue: text) { return found }
+        let classes = Set(try table.read(TraceSchema.Labels.pressClass).compactMap { TrialClass(rawValue: PressClass(label: $0)?.rawValue ?? $0) })
+        return CalibrationProtocol.allCases.first { !classes.isDisjoint(with: $0.classes) }
+    }
+
+    /// Every label as a trial: its class, its peak (the `peak` column, or the
+    /// largest pressure of its contact's samples) and its contact's pressure
+    /// curve. Labels of other classes than `calibrationProtocol`'s are skipped.
+    public func labelledTrials(for calibrationProtocol: CalibrationProtocol) throws -> [LabelledTrial] {
+        typealias L = TraceSchema.Labels
+        guard has(.labels) else { return [] }
+        let table = try open(.labels)
+        let classes = try table.read(L.pressClass)
+        let contacts = try table.read(L.contact)
+        let times = try table.read(L.tNs)
+        let peaks = table.contains(L.peak.schema) ? try table.read(L.peak) : []
+        guard contacts.count == classes.count, times.count == classes.count, peaks.isEmpty || peaks.count == classes.count else {
+            throw ForceTraceError(file: filePath, "recording '\(name)': the labels columns differ in length")
+        }
+        // Each contact's samples: (t_ns, pressure).
+        var curves: [Int32: [PressurePoint]] = [:]
+        let wanted = Set(contacts.filter { $0 >= 0 })
+        try forEachSampleBlock { block in
+            for row in block.contact.indices where wanted.contains(block.contact[row]) {
+                curves[block.contact[row], default: []].append(PressurePoint(tNs: block.tNs[row], pressure: block.pressure[row]))
+            }
+        }
+        return classes.indices.compactMap { row in
+            let canonical = PressClass(label: classes[row])?.rawValue ?? classes[row]
+            guard let trialClass = TrialClass(rawValue: canonical), calibrationProtocol.classes.contains(trialClass) else { return nil }
+            let curve = curves[contacts[row]] ?? []
+            let peak = row < peaks.count && peaks[row] >= 0 ? peaks[row] : (curve.map(\.pressure).max() ?? -1)
+            let start = curve.first?.tNs ?? times[row]
+            return LabelledTrial(trialClass: trialClass, peak: peak, startNs: start, curve: curve)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// The label classes of calibration trials: what the person was asked to
+/// do. Stored in the `labels` table's `class` column (docs/FORMAT.md). The
+/// app protocol's classes are the press classes `report` scores.
+public enum TrialClass: String, CaseIterable, Sendable {
+    case tap
+    case peekPress = "peek-press"
+    case popPress = "pop-press"
+    case light, normal, thumb, palm
+    case hover
+    case strokeLight = "stroke-light"
+    case strokeNormal = "stroke-normal"
+    case strokeFirm = "stroke-firm"
+
+    /// The press class `report` knows, for the app protocol's classes.
+    public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
+
+    /// What the prompt asks for.
+    public var instruction: String {
+        switch self {
+        case .tap: "tap, as you would to select something"
+        case .peekPress: "press until you would expect a preview (peek), then lift"
+        case .popPress: "press through until it would open (pop), then lift"
+        case .light: "touch as lightly as you still want a touch to register, then lift"
+        case .normal: "touch as you normally do to move the pointer, then lift"
+        case .thumb: "rest your thumb at the bottom edge, then lift"
+        case .palm: "rest your palm on the touchpad as when typing, then lift"
+        case .hover: "hold the pen just above the surface without touching, then take it away"
+        case .strokeLight: "draw the lightest stroke you want to register, then lift"
+        case .strokeNormal: "draw a stroke as you normally write, then lift"
+        case .strokeFirm: "draw a firm stroke, then lift"
+        }
+    }
+
+    /// A pen hover is a proximity span without touching; every other trial is a contact.
+    public var isHover: Bool { self == .hover }
+}
+
+/// A guided calibration session's protocol: which trials, in what order.
+public enum CalibrationProtocol: String, CaseIterable, Sendable {
+    /// Tap, peek-press and pop-press on a touchscreen: peek/pop thresholds.
+    case app
+    /// Light and normal touches, thumbs and palms on a touchpad: a libinput quirk.
+    case touchpad
+    /// Hover, then light, normal and firm strokes with a pen: the tip threshold.
+    case pen
+
+    /// The classes of one round, in the order they are asked for.
+    public var classes: [TrialClass] {
+        switch self {
+        case .app: [.tap, .peekPress, .popPress]
+        case .touchpad: [.light, .normal, .thumb, .palm]
+        case .pen: [.hover, .strokeLight, .strokeNormal, .strokeFirm]
+        }
+    }
+
+    /// `trials` rounds through the classes: each class is asked for `trials`
+    /// times, interleaved, so that tiredness or practice affects all alike.
+    public func schedule(trials: Int) -> [TrialClass] {
+        (0..<max(1, trials)).flatMap { _ in classes }
+    }
+
+    /// Trials per class when `--trials` is not given.
+    public static let defaultTrials = 10
+}

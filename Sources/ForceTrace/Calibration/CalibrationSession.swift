@@ -1,0 +1,134 @@
+/// A trial the session kept: what was asked for and what the device showed.
+public struct CalibrationTrial: Equatable, Sendable {
+    public var trialClass: TrialClass
+    public var observation: TrialObservation
+}
+
+/// Why a trial was not kept.
+public enum TrialRejection: Equatable, Sendable {
+    case severalContacts(Int)
+    case tooShort(durationNs: Int64)
+    case touchedWhileHovering
+
+    /// The word said to the person before asking again.
+    public var message: String {
+        switch self {
+        case .severalContacts(let count): "\(count) fingers at once; use one"
+        case .tooShort(let duration): String(format: "too short (%.0f ms, shorter than a tap)", Double(duration) / 1e6)
+        case .touchedWhileHovering: "the tip touched the surface; hover without touching"
+        }
+    }
+}
+
+/// What happened when the session saw a frame.
+public enum SessionUpdate: Equatable, Sendable {
+    case kept(CalibrationTrial, number: Int)
+    case discarded(TrialClass, TrialRejection, number: Int)
+}
+
+/// A guided session: the schedule of trials and the ones kept so far. Feed
+/// it the raw events; it takes the next contact that goes down and up as the
+/// current trial, or discards it with a reason and asks again.
+public struct CalibrationSession: Sendable {
+    /// A contact shorter than this is no deliberate tap (a graze or a bounce).
+    public static let minimumTrialNs: Int64 = 30_000_000
+
+    public let calibrationProtocol: CalibrationProtocol
+    public let schedule: [TrialClass]
+    public let device: DeviceDescription
+    public private(set) var trials: [CalibrationTrial] = []
+    public private(set) var discardedCount = 0
+    private var tracker: TrialTracker
+
+    public init(protocol calibrationProtocol: CalibrationProtocol, trials perClass: Int, device: DeviceDescription) {
+        self.calibrationProtocol = calibrationProtocol
+        schedule = calibrationProtocol.schedule(trials: perClass)
+        self.device = device
+        tracker = TrialTracker(device: device)
+        tracker.span = schedule.first?.isHover == true ? .proximity : .contact
+    }
+
+    /// The class asked for now; nil once every trial is done.
+    public var current: TrialClass? { trials.count < schedule.count ? schedule[trials.count] : nil }
+    public var isComplete: Bool { current == nil }
+    /// 1-based number of the current trial.
+    public var number: Int { trials.count + 1 }
+    public var currentPressure: Int32? { tracker.currentPressure }
+
+    /// Feeds one event; returns what its frame decided, if anything.
+    public mutating func feed(_ event: InputEvent) -> SessionUpdate? {
+        guard let wanted = current, let observation = tracker.feed(event) else { return nil }
+        if let rejection = Self.judge(observation, as: wanted) {
+            discardedCount += 1
+            return .discarded(wanted, rejection, number: number)
+        }
+        let trial = CalibrationTrial(trialClass: wanted, observation: observation)
+        trials.append(trial)
+        tracker.span = current?.isHover == true ? .proximity : .contact
+        return .kept(trial, number: trials.count)
+    }
+
+    static func judge(_ observation: TrialObservation, as wanted: TrialClass) -> TrialRejection? {
+        if wanted.isHover { return observation.touched ? .touchedWhileHovering : nil }
+        // A palm lands as several contacts on many pads: judge palms by pressure only.
+        if observation.maxContacts > 1 && wanted != .palm { return .severalContacts(observation.maxContacts) }
+        if observation.durationNs < minimumTrialNs { return .tooShort(durationNs: observation.durationNs) }
+        return nil
+    }
+}
+
+/// Runs a calibration session on the events a capture source delivers, on
+/// their way to the recorder: the file gets every event, and the session
+/// ends the capture once it has every trial.
+public final class CalibrationSource: CaptureSource {
+    public let inner: any CaptureSource
+    public private(set) var session: CalibrationSession
+    private var updates: [SessionUpdate] = []
+    private var ended: CaptureEnd?
+
+    public init(_ inner: any CaptureSource, protocol calibrationProtocol: CalibrationProtocol, trials: Int) {
+        self.inner = inner
+        session = CalibrationSession(protocol: calibrationProtocol, trials: trials, device: inner.device)
+        for event in inner.initialEvents { _ = session.feed(event) }
+    }
+
+    public var device: DeviceDescription { inner.device }
+    public var clock: RecordingClock { inner.clock }
+    public var t0Ns: Int64 { inner.t0Ns }
+    public var sourceName: RecordingSource { inner.sourceName }
+    public var defaultRecordingName: String { inner.defaultRecordingName }
+    public var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { inner.synDroppedPolicy }
+    public var initialEvents: [InputEvent] { inner.initialEvents }
+
+    /// What happened since the last call.
+    public func takeUpdates() -> [SessionUpdate] {
+        defer { updates.removeAll() }
+        return updates
+    }
+
+    public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+        if let ended { return ([], ended) }
+        let (items, end) = try inner.read(timeoutNs: timeoutNs, wakeDescriptor: wakeDescriptor, limit: limit)
+        var taken: [CaptureItem] = []
+        for item in items {
+            taken.append(item)
+            let events: [InputEvent]
+            switch item {
+            case .event(let event): events = [event]
+            case .resync(let dropped, let delta): events = [dropped] + delta
+            }
+            for event in events {
+                if let update = session.feed(event) { updates.append(update) }
+            }
+            // The frame that completed the last trial ends the capture.
+            if session.isComplete {
+                ended = .sessionComplete
+                return (taken, .sessionComplete)
+            }
+        }
+        if let end { ended = end }
+        return (taken, end)
+    }
+
+    public func close() { inner.close() }
+}

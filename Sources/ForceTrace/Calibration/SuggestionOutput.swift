@@ -1,0 +1,193 @@
+import Foundation
+
+/// What `suggest --format` writes.
+public enum SuggestionFormat: String, CaseIterable, Sendable {
+    case text, json, quirks
+}
+
+extension CalibrationSuggestion {
+    private func percent(_ value: Int32) -> String {
+        axis.normalized(value).map { String(format: "%.0f %%", $0 * 100) } ?? "-"
+    }
+
+    private func line(_ name: String, _ value: QuirkValue) -> String {
+        switch value {
+        case .value(let raw, let note): "  \(name) = \(raw) (\(percent(raw)) of the range): \(note)\n"
+        case .omitted(let reason): "  \(name): left out: \(reason)\n"
+        }
+    }
+
+    /// The human-readable suggestion.
+    public var text: String {
+        var text = "\(file): /recordings/\(recording): \(calibrationProtocol.rawValue) calibration, \"\(device.name)\", "
+        text += "\(axis.name) \(axis.minimum)..\(axis.maximum)\n"
+        text += "  trials: " + calibrationProtocol.classes.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ") + "\n"
+        if let app {
+            let t = app.thresholds
+            text += String(format: "  peek = %.2f (raw %d), pop = %.2f (raw %d): balanced accuracy %.3f over the labelled trials\n",
+                           t.peek, app.peekRaw, t.pop, app.popRaw, t.balancedAccuracy ?? 0)
+            if let confusion = t.confusion {
+                text += "  confusion (rows: asked for; columns: classified as tap, peek-press, pop-press):\n"
+                for label in PressClass.allCases {
+                    let cells: [String] = PressClass.allCases.map { String(format: "%6lld", confusion[label: label, found: $0]) }
+                    text += "    " + label.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + cells.joined() + "\n"
+                }
+            }
+            text += "  pop-presses reaching pop: \(app.reachedPop) of \(app.popPresses)"
+            if let median = app.medianTimeToPopMs { text += String(format: ", median %.0f ms after touch-down", median) }
+            text += "\n"
+            for entry in app.beforeTimeout {
+                text += "  before a \(entry.timeoutMs) ms long-press timeout: \(entry.count) of \(app.popPresses)"
+                if let saved = entry.medianSavedMs { text += String(format: ", saving a median %.0f ms", saved) }
+                text += "\n"
+            }
+        }
+        if let touchpad {
+            text += line("AttrPressureRange N (touch begins at >= N)", touchpad.begin)
+            text += line("AttrPressureRange M (touch ends below M)", touchpad.end)
+            text += line("AttrThumbPressureThreshold P", touchpad.thumb)
+            text += line("AttrPalmPressureThreshold O", touchpad.palm)
+            let range = Double(axis.maximum) - Double(axis.minimum)
+            text += String(format: "  libinput without a quirk: touch begins at %d, ends below %d, palm at %d; no thumb threshold\n",
+                           Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
+                           Int32((Double(axis.minimum) + range * Self.libinputEndFraction).rounded()), Self.libinputPalmDefault)
+        }
+        if let pen {
+            if let hover = pen.hoverMax { text += "  hover noise: up to \(hover)\n" }
+            text += line("tip threshold (AttrPressureRange N)", pen.tip)
+            text += line("tip release (AttrPressureRange M)", pen.release)
+        }
+        for note in notes { text += "  note: \(note)\n" }
+        return text
+    }
+
+    /// `--format json`.
+    public var json: String {
+        func quirk(_ value: QuirkValue) -> Any {
+            switch value {
+            case .value(let raw, let note): ["value": Int(raw), "normalized": axis.normalized(raw) ?? NSNull(), "note": note] as [String: Any]
+            case .omitted(let reason): ["value": NSNull(), "omitted": reason] as [String: Any]
+            }
+        }
+        func separation(_ value: Separation?) -> Any {
+            guard let value else { return NSNull() }
+            return ["threshold": Int(value.threshold), "balanced_accuracy": value.balancedAccuracy,
+                    "lower_max": Int(value.lowerMax), "upper_min": Int(value.upperMin), "overlap": value.overlaps] as [String: Any]
+        }
+        var object: [String: Any] = [
+            "file": file, "recording": recording, "protocol": calibrationProtocol.rawValue,
+            "device": ["name": device.name, "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product)] as [String: Any],
+            "pressure_axis": ["name": axis.name, "min": Int(axis.minimum), "max": Int(axis.maximum)] as [String: Any],
+            "trials": Dictionary(uniqueKeysWithValues: calibrationProtocol.classes.map { ($0.rawValue, counts[$0] ?? 0) }),
+            "notes": notes,
+        ]
+        if let app {
+            let t = app.thresholds
+            object["app"] = [
+                "peek": t.peek, "pop": t.pop, "peek_raw": Int(app.peekRaw), "pop_raw": Int(app.popRaw),
+                "balanced_accuracy": t.balancedAccuracy ?? NSNull(), "confusion": t.confusion.map(Self.cells) ?? NSNull(),
+                "pop_presses": app.popPresses, "reached_pop": app.reachedPop,
+                "median_time_to_pop_ms": app.medianTimeToPopMs ?? NSNull(),
+                "before_long_press": app.beforeTimeout.map {
+                    ["timeout_ms": $0.timeoutMs, "count": $0.count, "median_saved_ms": $0.medianSavedMs ?? NSNull()] as [String: Any]
+                },
+            ] as [String: Any]
+        }
+        if let touchpad {
+            object["touchpad"] = [
+                "pressure_range_begin": quirk(touchpad.begin), "pressure_range_end": quirk(touchpad.end),
+                "thumb_pressure_threshold": quirk(touchpad.thumb), "palm_pressure_threshold": quirk(touchpad.palm),
+                "lowest_light_peak": touchpad.lowestLight.map { Int($0) } ?? NSNull(),
+                "thumb_separation": separation(touchpad.thumbSeparation), "palm_separation": separation(touchpad.palmSeparation),
+            ] as [String: Any]
+        }
+        if let pen {
+            object["pen"] = ["tip": quirk(pen.tip), "release": quirk(pen.release),
+                             "hover_max": pen.hoverMax.map { Int($0) } ?? NSNull(),
+                             "lowest_light_peak": pen.lowestLight.map { Int($0) } ?? NSNull()] as [String: Any]
+        }
+        return JSONText.encode(object)
+    }
+
+    /// A confusion matrix row by row (rows: asked for; columns: classified as).
+    public static func cells(_ matrix: ConfusionMatrix) -> [Int] {
+        PressClass.allCases.flatMap { label in PressClass.allCases.map { Int(matrix[label: label, found: $0]) } }
+    }
+
+    /// libinput's name for a bus in `MatchBus`, where it has one.
+    static func libinputBus(_ bus: UInt16) -> String? {
+        switch bus {
+        case 0x03: "usb"
+        case 0x05: "bluetooth"
+        case 0x11: "ps2"
+        case 0x18: "i2c"
+        case 0x1d: "rmi"
+        default: nil
+        }
+    }
+
+    /// `--format quirks`: a libinput quirks section (libinput's
+    /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
+    /// - Parameter date: written into the comment.
+    public func quirks(date: Date = Date()) -> Result<String, InputError> {
+        var attributes: [String] = []
+        var comments: [String] = []
+        let udevType: String
+        switch calibrationProtocol {
+        case .app:
+            return .failure(InputError(file: file, "the app protocol's peek/pop thresholds have no libinput quirk",
+                                       hint: "use --format text or json; quirks come from the touchpad and pen protocols"))
+        case .touchpad:
+            guard let touchpad else { return .failure(InputError(file: file, "no touchpad suggestion")) }
+            udevType = "touchpad"
+            if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append("AttrPressureRange=\(n):\(m)") }
+            if let p = touchpad.thumb.value { attributes.append("AttrThumbPressureThreshold=\(p)") }
+            if let o = touchpad.palm.value { attributes.append("AttrPalmPressureThreshold=\(o)") }
+            for (name, value) in [("AttrPressureRange", touchpad.begin), ("AttrThumbPressureThreshold", touchpad.thumb),
+                                  ("AttrPalmPressureThreshold", touchpad.palm)] {
+                if case .omitted(let reason) = value { comments.append("\(name) left out: \(reason)") }
+            }
+            if let thumb = touchpad.thumbSeparation, touchpad.thumb.value != nil {
+                comments.append(String(format: "thumbs vs touches: balanced accuracy %.2f", thumb.balancedAccuracy))
+            }
+            if let palm = touchpad.palmSeparation, touchpad.palm.value != nil {
+                comments.append(String(format: "palms vs the rest: balanced accuracy %.2f", palm.balancedAccuracy))
+            }
+            if let lowest = touchpad.lowestLight, touchpad.begin.value != nil {
+                comments.append("every one of the \(counts[.light] ?? 0) light touches (lowest peak \(lowest)) reaches N")
+            }
+        case .pen:
+            guard let pen else { return .failure(InputError(file: file, "no pen suggestion")) }
+            udevType = "tablet"
+            if let tip = pen.tip.value, let release = pen.release.value {
+                attributes.append("AttrPressureRange=\(tip):\(release)")
+                comments.append("every one of the \(counts[.strokeLight] ?? 0) light strokes (lowest peak \(pen.lowestLight ?? 0)) reaches the tip threshold; hover noise up to \(pen.hoverMax ?? axis.minimum)")
+                comments.append("libinput 1.26 up to MR 1420 (commit b58d5a16) read a tablet's AttrPressureRange swapped; check the result with your version")
+            } else if case .omitted(let reason) = pen.tip {
+                comments.append("AttrPressureRange left out: \(reason)")
+            }
+        }
+        // libinput rejects a section without properties: say why instead.
+        guard !attributes.isEmpty else {
+            return .failure(InputError(file: file, "no quirk attribute can be suggested: " + comments.joined(separator: "; "),
+                                       hint: "repeat the calibration; 'forcetrace suggest \(file)' shows the trials' peaks"))
+        }
+        let stamp = ISO8601DateFormatter().string(from: date)
+        var text = "# Written by forcetrace \(ForceTraceVersion.string) suggest on \(stamp)\n"
+        text += "# from \(file.filter { !$0.isNewline }):/recordings/\(recording.filter { !$0.isNewline }), \(calibrationProtocol.rawValue) calibration\n"
+        for comment in comments { text += "# \(comment)\n" }
+        for note in notes { text += "# note: \(note)\n" }
+        let name = device.name.filter { !$0.isNewline && $0 != "]" }
+        text += "[forcetrace \(recording.filter { !$0.isNewline && $0 != "]" })]\n"
+        if !name.isEmpty { text += "MatchName=\(name)\n" }
+        if let bus = Self.libinputBus(device.bus) {
+            text += "MatchBus=\(bus)\n"
+        } else {
+            text += String(format: "# MatchBus left out: bus 0x%04x has no libinput name\n", device.bus)
+        }
+        text += String(format: "MatchVendor=0x%04X\nMatchProduct=0x%04X\n", device.vendor, device.product)
+        text += "MatchUdevType=\(udevType)\n"
+        for attribute in attributes { text += "\(attribute)\n" }
+        return .success(text)
+    }
+}

@@ -1,0 +1,191 @@
+import ForceTrace
+import Foundation
+
+/// `forcetrace calibrate`: a guided session that records labelled trials and
+/// suggests thresholds from them.
+struct CalibrateCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "calibrate",
+        abstract: "Guided calibration: record labelled trials and suggest thresholds (app, touchpad, pen).",
+        discussion: """
+        Asks for one trial at a time and takes the next contact that goes down and up
+        as that trial. A trial with two fingers, one shorter than a tap (30 ms), or a
+        pen hover that touches, is discarded with a word and asked again. Protocols,
+        each asked --trials times, round by round:
+          app       tap, peek-press, pop-press             -> peek/pop thresholds
+          touchpad  light, normal, thumb, palm             -> libinput AttrPressureRange,
+                                                              AttrThumbPressureThreshold,
+                                                              AttrPalmPressureThreshold
+          pen       hover, stroke-light, stroke-normal,    -> the tip threshold
+                    stroke-firm
+        The device is read as 'record' reads it, into the same kind of file, flushed
+        every --flush-ms; keys are obfuscated and keyboards refused as 'record' does.
+        Each kept trial's class goes into the file's labels table. On a terminal a bar
+        shows the current pressure with the reference thresholds marked (|); off a
+        terminal each trial is one line. At the end the suggestion is printed
+        ('forcetrace suggest FILE.h5' prints it again, also as JSON or a libinput quirk).
+        --replay runs the session on an evemu recording instead (--fast: no waiting).
+        Exit status: 0 every trial done, 1 stopped early (the file keeps the trials so
+        far), 2 usage error, 3 the device was removed.
+        """,
+        positionals: [PositionalSpec(name: "DEVICE", help: "Device path or name substring.", optional: true)],
+        options: [
+            .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
+            .value("protocol", "PROTOCOL", "app, touchpad or pen (required)."),
+            .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
+            .value("name", "NAME", "Recording group name (default: the device's name)."),
+            .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
+            .flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events."),
+            .flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A)."),
+            .flag("allow-keyboard", "Use a device with keys and no pressure axis."),
+            .value("replay", "RECORDING", "Run the session on an evemu recording instead of a device."),
+            .flag("fast", "Replay without waiting between events."),
+            .flag("quiet", short: "q", "No pressure bar."),
+            .flag("force", short: "f", "Replace FILE.h5 if it exists."),
+        ])
+
+    let device: String?
+    let output: String
+    let calibrationProtocol: CalibrationProtocol
+    let trials: Int
+    let name: String?
+    let options: RecorderOptions
+    let grab: Bool
+    let keys: KeyOptions
+    let replay: String?
+    let fast: Bool
+    let quiet: Bool
+    let force: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        device = arguments.positional("DEVICE")
+        guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
+        self.output = output
+        guard let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)) else {
+            throw ParseError.missingArgument("--protocol PROTOCOL")
+        }
+        calibrationProtocol = CalibrationProtocol(rawValue: chosen)!
+        trials = try arguments.int("trials", in: 1...1000) ?? CalibrationProtocol.defaultTrials
+        name = arguments.string("name")
+        var options = RecorderOptions()
+        if let milliseconds = try arguments.int("flush-ms", in: 1...1000) { options.flushIntervalNs = Int64(milliseconds) * 1_000_000 }
+        options.label = "calibrate --protocol \(chosen)"
+        self.options = options
+        grab = arguments.flag("grab")
+        replay = arguments.string("replay")
+        fast = arguments.flag("fast")
+        quiet = arguments.flag("quiet")
+        force = arguments.flag("force")
+        if replay == nil, fast { throw ParseError.conflict("'--fast' needs '--replay RECORDING'") }
+        if replay != nil, let device { throw ParseError.conflict("give either DEVICE ('\(device)') or '--replay', not both") }
+        if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
+        keys = try KeyOptions(arguments, replay: replay != nil)
+    }
+
+    func run() throws -> Int32 {
+        try RecordCommand.checkOutput(output, force: force)
+        let source: any CaptureSource
+        var options = self.options
+        if let replay {
+            source = try ReplaySource(path: replay, speed: fast ? nil : 1)
+        } else {
+            let path = try device.map { try InputDevices.resolve($0) } ?? RecordCommand.onlyPressureDevice(command: Self.spec.name)
+            source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
+            options.keyCodes = keys.handling
+        }
+        guard let axis = source.device.contactPressureAxis else {
+            source.close()
+            throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: there is nothing to calibrate",
+                              hint: "'forcetrace devices' lists the devices with pressure")
+        }
+        let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials)
+        let stop = try StopSignal()
+        let recorder = try Recorder(source: calibration, path: output, name: name, options: options)
+        let terminal = !quiet && isatty(STDERR_FILENO) == 1
+        let bar = ProgressLine(enabled: terminal)
+        let marks = Self.referenceMarks(calibrationProtocol, axis: axis)
+        say("\(calibrationProtocol.rawValue) calibration of \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)), "
+            + "\(calibration.session.schedule.count) trials, recording to \(output); Ctrl-C stops")
+        prompt(calibration.session)
+        let result = try recorder.run(stop: stop) { _ in
+            report(calibration.takeUpdates(), calibration.session, bar: bar)
+            if terminal, let pressure = calibration.session.currentPressure {
+                bar.update(Self.bar(pressure, axis: axis, marks: marks))
+            }
+        }
+        report(calibration.takeUpdates(), calibration.session, bar: bar)
+        bar.clear()
+        let session = calibration.session
+        try CalibrationLabels.write(session.trials, protocol: calibrationProtocol, toFile: output, recording: recorder.recordingName)
+        let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: session.trials.map(LabelledTrial.init),
+                                               device: source.device, axis: axis, file: output, recording: recorder.recordingName)
+        print("")
+        print(suggestion.text, terminator: "")
+        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks() {
+            print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
+            print(quirk, terminator: "")
+        }
+        print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName)")
+        if result.reason == .deviceRemoved {
+            printError("\(source.sourceName): the device was removed (ENODEV); \(output) keeps the \(session.trials.count) trials so far")
+            return RecordExitStatus.deviceRemoved
+        }
+        guard session.isComplete else {
+            printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); "
+                       + "the suggestion uses those, and \(output) keeps them")
+            return ExitStatus.failure
+        }
+        return ExitStatus.success
+    }
+
+    /// Prompts and results go to standard output, flushed at once: a person
+    /// or a script waits on each.
+    private func say(_ line: String) {
+        print(line)
+        fflush(nil)  // all streams: stdout is not concurrency-safe to name in Swift 6
+    }
+
+    private func prompt(_ session: CalibrationSession) {
+        guard let wanted = session.current else { return }
+        say("\(session.number)/\(session.schedule.count)  \(wanted.rawValue): \(wanted.instruction)")
+    }
+
+    private func report(_ updates: [SessionUpdate], _ session: CalibrationSession, bar: ProgressLine) {
+        guard !updates.isEmpty else { return }
+        bar.clear()
+        for update in updates {
+            switch update {
+            case .kept(let trial, let number):
+                let observation = trial.observation
+                say(String(format: "%d/%d  %@: kept, peak %d, %.0f ms", number, session.schedule.count, trial.trialClass.rawValue,
+                           observation.peak, Double(observation.durationNs) / 1e6))
+            case .discarded(let wanted, let why, let number):
+                say("\(number)/\(session.schedule.count)  \(wanted.rawValue): discarded: \(why.message); again")
+            }
+        }
+        prompt(session)
+    }
+
+    /// Where the bar marks the thresholds a user would get without calibrating.
+    static func referenceMarks(_ calibrationProtocol: CalibrationProtocol, axis: AxisInfo) -> [Double] {
+        switch calibrationProtocol {
+        case .app: return [Thresholds.defaultPeek, Thresholds.defaultPop]
+        case .touchpad:
+            let range = Double(axis.maximum) - Double(axis.minimum)
+            let palm = range > 0 ? (Double(CalibrationSuggestion.libinputPalmDefault) - Double(axis.minimum)) / range : 1
+            return [CalibrationSuggestion.libinputBeginFraction, palm].filter { $0 <= 1 }
+        case .pen: return [CalibrationSuggestion.libinputTipDownFraction]
+        }
+    }
+
+    /// `[#########|.....|......]  123/255`, like libinput debug-gui's pressure bar.
+    static func bar(_ pressure: Int32, axis: AxisInfo, marks: [Double], width: Int = 40) -> String {
+        let fraction = min(1, max(0, axis.normalized(pressure) ?? 0))
+        let filled = Int((fraction * Double(width)).rounded())
+        let markCells = Set(marks.map { min(width - 1, Int(($0 * Double(width)).rounded())) })
+        let cells = (0..<width).map { index -> Character in
+            markCells.contains(index) ? "|" : (index < filled ? "#" : ".")
+        }
+        return "[" + String(cells) + "]  \(pressure)/\(axis.maximum)"
+    }
+}

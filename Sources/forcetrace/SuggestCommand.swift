@@ -1,0 +1,81 @@
+import ForceTrace
+import Foundation
+
+/// `forcetrace suggest`: thresholds from a labelled trace, as text, JSON or a
+/// libinput quirks section.
+struct SuggestCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "suggest",
+        abstract: "Suggest thresholds from labelled trials: peek/pop, a libinput quirk, a pen's tip.",
+        discussion: """
+        Reads the recording's labels table (written by 'calibrate', or by 'simulate'
+        and 'import' for tap/peek-press/pop-press labels) and derives, per protocol
+        (docs/ANALYSIS.md, "Calibration"):
+          app       peek/pop at the best balanced accuracy, its confusion matrix, and
+                    how often pop comes before a 400 ms and a 500 ms long press
+          touchpad  AttrPressureRange=N:M (N below the lightest light touch, M = N
+                    minus libinput's default hysteresis), AttrThumbPressureThreshold=P
+                    and AttrPalmPressureThreshold=O between the classes; an attribute
+                    whose classes overlap is left out with the reason
+          pen       the tip threshold: below every light stroke, above hover noise
+        --format quirks writes a libinput quirks section ([forcetrace NAME] with
+        MatchName, MatchBus, MatchVendor, MatchProduct and MatchUdevType) for the
+        touchpad and pen protocols; put it in /etc/libinput/local-overrides.quirks.
+        """,
+        positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file with labelled trials.")],
+        options: [
+            .value("recording", "NAME", "Recording to use; needed when the file holds several."),
+            .value("format", "FORMAT", "text (default), json or quirks."),
+            .value("output", short: "o", "OUT", "File to write (default: standard output)."),
+            .flag("force", short: "f", "Replace OUT if it exists."),
+        ])
+
+    let input: String
+    let recording: String?
+    let format: SuggestionFormat
+    let output: String?
+    let force: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        input = arguments.positional("FILE.h5")!
+        recording = arguments.string("recording")
+        format = try arguments.choice("format", SuggestionFormat.allCases.map(\.rawValue)).flatMap(SuggestionFormat.init(rawValue:)) ?? .text
+        output = arguments.string("output")
+        force = arguments.flag("force")
+    }
+
+    func run() throws -> Int32 {
+        let reader = try TraceReader(path: input)
+        if reader.markedOpenByWriter { warnMarkedOpen(input) }
+        let chosen = try chooseRecording(reader, recording)
+        let trace = try reader.recording(chosen)
+        guard let calibrationProtocol = try trace.calibrationProtocol() else {
+            throw ForceTraceError(file: input, "recording '\(chosen)' has no labelled trials",
+                                 hint: "record some with 'forcetrace calibrate DEVICE -o FILE.h5 --protocol app|touchpad|pen'")
+        }
+        guard let axis = trace.device.contactPressureAxis else {
+            throw ForceTraceError(file: input, "recording '\(chosen)': the device has no per-contact pressure axis")
+        }
+        let trials = try trace.labelledTrials(for: calibrationProtocol)
+        let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: trials, device: trace.device, axis: axis,
+                                               file: input, recording: chosen)
+        let text: String
+        switch format {
+        case .text: text = suggestion.text
+        case .json: text = suggestion.json
+        case .quirks: text = try suggestion.quirks().get()
+        }
+        if let output {
+            let target = try AtomicOutput(path: output, replace: force)
+            do {
+                try text.write(toFile: target.temporaryPath, atomically: false, encoding: .utf8)
+            } catch {
+                throw InputError(file: output, "cannot be written: \(error.localizedDescription)")
+            }
+            try target.commit()
+        } else {
+            print(text, terminator: "")
+        }
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Scenario ft-calibrate (issue 11): the player performs forcetrace
+# calibrate's app protocol on a touchscreen, then its touchpad protocol on a
+# touchpad (thumbs and palms pressing harder), 3 rounds each with a
+# two-finger and a too-short trial to discard, while `forcetrace calibrate`
+# runs on the device. Then `forcetrace suggest` as JSON and as a libinput
+# quirk. Checked on the host by check_ft_calibrate.py.
+. "$FT_LIB"
+ft_require player
+ft_need_forcetrace
+forcetrace calibrate --help >"$OUT/calibrate-help.txt" 2>&1 || ft_skip "no calibrate subcommand in this forcetrace"
+
+# calibrate_with STEP PROTOCOL [PLAYER ARGS...]
+calibrate_with() {
+	ft_step "$1"
+	_protocol=$2
+	shift 2
+	ft_start_player calibrate "$_protocol" 3 --hold-ms 30000 --expect "$OUT/expected.jsonl" "$@"
+	forcetrace calibrate "$FT_DEV" -o "$OUT/cal.h5" --protocol "$_protocol" --trials 3 \
+		>"$OUT/calibrate.out" 2>"$OUT/calibrate.err" &
+	_pid=$!
+	ft_wait_opened "$_pid" "$FT_DEV" 30 || ft_fail "calibrate did not open $FT_DEV: $(cat "$OUT/calibrate.err")"
+	ft_wait_file "$OUT/cal.h5" 30 || ft_fail "calibrate did not create its file: $(cat "$OUT/calibrate.err")"
+	ft_go_player
+	# calibrate stops by itself once it has every trial.
+	ft_wait_pid "$_pid" 90
+	echo "$FT_RC" >"$OUT/calibrate.rc"
+	[ "$FT_RC" = 0 ] || ft_fail "forcetrace calibrate exited with $FT_RC: $(tail -n 5 "$OUT/calibrate.err")"
+	forcetrace suggest "$OUT/cal.h5" --format json >"$OUT/suggest.json" 2>"$OUT/suggest.err" ||
+		ft_fail "suggest failed: $(cat "$OUT/suggest.err")"
+	if [ "$_protocol" = touchpad ]; then
+		mkdir -p "$OUT/quirks"
+		forcetrace suggest "$OUT/cal.h5" --format quirks -o "$OUT/quirks/forcetrace.quirks" 2>>"$OUT/suggest.err" ||
+			ft_fail "suggest --format quirks failed: $(cat "$OUT/suggest.err")"
+	fi
+	kill "$FT_PLAYER_PID" 2>/dev/null
+	ft_wait_pid "$FT_PLAYER_PID" 30
+}
+
+FT_TOUCH_NAME=forcetrace-test-touch
+calibrate_with app app
+FT_TOUCH_NAME=forcetrace-test-touchpad
+calibrate_with touchpad touchpad --touchpad --name forcetrace-test-touchpad
+exit 0
