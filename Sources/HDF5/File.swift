@@ -85,12 +85,21 @@ public final class File: @unchecked Sendable {
     }
 
     /// Flushes, then asks the kernel to put the file on disk (fsync).
+    /// It syncs HDF5's own descriptor, not `path`, which may have been
+    /// renamed since (the recorder moves its file into place after creating it).
+    /// The corresponding C functions are `H5Fget_vfd_handle` and `fsync(2)`.
     public func sync() throws {
         try flush()
-        let fd = Foundation.open(path, O_RDONLY)
-        guard fd >= 0 else { throw HDF5Error(function: "open", context: path, errno: errno) }
-        defer { Foundation.close(fd) }
-        guard fsync(fd) == 0 else { throw HDF5Error(function: "fsync", context: path, errno: errno) }
+        let fd: Int32 = try withHDF5 {
+            var pointer: UnsafeMutableRawPointer?
+            try checkStatus(H5Fget_vfd_handle(try handle.validID(path), CHDF5_P_DEFAULT(), &pointer), "H5Fget_vfd_handle", path)
+            // The sec2 driver (the default) hands out a pointer to its int descriptor.
+            guard let pointer else { throw HDF5Error(function: "H5Fget_vfd_handle", context: path, stack: ["no file descriptor"]) }
+            return pointer.load(as: Int32.self)
+        }
+        guard fsync(fd) == 0 else {
+            throw HDF5Error(function: "fsync", context: path, errno: errno)
+        }
     }
 
     /// Switches a file made with `latestFormat: true` into SWMR write mode.

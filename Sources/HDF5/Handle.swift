@@ -69,10 +69,11 @@ final class Handle: @unchecked Sendable {
     }
 
     /// HDF5 1.10.8 keeps a file whose close failed (ENOSPC while flushing)
-    /// half-open, and its atexit cleanup then faults on it: treat the
-    /// library as poisoned so the process skips that cleanup.
+    /// half-open, and its atexit cleanup then faults on it: the process must
+    /// skip that cleanup. Not poisoned: the recorder still opens and marks
+    /// its file after a failed compaction.
     private func noteFailedClose(_ status: herr_t) {
-        if status < 0 && kind == "F" { hdf5Poisoned = true }
+        if status < 0 { hdf5FileCloseFailed = true }
     }
 
     deinit {

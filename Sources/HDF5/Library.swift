@@ -14,6 +14,16 @@ nonisolated(unsafe) var hdf5Poisoned = false
 /// Whether HDF5 faulted on a damaged file; see `hdf5Poisoned`.
 public var hdf5IsPoisoned: Bool { withHDF5 { hdf5Poisoned } }
 
+/// Set when closing a file or an object in it failed (a write error such
+/// as a full disk):
+/// HDF5 keeps the half-closed file in its list, and its atexit cleanup
+/// then crashes retrying it. Handles stay usable.
+nonisolated(unsafe) var hdf5FileCloseFailed = false
+
+/// Whether the process must end with `_exit`, skipping HDF5's atexit
+/// cleanup: after a fault (`hdf5IsPoisoned`) or a failed file close.
+public var hdf5SkipsExitCleanup: Bool { withHDF5 { hdf5Poisoned || hdf5FileCloseFailed } }
+
 /// Runs `body` under the HDF5 lock, after making sure the library is set up.
 @inline(__always)
 func withHDF5<T>(_ body: () throws -> T) rethrows -> T {

@@ -83,7 +83,7 @@ struct CalibrateCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
-        try RecordCommand.checkOutput(output, force: force)
+        try RecordCommand.checkOutput(output, force: force, inputs: replay.map { [$0] } ?? [])
         let source: any CaptureSource
         var options = self.options
         if let replay {

@@ -39,6 +39,7 @@ struct ExportCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
+        if let output { try OutputPath.check(output, replace: force, inputs: [input]) }
         let reader = try TraceReader(path: input)
         if reader.markedOpenByWriter { warnMarkedOpen(input) }
         let chosen = try chooseRecording(reader, recording)
@@ -48,7 +49,7 @@ struct ExportCommand: Subcommand {
         if let keyCodes = trace.keyCodeHandling { comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" }
         // Streamed block by block: memory does not grow with the recording.
         if let output {
-            let target = try AtomicOutput(path: output, replace: force)
+            let target = try AtomicOutput(path: output, replace: force, inputs: [input])
             let stream = try ByteOutput(path: target.temporaryPath)
             let encoder = try codec.encoder(to: stream, count: 1, comment: comment)
             try trace.encode(into: encoder)

@@ -67,9 +67,12 @@ struct ImportCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
+        // Before parsing: a wrong output path fails at once, not after minutes.
+        let readFiles = inputs + (description.map { [$0] } ?? [])
+        try OutputPath.check(output, replace: force, inputs: readFiles)
         let progress = ProgressLine()
         // Written to a temporary file, renamed only when every input imported.
-        let target = try AtomicOutput(path: output, replace: force)
+        let target = try AtomicOutput(path: output, replace: force, inputs: readFiles)
         var options = TraceWriteOptions()
         options.compression = compression
         let writer = try TraceWriter(creating: target.temporaryPath, options: options)

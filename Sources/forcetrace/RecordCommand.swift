@@ -133,7 +133,7 @@ struct RecordCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
-        try Self.checkOutput(output, force: force)
+        try Self.checkOutput(output, force: force, inputs: replay.map { [$0] } ?? [])
         let source: any CaptureSource
         var options = self.options
         if let replay {
@@ -144,7 +144,7 @@ struct RecordCommand: Subcommand {
             options.keyCodes = keys.handling
         }
         let stop = try StopSignal()
-        let recorder = try Recorder(source: source, path: output, name: name, options: options)
+        let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: force)
         let statusLine = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         if !quiet && isatty(STDERR_FILENO) == 1 {
             printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
@@ -169,6 +169,9 @@ struct RecordCommand: Subcommand {
         print(String(format: "%@: /recordings/%@: %.3f s, %lld events, %lld frames, %lld contacts, %d resyncs (%@)",
                      output, summary.name, Double(result.elapsedNs) / 1e9, summary.events, summary.frames,
                      summary.contacts, result.resyncs, why))
+        if let why = result.notCompacted {
+            printError("warning: \(output): marked complete in place, not compacted: \(why); the file keeps the live recording's dead space")
+        }
         for anomaly in summary.anomalies {
             printError("warning: \(summary.name): event \(anomaly.eventIndex): \(anomaly.message)")
         }
@@ -179,18 +182,12 @@ struct RecordCommand: Subcommand {
         return ExitStatus.success
     }
 
-    /// The output is written in place (a live file must be readable and
-    /// survive a crash where it is), so refuse to clobber by accident.
-    static func checkOutput(_ output: String, force: Bool) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw InputError(file: output, "is a directory; expected an output file path") }
-            if !force { throw InputError(file: output, "already exists", hint: "pass --force to replace it") }
-        }
-        let directory = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw InputError(file: output, "cannot be written: the directory \(directory) does not exist or is not writable")
-        }
+    /// The output is created beside its path and moved there once it is a
+    /// valid trace, so refuse to clobber by accident, refuse an input as the
+    /// output, and with --force refuse a file another process holds.
+    static func checkOutput(_ output: String, force: Bool, inputs: [String] = []) throws {
+        try OutputPath.check(output, replace: force, inputs: inputs)
+        if force { try OutputPath.refuseIfHeld(output) }
     }
 
     /// Without DEVICE: the single device whose contacts have pressure.

@@ -127,6 +127,8 @@ struct ReportCommand: Subcommand {
             for file in files where URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path == target {
                 throw ParseError.conflict("\(option) \(output) is one of the inputs; reports never modify their input")
             }
+            // Also a hard link or bind mount of an input; and before the analysis, not after.
+            try OutputPath.check(save, replace: force, inputs: files)
         }
         let progress = ProgressLine()
         let analyses = try analyseInParallel(files, options: options, progress: progress)

@@ -29,6 +29,12 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     SuggestCommand.self,
 ]
 
+/// Every `print` of the CLI goes through checked standard output, so that
+/// output cut short (a full disk, /dev/full) is an error naming the reason.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    StandardOutput.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
+}
+
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
@@ -99,10 +105,15 @@ func runMain(_ arguments: [String]) -> Int32 {
 
 // Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
 signal(SIGPIPE, SIG_IGN)
-let status = runMain(Array(CommandLine.arguments.dropFirst()))
-if hdf5IsPoisoned {
-    // HDF5 faulted on a damaged file: skip its atexit cleanup, which would
-    // walk its now undefined state.
+var status = runMain(Array(CommandLine.arguments.dropFirst()))
+// Output cut short (a full disk, /dev/full) is a failure, not success.
+if case .failed(let code) = StandardOutput.finish() {
+    printError("Error: " + StandardOutput.message(forErrno: code))
+    status = ExitStatus.failure
+}
+if hdf5SkipsExitCleanup {
+    // HDF5 faulted on a damaged file, or a file failed to close (a full
+    // disk): skip its atexit cleanup, which would walk that broken state.
     fflush(nil)
     _exit(status)
 }

@@ -54,6 +54,9 @@ public struct RecorderResult: Sendable {
     public var resyncs: Int
     public var elapsedNs: Int64
     public var flushes: Int
+    /// Why the file was marked complete in place instead of compacted
+    /// (it keeps the live file's dead space), or nil when it was compacted.
+    public var notCompacted: String?
 }
 
 /// Records a capture source into a trace file that stays readable while it
@@ -78,9 +81,17 @@ public final class Recorder {
     /// When capture began: elapsed time and `durationNs` count from here.
     private let startedAtNs = Syscall.monotonicNs()
 
-    /// Creates the file at `path` (replacing any file there), writes the
-    /// description and the initial-state frame, and starts SWMR writing.
-    public init(source: any CaptureSource, path: String, name: String? = nil, options: RecorderOptions = RecorderOptions()) throws {
+    /// A shared flock on the live file, held while recording, so that
+    /// `record --force` and `import --force` refuse to replace it.
+    private var liveLock: Int32 = -1
+
+    /// Creates the file, writes the description and the initial-state
+    /// frame, starts SWMR writing, and only then moves it to `path`: a
+    /// failure before that leaves `path` as it was.
+    /// - Parameter replace: replace a file at `path` (`--force`); refused
+    ///   when another process holds that file open.
+    public init(source: any CaptureSource, path: String, name: String? = nil, options: RecorderOptions = RecorderOptions(),
+                replace: Bool = true) throws {
         self.path = path
         self.source = source
         self.options = options
@@ -88,7 +99,16 @@ public final class Recorder {
         writeOptions.latestFormat = true
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
-        trace = try TraceWriter(creating: path, options: writeOptions)
+        if replace { try OutputPath.refuseIfHeld(path) }
+        let temporary = TemporaryFiles.path(beside: path, kind: "partial")
+        TemporaryFiles.removeStale(beside: path)
+        TemporaryFiles.register(temporary)
+        do {
+            trace = try TraceWriter(creating: temporary, options: writeOptions)
+        } catch {
+            TemporaryFiles.remove(temporary)
+            throw error
+        }
         do {
             recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
                                                source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
@@ -101,13 +121,30 @@ public final class Recorder {
             }
             try trace.startSWMRWrite()
             try sync()
+            if replace {
+                try OutputPath.refuseIfHeld(path)
+                _ = try Syscall.valueOrErrno("rename", path) { Foundation.rename(temporary, path) }.get()
+            } else {
+                try OutputPath.linkExclusively(temporary, to: path)
+            }
+            TemporaryFiles.remove(temporary)
+            try OutputPath.fsyncDirectory(of: path)
+            liveLock = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+            if liveLock >= 0 { flock(liveLock, LOCK_SH | LOCK_NB) }
         } catch {
             // Nothing was recorded yet: leave no half-made file behind.
             try? trace.close()
-            unlink(path)
+            TemporaryFiles.remove(temporary)
             throw error
         }
     }
+
+    private func releaseLiveLock() {
+        if liveLock >= 0 { Foundation.close(liveLock) }
+        liveLock = -1
+    }
+
+    deinit { releaseLiveLock() }
 
     public var recordingName: String { recording.name }
 
@@ -199,6 +236,7 @@ public final class Recorder {
             _ = try? recording.finish(markComplete: false)
             try? trace.close()
             source.close()
+            releaseLiveLock()
             throw error
         }
         let elapsed = Syscall.monotonicNs() - start
@@ -206,56 +244,90 @@ public final class Recorder {
         let summary = try recording.finish(markComplete: false)
         flushes += 1
         try trace.close()
-        try finalize(reason: reason)
+        releaseLiveLock()
+        let compacted = try finalize(reason: reason)
         return RecorderResult(summary: summary, reason: reason, signalName: stop?.receivedName, resyncs: resyncs,
-                              elapsedNs: elapsed, flushes: flushes)
+                              elapsedNs: elapsed, flushes: flushes, notCompacted: compacted)
     }
 
     /// Makes the closed SWMR file final: copies its live contents into a
     /// fresh file (dropping the dead space that each flush's rewritten
     /// partial chunks leave), adds what SWMR cannot (`import_status`,
-    /// `stop_reason`), and renames it over the original. If that fails, the
-    /// original is reopened and marked in place instead.
-    private func finalize(reason: StopReason) throws {
-        let url = URL(fileURLWithPath: path)
-        let compacted = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).compact-\(getpid())").path
+    /// `stop_reason`), and renames it over the original. If the copy cannot
+    /// be made (too little free space for it: HDF5 1.10's H5Ocopy crashes
+    /// when a write fails; or any error), the original is marked in place.
+    /// - Returns: why it was not compacted, or nil.
+    private func finalize(reason: StopReason) throws -> String? {
+        let compacted = TemporaryFiles.path(beside: path, kind: "compact")
         func mark(_ group: Group) throws {
             try group.setAttribute(RecordingAttribute.stopReason, .string(reason.rawValue))
             try group.setAttribute(RecordingAttribute.importStatus, .string(ImportStatus.complete.rawValue))
         }
-        do {
-            let original = try File.open(path, mode: .readOnly)
-            let copy = try File.create(compacted, latestFormat: true)
-            let from = try original.root, to = try copy.root
-            try copyAttributes(from, to)
-            let fromRecordings = try from.openGroup(TraceSchema.recordingsGroup)
-            let toRecordings = try to.createGroup(TraceSchema.recordingsGroup)
-            for name in try fromRecordings.memberNames() {
-                // Group by group: HDF5 1.10.8's H5Ocopy crashes on a group
-                // whose many string attributes sit in dense storage.
-                let fromRecording = try fromRecordings.openGroup(name)
-                let toRecording = try toRecordings.createGroup(name)
-                try copyAttributes(fromRecording, toRecording)
-                for table in TraceSchema.Table.allCases where fromRecording.contains(table.rawValue) {
-                    try fromRecording.copy(table.rawValue, to: toRecording)
-                }
+        var notCompacted: String?
+        if let free = Self.freeBytes(besides: path), let size = Self.fileSize(path), free < size + Self.compactionMargin {
+            notCompacted = "only \(free / 1024) KiB free beside it, too little for a compacted copy"
+        } else {
+            TemporaryFiles.register(compacted)
+            do {
+                try compact(into: compacted, mark: mark)
+                TemporaryFiles.remove(compacted)
+                return nil
+            } catch {
+                TemporaryFiles.remove(compacted)
+                notCompacted = "the compacted copy failed (\(error))"
             }
-            try mark(try toRecordings.openGroup(recording.name))
-            // The live SWMR file cannot hold dimension scales (SWMR forbids new datasets): the copy gets them.
-            for name in try toRecordings.memberNames() { try TraceSchema.attachDimensionScales(in: try toRecordings.openGroup(name)) }
-            try copy.sync()
-            try copy.close()
-            try original.close()
-            try Syscall.rename(compacted, over: path)
-        } catch {
-            unlink(compacted)
-            let file = try File.open(path, mode: .readWrite)
-            let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name)
-            try mark(group)
-            try TraceSchema.attachDimensionScales(in: group)
-            try file.sync()
-            try file.close()
         }
+        let file = try File.open(path, mode: .readWrite)
+        let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(recording.name)
+        try mark(group)
+        try TraceSchema.attachDimensionScales(in: group)
+        try file.sync()
+        try file.close()
+        return notCompacted
+    }
+
+    /// Room beyond the live file's size that compaction asks for: HDF5's
+    /// metadata and the attributes added.
+    static let compactionMargin: UInt64 = 64 << 10
+
+    private func compact(into compacted: String, mark: (Group) throws -> Void) throws {
+        let original = try File.open(path, mode: .readOnly)
+        let copy = try File.create(compacted, latestFormat: true)
+        let from = try original.root, to = try copy.root
+        try copyAttributes(from, to)
+        let fromRecordings = try from.openGroup(TraceSchema.recordingsGroup)
+        let toRecordings = try to.createGroup(TraceSchema.recordingsGroup)
+        for name in try fromRecordings.memberNames() {
+            // Group by group: HDF5 1.10.8's H5Ocopy crashes on a group
+            // whose many string attributes sit in dense storage.
+            let fromRecording = try fromRecordings.openGroup(name)
+            let toRecording = try toRecordings.createGroup(name)
+            try copyAttributes(fromRecording, toRecording)
+            for table in TraceSchema.Table.allCases where fromRecording.contains(table.rawValue) {
+                try fromRecording.copy(table.rawValue, to: toRecording)
+            }
+        }
+        try mark(try toRecordings.openGroup(recording.name))
+        // The live SWMR file cannot hold dimension scales (SWMR forbids new datasets): the copy gets them.
+        for name in try toRecordings.memberNames() { try TraceSchema.attachDimensionScales(in: try toRecordings.openGroup(name)) }
+        try copy.sync()
+        try copy.close()
+        try original.close()
+        try Syscall.rename(compacted, over: path)
+    }
+
+    static func fileSize(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : nil
+    }
+
+    /// Bytes an unprivileged writer may still use on `path`'s filesystem.
+    /// The corresponding C function is `statvfs(3)`.
+    static func freeBytes(besides path: String) -> UInt64? {
+        var info = statvfs()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 
     private func copyAttributes(_ from: Group, _ to: Group) throws {

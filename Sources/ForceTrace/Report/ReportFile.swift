@@ -9,7 +9,7 @@ public enum ReportFile {
 
     /// Writes `report` to `path` through a temporary file renamed into place.
     public static func write(_ report: PressureReport, to path: String, replace: Bool) throws {
-        let target = try AtomicOutput(path: path, replace: replace)
+        let target = try AtomicOutput(path: path, replace: replace, inputs: report.files.map(\.file))
         let file = try File.create(target.temporaryPath)
         let root = try file.root
         try root.setAttribute("format", .string(formatName))

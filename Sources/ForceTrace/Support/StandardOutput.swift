@@ -1,0 +1,53 @@
+import Foundation
+
+/// Standard output, checked: `print` goes through C stdio, whose write
+/// errors are sticky (`ferror`); the final `fflush` reports the errno when
+/// bytes are still buffered.
+public enum StandardOutput {
+    /// How writing standard output ended.
+    public enum Outcome: Equatable, Sendable {
+        case written
+        /// The reader went away (`| head`): not an error, end quietly.
+        case closedByReader
+        case failed(errno: Int32)
+    }
+
+    /// Flushes standard output and says whether everything printed reached
+    /// it. A write that failed earlier, mid-output, leaves only `ferror` set.
+    /// The corresponding C functions are `fflush(3)` and `ferror(3)`.
+    public static func finish() -> Outcome {
+        guard let stream = cStandardOutput() else { return fflush(nil) == 0 ? .written : .failed(errno: errno) }
+        errno = 0
+        let flushed = fflush(stream) == 0
+        let code = errno != 0 ? errno : firstErrno
+        if flushed && ferror(stream) == 0 { return .written }
+        if code == EPIPE { return .closedByReader }
+        return .failed(errno: code)
+    }
+
+    /// The errno of the first failed write, when known (see `write`).
+    nonisolated(unsafe) private static var firstErrno: Int32 = 0
+
+    /// C's `stdout`, looked up by name: Swift 6 refuses to read the C global
+    /// (shared mutable state), and only this one thread reads it, at the end.
+    private static func cStandardOutput() -> UnsafeMutablePointer<FILE>? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "stdout") else { return nil }  // RTLD_DEFAULT
+        return symbol.load(as: UnsafeMutablePointer<FILE>?.self)
+    }
+
+    /// Writes `text` to standard output, remembering the errno of the
+    /// first failed write, which the final `finish()` reports.
+    /// The corresponding C function is `fputs(3)`.
+    public static func write(_ text: String) {
+        guard let stream = cStandardOutput() else { Swift.print(text, terminator: ""); return }
+        if fputs(text, stream) == EOF, firstErrno == 0 { firstErrno = errno }
+    }
+
+    /// The error line for a failed write, naming the device when it is full.
+    public static func message(forErrno code: Int32) -> String {
+        if code == ENOSPC || code == EDQUOT {
+            return "standard output: write failed: no space left on the device holding it; the output is cut short"
+        }
+        return "standard output: write failed" + (code == 0 ? "" : ": \(String(cString: strerror(code)))") + "; the output is cut short"
+    }
+}

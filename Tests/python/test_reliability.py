@@ -1,0 +1,333 @@
+"""Issue 9: outputs that cannot be lost. Concurrent writers, output = input,
+full disks (a small tmpfs), cut-short standard output, signals and the
+temporaries they leave. Every test is bounded in time."""
+import contextlib
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import pytest
+
+from conftest import SAMPLES, run
+
+SAMPLE = SAMPLES / "touchscreen-mixed.evemu"
+DEEP = SAMPLES / "touchscreen-deep-presses.evemu"
+
+
+def leftovers(directory):
+    """forcetrace's hidden temporaries in `directory`."""
+    return sorted(p.name for p in pathlib.Path(directory).iterdir() if ".partial-" in p.name or ".compact-" in p.name)
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def long_input(forcetrace, tmp_path_factory):
+    """A raw input_event stream and its description: parsed in a moment,
+    its import then spends seconds writing (the window in which a second
+    writer or a signal comes)."""
+    directory = tmp_path_factory.mktemp("long")
+    evemu, trace, raw = directory / "long.evemu", directory / "long.h5", directory / "long.raw"
+    run(forcetrace, "simulate", "--presses", "600", "--seed", "3", "-o", evemu)
+    run(forcetrace, "import", evemu, "-o", trace)
+    run(forcetrace, "export", trace, "--format", "raw", "-o", raw)
+    description = directory / "long.desc"
+    description.write_text("".join(line for line in open(evemu) if not line.startswith(("E:", "#"))))
+    return raw
+
+
+def start_import(forcetrace, source, output, *extra):
+    return subprocess.Popen([forcetrace, "import", str(source), "--desc", str(source.with_suffix(".desc")),
+                             "-o", str(output), *map(str, extra)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_writing(process, directory, timeout=60):
+    """Waits until `process` has created its temporary: it is writing."""
+    wait_for(lambda: leftovers(directory) or process.poll() is not None, timeout, "the import to start writing")
+    assert process.poll() is None, "the import finished before it could be interrupted: make the input longer"
+
+
+def recording_names(path):
+    with h5py.File(path, "r") as f:
+        return sorted(f["recordings"])
+
+
+# --- Two writers, one path -------------------------------------------------
+
+def test_second_import_to_the_same_path_does_not_replace_the_first(forcetrace, tmp_path, long_input):
+    output = tmp_path / "out.h5"
+    slow = start_import(forcetrace, long_input, output)
+    wait_writing(slow, tmp_path)
+    run(forcetrace, "import", SAMPLE, "-o", output, timeout=60)
+    _, stderr = slow.communicate(timeout=120)
+    assert slow.returncode == 1, stderr
+    assert "another process created it while this one was writing" in stderr
+    assert recording_names(output) == ["touchscreen-mixed"]
+    assert leftovers(tmp_path) == []
+
+
+def test_import_does_not_replace_a_recording_in_progress(forcetrace, tmp_path, long_input):
+    output = tmp_path / "live.h5"
+    slow = start_import(forcetrace, long_input, output)
+    wait_writing(slow, tmp_path)
+    recorder = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "--speed", "20", "-q", "-o", output],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(output.exists, 30, "the recorder's file")
+    _, import_stderr = slow.communicate(timeout=120)
+    _, record_stderr = recorder.communicate(timeout=120)
+    assert recorder.returncode == 0, record_stderr
+    assert slow.returncode == 1, import_stderr
+    assert "another process created it while this one was writing" in import_stderr
+    with h5py.File(output, "r") as f:
+        recording = f["recordings"]["touchscreen-deep-presses"]
+        assert recording.attrs["import_status"] == "complete"
+        assert recording["events"]["t_ns"].shape[0] == 6545
+    assert leftovers(tmp_path) == []
+
+
+def test_record_force_refuses_a_file_a_reader_holds(forcetrace, tmp_path):
+    output = tmp_path / "held.h5"
+    run(forcetrace, "import", SAMPLE, "-o", output)
+    size = output.stat().st_size
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import h5py, sys, time\nf = h5py.File(sys.argv[1], 'r')\nprint('open', flush=True)\ntime.sleep(60)\n",
+                               str(output)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        result = run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "--force", "-o", output, check=False, timeout=60)
+        assert result.returncode == 1, result.stderr
+        assert "is open in another process" in result.stderr
+        assert output.stat().st_size == size
+        assert recording_names(output) == ["touchscreen-mixed"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert leftovers(tmp_path) == []
+
+
+def test_record_without_force_never_replaces(forcetrace, tmp_path):
+    output = tmp_path / "kept.h5"
+    run(forcetrace, "import", SAMPLE, "-o", output)
+    result = run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "-o", output, check=False, timeout=60)
+    assert result.returncode == 1 and "already exists" in result.stderr
+    assert recording_names(output) == ["touchscreen-mixed"]
+
+
+# --- Output equals input -------------------------------------------------
+
+@pytest.mark.parametrize("link", [False, True], ids=["same-path", "hard-link"])
+def test_an_output_that_is_an_input_is_refused(forcetrace, tmp_path, link):
+    evemu = tmp_path / "in.evemu"
+    evemu.write_bytes(SAMPLE.read_bytes())
+    trace = tmp_path / "a.h5"
+    run(forcetrace, "import", evemu, "-o", trace)
+    trace_bytes, evemu_bytes = trace.read_bytes(), evemu.read_bytes()
+    evemu_out, trace_out = evemu, trace
+    if link:
+        evemu_out, trace_out = tmp_path / "in-link.evemu", tmp_path / "a-link.h5"
+        os.link(evemu, evemu_out)
+        os.link(trace, trace_out)
+    cases = [
+        ["import", evemu, "-o", evemu_out, "--force"],
+        ["import", trace, evemu, "-o", trace_out, "--force"],
+        ["export", trace, "--format", "evemu", "-o", trace_out, "--force"],
+        ["record", "--replay", evemu, "--fast", "-q", "-o", evemu_out, "--force"],
+        ["report", trace, "--save", trace_out, "--force"],
+    ]
+    for arguments in cases:
+        result = run(forcetrace, *arguments, check=False, timeout=60)
+        assert result.returncode in (1, 2), f"{arguments}: {result.returncode} {result.stderr}"
+        assert "is also an input" in result.stderr or "is one of the inputs" in result.stderr, result.stderr
+        assert trace.read_bytes() == trace_bytes and evemu.read_bytes() == evemu_bytes, arguments
+    stdin_case = subprocess.run([forcetrace, "import", "-", "-o", evemu_out, "--force"], stdin=open(evemu, "rb"),
+                                capture_output=True, text=True, timeout=60)
+    assert stdin_case.returncode == 1 and "is also an input (standard input)" in stdin_case.stderr
+    assert evemu.read_bytes() == evemu_bytes
+    assert leftovers(tmp_path) == []
+
+
+def test_a_special_file_is_not_replaced(forcetrace, tmp_path):
+    """A rename over /dev/null (as root) would replace the device node."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = run(forcetrace, "simulate", "-o", fifo, "--force", check=False, timeout=30)
+    assert result.returncode == 1 and "is not a regular file" in result.stderr
+    assert fifo.is_fifo()
+
+
+# --- Standard output -------------------------------------------------------
+
+@pytest.mark.parametrize("arguments", [["info"], ["info", "--json"], ["report"], ["report", "--json"],
+                                       ["export", "--format", "evemu"]], ids=lambda a: " ".join(a))
+def test_output_to_a_full_device_is_an_error(forcetrace, tmp_path, arguments):
+    trace = tmp_path / "a.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([forcetrace, arguments[0], str(trace), *arguments[1:]], stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "no space left on the device" in result.stderr
+
+
+@pytest.mark.parametrize("arguments", [["report"], ["export", "--format", "evemu"]], ids=lambda a: a[0])
+def test_a_closed_pipe_ends_quietly(forcetrace, tmp_path, arguments):
+    trace = tmp_path / "a.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    process = subprocess.Popen([forcetrace, arguments[0], str(trace), *arguments[1:]], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert stderr == b""
+
+
+# --- Full disk ---------------------------------------------------------------
+
+@contextlib.contextmanager
+def small_tmpfs(directory, size):
+    directory.mkdir()
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs to fill ({result.stderr.strip() or 'mount failed'}); needs root")
+    try:
+        yield directory
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], check=False)
+
+
+def fill(directory, leave):
+    """Fills the filesystem of `directory` up to `leave` bytes."""
+    stats = os.statvfs(directory)
+    free = stats.f_bavail * stats.f_frsize
+    if free > leave:
+        with open(directory / "ballast", "wb") as ballast:
+            ballast.write(b"\0" * (free - leave))
+
+
+def assert_failed_cleanly(result, directory):
+    assert result.returncode == 1, f"exit {result.returncode}: {result.stderr}"
+    assert "no space left on the device holding" in result.stderr or "No space left on device" in result.stderr, result.stderr
+    assert "Program crashed" not in result.stderr
+    assert leftovers(directory) == []
+
+
+def test_import_on_a_full_disk(forcetrace, tmp_path, long_input):
+    with small_tmpfs(tmp_path / "disk", "400k") as disk:
+        output = disk / "out.h5"
+        run(forcetrace, "import", SAMPLE, "-o", output)
+        old = output.read_bytes()
+        result = run(forcetrace, "import", long_input, "--desc", long_input.with_suffix(".desc"), "-o", output, "--force",
+                     check=False, timeout=120)
+        assert_failed_cleanly(result, disk)
+        assert output.read_bytes() == old
+
+
+def test_record_on_a_full_disk(forcetrace, tmp_path):
+    with small_tmpfs(tmp_path / "disk", "256k") as disk:
+        fill(disk, 40 * 1024)
+        output = disk / "live.h5"
+        result = run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "-o", output, check=False, timeout=120)
+        assert_failed_cleanly(result, disk)
+
+
+def test_record_falls_back_to_marking_in_place_when_compaction_does_not_fit(forcetrace, tmp_path):
+    roomy = tmp_path / "roomy.h5"
+    run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "-o", roomy, timeout=120)
+    size = roomy.stat().st_size
+    with small_tmpfs(tmp_path / "disk", "2m") as disk:
+        output = disk / "live.h5"
+        # The live file (a little more than the compacted one) fits in what is left; a second copy does not.
+        fill(disk, size * 3 // 2 + 16 * 1024)
+        result = run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "-o", output, check=False, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert "marked complete in place, not compacted" in result.stderr
+        with h5py.File(output, "r") as f:
+            recording = f["recordings"]["touchscreen-deep-presses"]
+            assert recording.attrs["import_status"] == "complete"
+            assert recording.attrs["stop_reason"] == "end-of-input"
+            assert recording["events"]["t_ns"].shape[0] == 6545
+        assert leftovers(disk) == []
+
+
+def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):
+    trace = tmp_path / "a.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    with small_tmpfs(tmp_path / "disk", "512k") as disk:
+        saved, exported = disk / "report.h5", disk / "a.evemu"
+        saved.write_bytes(b"old report")
+        exported.write_bytes(b"old export")
+        fill(disk, 48 * 1024)
+        result = run(forcetrace, "report", trace, "--save", saved, "--force", check=False, timeout=120)
+        assert_failed_cleanly(result, disk)
+        result = run(forcetrace, "export", trace, "--format", "evemu", "-o", exported, "--force", check=False, timeout=120)
+        assert_failed_cleanly(result, disk)
+        assert saved.read_bytes() == b"old report" and exported.read_bytes() == b"old export"
+        with open(disk / "report.json", "w") as out:
+            result = subprocess.run([forcetrace, "report", str(trace), "--json"], stdout=out, stderr=subprocess.PIPE,
+                                    text=True, timeout=60)
+        assert result.returncode == 1 and "no space left on the device" in result.stderr, result.stderr
+
+
+# --- Signals -------------------------------------------------------------------
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_import_leaves_nothing_and_the_old_file_intact(forcetrace, tmp_path, long_input, signum):
+    output = tmp_path / "out.h5"
+    run(forcetrace, "import", SAMPLE, "-o", output)
+    old = output.read_bytes()
+    process = start_import(forcetrace, long_input, output, "--force")
+    wait_writing(process, tmp_path)
+    process.send_signal(signum)
+    process.communicate(timeout=60)
+    assert process.returncode == -signum
+    assert leftovers(tmp_path) == []
+    assert output.read_bytes() == old
+
+
+def test_the_next_run_removes_what_a_killed_import_left(forcetrace, tmp_path, long_input):
+    output = tmp_path / "out.h5"
+    process = start_import(forcetrace, long_input, output)
+    wait_writing(process, tmp_path)
+    process.kill()
+    process.communicate(timeout=60)
+    left = leftovers(tmp_path)
+    assert len(left) == 1 and left[0].startswith(".out.h5.partial-")
+    # A temporary of a process still running stays.
+    alive = tmp_path / f".out.h5.partial-{os.getpid()}"
+    alive.write_bytes(b"in use")
+    run(forcetrace, "import", SAMPLE, "-o", output, timeout=60)
+    assert leftovers(tmp_path) == [alive.name]
+    assert recording_names(output) == ["touchscreen-mixed"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_record_replay_leaves_nothing_behind(forcetrace, tmp_path, signum):
+    other = tmp_path / "other.h5"
+    run(forcetrace, "import", SAMPLE, "-o", other)
+    old = other.read_bytes()
+    output = tmp_path / "live.h5"
+    process = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "-q", "-o", output],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(output.exists, 30, "the recorder's file")
+    time.sleep(0.5)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert leftovers(tmp_path) == []
+    with h5py.File(output, "r") as f:
+        assert f["recordings"]["touchscreen-deep-presses"].attrs["stop_reason"] == "signal"
+    assert other.read_bytes() == old
