@@ -33,6 +33,9 @@ public struct DatasetStorage: Sendable {
     public let logicalBytes: UInt64
     /// Bytes the data takes in the file.
     public let storedBytes: UInt64
+    /// Whether the file stores integers (H5T_INTEGER); reading floats
+    /// into integers would turn NaN into garbage.
+    public var isInteger: Bool = true
 }
 
 /// A one-dimensional, chunked, extendible dataset of one scalar type.
@@ -186,8 +189,10 @@ func datasetStorage(_ id: hid_t, _ context: String) throws -> DatasetStorage {
     let type = try checkID(H5Dget_type(id), "H5Dget_type", context)
     defer { H5Tclose(type) }
     let elementSize = H5Tget_size(type)
-    return DatasetStorage(rows: rows, logicalBytes: UInt64(rows) * UInt64(elementSize),
-                          storedBytes: UInt64(H5Dget_storage_size(id)))
+    // Multiplied wide: a damaged header may declare any number of rows.
+    let logical = UInt64(rows).multipliedReportingOverflow(by: UInt64(elementSize))
+    return DatasetStorage(rows: rows, logicalBytes: logical.overflow ? .max : logical.partialValue,
+                          storedBytes: UInt64(H5Dget_storage_size(id)), isInteger: H5Tget_class(type) == H5T_INTEGER)
 }
 
 extension Group {

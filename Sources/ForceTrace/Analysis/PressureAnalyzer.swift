@@ -92,7 +92,8 @@ public enum PressureAnalyzer {
         var open = [OpenContact](repeating: OpenContact(), count: max(1, device.slotCount) + 1)
         let chunkRows = max(8, options.chunkRows)
         var normalized = [Double](repeating: 0, count: chunkRows)
-        let minimum = Double(pressureAxis?.minimum ?? 0), span = Double((pressureAxis?.maximum ?? 1) - (pressureAxis?.minimum ?? 0))
+        // In Double: an axis such as -1..2147483647 spans more than Int32.
+        let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
         var paths = options.curves ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
         // Data quality: pressure each slot holds, and until when its contact is down.
         var slotPressure = [Int32](repeating: 0, count: open.count)
@@ -115,6 +116,7 @@ public enum PressureAnalyzer {
             let range = block.rows
             let times = block.tNs, ids = block.contact, slots = block.slot
             let xs = block.x, ys = block.y, pressures = block.pressure, flags = block.flags
+            try TraceValidation.checkTimes(times, table: "samples", firstRow: range.lowerBound, file: file, recording: recording.name)
             pressures.withUnsafeBufferPointer { raw in
                 normalized.withUnsafeMutableBufferPointer { out in
                     normalize(raw, into: out, minimum: minimum, span: span)
@@ -261,7 +263,11 @@ struct OpenContact {
     /// Curve grid point `index` of `points` over the contact's span.
     @inline(__always)
     func gridTime(_ index: Int, points: Int) -> Int64 {
-        stats.tDownNs + stats.durationNs * Int64(index) / Int64(points)
+        // 128-bit product: a contact held across a clock jump lasts years,
+        // and years × 4096 points overflow 64 bits. The quotient is at most
+        // the duration, which fits (TraceValidation bounds the times).
+        let product = stats.durationNs.multipliedFullWidth(by: Int64(index))
+        return stats.tDownNs + Int64(points).dividingFullWidth(product).quotient
     }
 
     /// Holds the previous value on every grid point before `time`.

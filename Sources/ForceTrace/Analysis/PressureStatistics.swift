@@ -236,7 +236,7 @@ public struct PressureStatistics: Equatable, Sendable {
         motionEvents += contact.motionEvents
         stationary &+= contact.stationary
         stationaryRise &+= contact.stationaryRise
-        contactTimeNs += contact.durationNs
+        contactTimeNs = contactTimeNs.saturatingAdding(contact.durationNs)
         guard let signalPeak = contact.signalPeak, let pressClass = contact.pressClass else { return }
         contactsWithPressure += 1
         classCounts[pressClass] += 1

@@ -265,7 +265,14 @@ public struct SummaryField: @unchecked Sendable {
         self.name = name
         self.units = units
         self.longName = longName
-        merge = { sum, other in sum[keyPath: path] = sum[keyPath: path] + other[keyPath: path] }
+        merge = { sum, other in
+            // Totals of times read from files (durations across a clock jump) saturate instead of trapping.
+            if let a = sum[keyPath: path] as? Int64, let b = other[keyPath: path] as? Int64, let total = a.saturatingAdding(b) as? T {
+                sum[keyPath: path] = total
+            } else {
+                sum[keyPath: path] = sum[keyPath: path] + other[keyPath: path]
+            }
+        }
         stored = { $0[keyPath: path].stored }
         restore = { statistics, array in
             guard let value = T(stored: array) else { return false }

@@ -23,10 +23,12 @@ extension RecordingWriter {
         var matched: [Int32] = []
         for label in truth.labels {
             let relative = label.tNs - t0Ns
-            var best: (id: Int32, gap: Int64)?
+            var best: (id: Int32, gap: UInt64)?
             for row in ids.indices where tracking[row] == label.trackingID && slots[row] == label.slot {
-                let gap = abs(down[row] - relative)
-                if gap <= LabelTable.matchWindowNs && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
+                let difference = down[row].subtractingReportingOverflow(relative)
+                guard !difference.overflow else { continue }
+                let gap = difference.partialValue.magnitude
+                if gap <= LabelTable.matchWindowNs.magnitude && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
             }
             matched.append(best?.id ?? -1)
         }
@@ -56,6 +58,7 @@ extension TraceRecording {
         let slots = try table.read(L.slot)
         let tracking = try table.read(L.trackingID)
         let times = try table.read(L.tNs)
+        try TraceValidation.checkTimes(times, table: TraceSchema.Table.labels.rawValue, firstRow: 0, file: filePath, recording: name)
         let kinds = table.contains(L.kind.schema) ? try table.read(L.kind) : []
         let peaks = table.contains(L.intendedPeak.schema) ? try table.read(L.intendedPeak) : []
         guard [slots.count, tracking.count, times.count].allSatisfy({ $0 == classes.count }) else {

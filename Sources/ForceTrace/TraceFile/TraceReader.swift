@@ -120,7 +120,7 @@ public final class TraceRecording {
         func string(_ name: String) throws -> String? { try group.attribute(name)?.stringValue }
         source = RecordingSource(try string(A.source) ?? "")
         clock = RecordingClock(rawValue: try string(A.clock) ?? "") ?? .relative
-        t0Ns = try group.attribute(A.t0Ns)?.intValue ?? 0
+        t0Ns = try TraceValidation.integerAttribute(group, A.t0Ns, file: filePath, recording: name) ?? 0
         importStatus = try string(A.importStatus).flatMap(ImportStatus.init(rawValue:))
         importError = try string(A.importError)
         stopReason = try string(A.stopReason).flatMap(StopReason.init(rawValue:))
@@ -161,6 +161,8 @@ public final class TraceRecording {
                      resolution: resolution[$0], value: value[$0])
         }
         self.device = device
+        var info = stat()
+        try TraceValidation.checkStructure(self, fileSize: stat(filePath, &info) == 0 ? UInt64(info.st_size) : 0)
     }
 
     /// Whether the recording has `table` (only `labels` may be missing).
@@ -222,6 +224,7 @@ public final class TraceRecording {
         while start < count {
             let range = start..<min(count, start + blockRows)
             let times = try time.read(range), types = try type.read(range), codes = try code.read(range), values = try value.read(range)
+            try TraceValidation.checkTimes(times, table: "events", firstRow: range.lowerBound, file: filePath, recording: name)
             var block: [InputEvent] = []
             block.reserveCapacity(range.count)
             for index in 0..<range.count {
@@ -279,10 +282,12 @@ public final class TraceRecording {
         guard [slot.count, tracking.count, tool.count, down.count, up.count, first.count, last.count, count.count].allSatisfy({ $0 == id.count }) else {
             throw fail("the contacts columns differ in length")
         }
-        return id.indices.map {
+        let result = id.indices.map {
             Contact(id: id[$0], slot: slot[$0], trackingID: tracking[$0], tool: tool[$0], tDownNs: down[$0], tUpNs: up[$0],
                     firstSample: first[$0], lastSample: last[$0], sampleCount: count[$0])
         }
+        try TraceValidation.checkContacts(result, sampleRows: try rowCount(.samples), file: filePath, recording: name)
+        return result
     }
 
     public func markers() throws -> [Marker] {

@@ -1,0 +1,128 @@
+import Foundation
+import HDF5
+
+/// Checks on what a trace file holds, made on read, before the analysis and
+/// the exporters rely on it: attribute types, column dtypes, declared sizes
+/// against the file's size, slot counts, ids, ordering and time ranges. A
+/// file written by forcetrace passes them all; a damaged or hand-made one
+/// gets one line per violation naming the recording, the table and the row.
+public enum TraceValidation {
+    /// Times (`t0_ns`, every `*_ns` column) must lie within ±2⁶² ns (±146
+    /// years): then every sum and difference of two of them fits an Int64,
+    /// so no later arithmetic can overflow.
+    public static let timeLimitNs: Int64 = (1 << 62) - 1
+
+    /// Deflate compresses at most about 1032:1; more logical bytes than this
+    /// many times the file's size cannot be real data.
+    static let maximumCompressionRatio: UInt64 = 1100
+
+    /// Violations listed before "and N more".
+    static let shownViolations = 10
+
+    /// One violation: where, and what is wrong.
+    struct Violation {
+        var table: String
+        var row: Int?
+        var message: String
+        var line: String { "\(table)" + (row.map { " row \($0)" } ?? "") + ": " + message }
+    }
+
+    static func error(_ violations: [Violation], file: String, recording: String) -> ForceTraceError {
+        var lines = violations.prefix(shownViolations).map(\.line)
+        if violations.count > shownViolations { lines.append("and \(violations.count - shownViolations) more") }
+        let message = violations.count == 1
+            ? "recording '\(recording)': \(lines[0])"
+            : "recording '\(recording)' has \(violations.count) problems:\n  " + lines.joined(separator: "\n  ")
+        return ForceTraceError(file: file, message, hint: "the file is damaged or was not written by forcetrace; re-import the recording from its source")
+    }
+
+    /// An integer attribute, which must be an integer when present.
+    static func integerAttribute(_ group: Group, _ name: String, file: String, recording: String) throws -> Int64? {
+        guard let value = try group.attribute(name) else { return nil }
+        guard case .int(let number) = value else {
+            throw error([Violation(table: "attribute \(name)", row: nil, message: "is \(kind(value)), expected int64")],
+                        file: file, recording: recording)
+        }
+        return number
+    }
+
+    static func kind(_ value: AttributeValue) -> String {
+        switch value {
+        case .string(let text): "the string \"\(text.prefix(40))\""
+        case .strings: "a string array"
+        case .int: "an integer"
+        case .ints: "an integer array"
+        case .double(let number): "the float \(number)"
+        case .doubles: "a float array"
+        }
+    }
+
+    /// Metadata checks, made when a recording is opened: cheap, no table is read.
+    static func checkStructure(_ recording: TraceRecording, fileSize: UInt64) throws {
+        var violations: [Violation] = []
+        if recording.t0Ns.magnitude > timeLimitNs.magnitude {
+            violations.append(Violation(table: "attribute t0_ns", row: nil, message: "\(recording.t0Ns) is beyond ±2^62 ns (146 years)"))
+        }
+        do {
+            try recording.device.validate(file: recording.filePath)
+        } catch let error as InputError {
+            violations.append(Violation(table: "axes", row: nil, message: error.message))
+        }
+        let limit = fileSize.multipliedReportingOverflow(by: maximumCompressionRatio)
+        let byteLimit = (limit.overflow ? .max : limit.partialValue) &+ (16 << 20)
+        for table in TraceSchema.Table.allCases where recording.has(table) {
+            let group = try recording.group.openGroup(table.rawValue)
+            for column in table.columns where group.contains(column.name) {
+                let storage = try group.storage(of: column.name)
+                let integer: Bool
+                switch column.element {
+                case .scalar(let kind): integer = kind != .float32 && kind != .float64
+                case .string: integer = false
+                }
+                if storage.logicalBytes > byteLimit {
+                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
+                                                message: "declares \(storage.rows) rows (\(storage.logicalBytes) bytes), more than a \(fileSize)-byte file can hold even compressed"))
+                } else if integer && !storage.isInteger {
+                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
+                                                message: "holds floating-point values; trace format 1 stores integers here"))
+                }
+            }
+        }
+        if !violations.isEmpty { throw error(violations, file: recording.filePath, recording: recording.name) }
+    }
+
+    /// Checks the contacts table against the rule the analysis relies on:
+    /// ids 0, 1, 2, … in row order, touch-downs in order, t_up ≥ t_down
+    /// (or −1, still down), times within range, sample rows within `samples`.
+    static func checkContacts(_ contacts: [Contact], sampleRows: Int, file: String, recording: String) throws {
+        var violations: [Violation] = []
+        var previousDown = Int64.min
+        for (row, contact) in contacts.enumerated() {
+            func add(_ message: String) { violations.append(Violation(table: "contacts", row: row, message: message)) }
+            if contact.id != Int32(truncatingIfNeeded: row) { add("id is \(contact.id); ids must be 0, 1, 2, … in row order") }
+            if contact.tDownNs.magnitude > timeLimitNs.magnitude { add("t_down_ns \(contact.tDownNs) is beyond ±2^62 ns") }
+            if contact.tUpNs != -1 && contact.tUpNs.magnitude > timeLimitNs.magnitude { add("t_up_ns \(contact.tUpNs) is beyond ±2^62 ns") }
+            if contact.tUpNs != -1 && contact.tUpNs < contact.tDownNs {
+                add("t_up_ns \(contact.tUpNs) is before t_down_ns \(contact.tDownNs)")
+            }
+            if contact.tDownNs < previousDown { add("t_down_ns \(contact.tDownNs) is before the previous contact's \(previousDown); contacts are in touch-down order") }
+            previousDown = max(previousDown, contact.tDownNs)
+            if contact.firstSample < 0 || contact.lastSample < contact.firstSample || contact.lastSample >= Int64(sampleRows) {
+                add("samples \(contact.firstSample)...\(contact.lastSample) are not rows of the \(sampleRows)-row samples table")
+            }
+            if violations.count > 1000 { break }
+        }
+        if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// Checks a block of a `t_ns` column (rows from `firstRow`) for times
+    /// beyond ±2^62 ns; a pass over the block, no allocation.
+    public static func checkTimes(_ times: [Int64], table: String, firstRow: Int, file: String, recording: String) throws {
+        var low = Int64.max, high = Int64.min
+        for time in times { low = min(low, time); high = max(high, time) }
+        guard low < -timeLimitNs || high > timeLimitNs else { return }
+        let index = times.firstIndex { $0.magnitude > timeLimitNs.magnitude }!
+        throw error([Violation(table: table, row: firstRow + index, message: "t_ns \(times[index]) is beyond ±2^62 ns (146 years)")],
+                    file: file, recording: recording)
+    }
+}
