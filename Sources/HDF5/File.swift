@@ -40,6 +40,12 @@ public final class File: @unchecked Sendable {
         }
     }
 
+    /// Metadata read attempts of a SWMR reader: enough to ride out a
+    /// writer's flush in progress (each retry sleeps twice as long as the
+    /// last, from 1 ms), few enough that a damaged checksum fails in well
+    /// under a second.
+    public static let swmrMetadataReadAttempts: UInt32 = 8
+
     /// Opens an existing file.
     /// The corresponding C function is `H5Fopen`.
     public static func open(_ path: String, mode: Mode = .readOnly) throws -> File {
@@ -52,6 +58,12 @@ public final class File: @unchecked Sendable {
             case .readOnly: flags = CHDF5_ACC_RDONLY()
             case .readWrite: flags = CHDF5_ACC_RDWR()
             case .swmrRead: flags = CHDF5_ACC_RDONLY() | CHDF5_ACC_SWMR_READ()
+            }
+            if mode == .swmrRead {
+                // A SWMR reader retries a metadata read whose checksum fails
+                // (the writer may be mid-write), by default 100 times with
+                // doubling sleeps: a damaged file then hangs for minutes.
+                try checkStatus(H5Pset_metadata_read_attempts(fapl, swmrMetadataReadAttempts), "H5Pset_metadata_read_attempts", path)
             }
             let id = try checkID(H5Fopen(path, flags, fapl), "H5Fopen", path)
             return File(path: path, id: id)

@@ -63,6 +63,14 @@ public enum TraceValidation {
         if recording.t0Ns.magnitude > timeLimitNs.magnitude {
             violations.append(Violation(table: "attribute t0_ns", row: nil, message: "\(recording.t0Ns) is beyond ±2^62 ns (146 years)"))
         }
+        // HDF5 1.10 reads a variable-length string whose global heap object
+        // is damaged as "": these are never empty when written.
+        typealias A = RecordingAttribute
+        for name in [A.source, A.clock, A.contactProtocol, A.importStatus, A.stopReason] {
+            if case .string(let text)? = try recording.group.attribute(name), text.isEmpty {
+                violations.append(Violation(table: "attribute \(name)", row: nil, message: "is empty (its string in the file is damaged)"))
+            }
+        }
         do {
             try recording.device.validate(file: recording.filePath)
         } catch let error as InputError {
