@@ -1,4 +1,5 @@
 import CHDF5
+import CHDF5Guard
 import Foundation
 
 /// An attribute's value. Strings are stored as variable-length UTF-8, which
@@ -146,11 +147,12 @@ func readAttribute(on object: hid_t, _ name: String, context: String) throws -> 
     let where_ = "\(context) attribute \(name)"
     guard H5Aexists(object, name) > 0 else { return nil }
     let attribute = try checkID(H5Aopen(object, name, CHDF5_P_DEFAULT()), "H5Aopen", where_)
-    defer { H5Aclose(attribute) }
+    // After a fault (`hdf5Poisoned`) no HDF5 call may run, not even a close.
+    defer { if !hdf5Poisoned { H5Aclose(attribute) } }
     let type = try checkID(H5Aget_type(attribute), "H5Aget_type", where_)
-    defer { H5Tclose(type) }
+    defer { if !hdf5Poisoned { H5Tclose(type) } }
     let space = try checkID(H5Aget_space(attribute), "H5Aget_space", where_)
-    defer { H5Sclose(space) }
+    defer { if !hdf5Poisoned { H5Sclose(space) } }
     let scalar = H5Sget_simple_extent_type(space) == H5S_SCALAR
     let count = Int(max(0, H5Sget_simple_extent_npoints(space)))
     switch H5Tget_class(type) {
@@ -158,13 +160,18 @@ func readAttribute(on object: hid_t, _ name: String, context: String) throws -> 
         var strings: [String] = []
         if H5Tis_variable_str(type) > 0 {
             let memType = try makeStringType()
-            defer { H5Tclose(memType) }
-            var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
-            try checkStatus(H5Aread(attribute, memType, &pointers), "H5Aread", where_)
-            strings = pointers.map { $0.map { String(cString: $0) } ?? "" }
-            pointers.withUnsafeMutableBufferPointer { buffer in
-                _ = H5Dvlen_reclaim(memType, space, CHDF5_P_DEFAULT(), buffer.baseAddress)
-            }
+            defer { if !hdf5Poisoned { H5Tclose(memType) } }
+            // A C buffer, not a Swift array: after a fault it is leaked, never released.
+            let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: max(1, count))
+            pointers.initialize(repeating: nil, count: max(1, count))
+            let fault = HDF5Error(function: "H5Aread", context: where_, stack: [damagedHeapCause])
+            let status = guardedRead(fault) { CHDF5Guard_Aread(attribute, memType, pointers, $0) }
+            // A damaged global heap, as in `readStrings`: no HDF5 call may follow.
+            if status == -2 { throw fault }
+            defer { pointers.deallocate() }
+            try checkStatus(status, "H5Aread", where_)
+            strings = (0..<count).map { pointers[$0].map { String(cString: $0) } ?? "" }
+            _ = H5Dvlen_reclaim(memType, space, CHDF5_P_DEFAULT(), pointers)
         } else {
             let size = H5Tget_size(type)
             var bytes = [UInt8](repeating: 0, count: size * count)

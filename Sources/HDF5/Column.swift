@@ -340,14 +340,11 @@ extension Group {
                 let memType = try makeStringType()
                 defer { H5Tclose(memType) }
                 var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
-                let status = CHDF5Guard_Dread(id, memType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &pointers)
-                if status == -2 {
-                    // HDF5 faulted on a damaged global heap (see CHDF5Guard): its
-                    // state is now undefined, so no further HDF5 call may run.
-                    hdf5Poisoned = true
-                    throw HDF5Error(function: "H5Dread", context: where_,
-                                    stack: ["variable-length strings point into a damaged global heap"])
-                }
+                let fault = HDF5Error(function: "H5Dread", context: where_, stack: [damagedHeapCause])
+                let status = guardedRead(fault) { CHDF5Guard_Dread(id, memType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &pointers, $0) }
+                // HDF5 faulted on a damaged global heap (see CHDF5Guard): its
+                // state is now undefined, so no further HDF5 call may run.
+                if status == -2 { throw fault }
                 try checkStatus(status, "H5Dread", where_)
                 let strings = pointers.map { $0.map { String(cString: $0) } ?? "" }
                 let space = try checkID(H5Dget_space(id), "H5Dget_space", where_)

@@ -14,6 +14,29 @@ nonisolated(unsafe) var hdf5Poisoned = false
 /// Whether HDF5 faulted on a damaged file; see `hdf5Poisoned`.
 public var hdf5IsPoisoned: Bool { withHDF5 { hdf5Poisoned } }
 
+/// When true (the command line tool sets it), a fault inside a guarded
+/// read ends the process from C at once, with one line on stderr and status
+/// 1. The fault can come after HDF5 already wrote past a buffer (a heap
+/// object's damaged size): unwinding, or even malloc, may then crash.
+nonisolated(unsafe) public var hdf5ExitOnFault = false
+
+/// Runs a guarded read, handing it the line to print if it faults and
+/// `hdf5ExitOnFault` is set; marks HDF5 poisoned when it faulted (-2).
+func guardedRead(_ fault: HDF5Error, _ read: (UnsafePointer<CChar>?) -> Int32) -> Int32 {
+    let status: Int32
+    if hdf5ExitOnFault {
+        // The rendering of ForceTraceError for damage, which this layer cannot import.
+        status = "Error: \(fault.file): the file is damaged and HDF5 cannot read it (\(fault.innermostCause))\n".withCString(read)
+    } else {
+        status = read(nil)
+    }
+    if status == -2 { hdf5Poisoned = true }
+    return status
+}
+
+/// The cause a guarded read reports when HDF5 faulted.
+let damagedHeapCause = "variable-length strings point into a damaged global heap"
+
 /// Set when closing a file or an object in it failed (a write error such
 /// as a full disk):
 /// HDF5 keeps the half-closed file in its list, and its atexit cleanup

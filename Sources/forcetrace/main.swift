@@ -105,6 +105,9 @@ func runMain(_ arguments: [String]) -> Int32 {
 
 // Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
 signal(SIGPIPE, SIG_IGN)
+// HDF5 faulted on a damaged file and may have overwritten memory first:
+// the guard reports it and ends the process at once (CHDF5Guard.h).
+hdf5ExitOnFault = true
 var status = runMain(Array(CommandLine.arguments.dropFirst()))
 // Output cut short (a full disk, /dev/full) is a failure, not success.
 if case .failed(let code) = StandardOutput.finish() {

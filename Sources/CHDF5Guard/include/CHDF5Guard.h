@@ -16,7 +16,15 @@
 //
 // The ids are hid_t (int64_t) and the status herr_t (int); spelled out here
 // so this header does not need hdf5.h.
+//
+// With exit_message (not NULL), a fault writes it to stderr and calls
+// _exit(1) instead: the fault may come after HDF5 already wrote past a
+// buffer, and then neither unwinding nor malloc is safe.
 int CHDF5Guard_Dread(int64_t dataset, int64_t memory_type, int64_t memory_space,
-                     int64_t file_space, int64_t transfer, void *buffer);
+                     int64_t file_space, int64_t transfer, void *buffer, const char *exit_message);
+
+// The same for H5Aread: variable-length string attributes also live in the
+// global heap (found by forcetrace's byte-flip test, Tests/python/test_byte_flips.py).
+int CHDF5Guard_Aread(int64_t attribute, int64_t memory_type, void *buffer, const char *exit_message);
 
 #endif

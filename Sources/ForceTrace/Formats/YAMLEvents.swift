@@ -36,6 +36,11 @@ struct YAMLEvent {
 /// the meaning of the keys is the caller's. This file is the only one that
 /// touches libyaml's C structures.
 final class YAMLEventReader {
+    /// Deepest nesting of lists and mappings accepted: libinput record
+    /// files nest about 6 levels; libyaml's work grows with the square of
+    /// the depth, so 100 000 levels took a minute.
+    static let maximumDepth = 64
+    private var depth = 0
     let file: String
     private let source: ByteSource
     private let parser: UnsafeMutablePointer<yaml_parser_t>
@@ -133,6 +138,14 @@ final class YAMLEventReader {
         case YAML_MAPPING_START_EVENT: kind = .mappingStart
         case YAML_MAPPING_END_EVENT: kind = .mappingEnd
         default: kind = .streamEnd; ended = true
+        }
+        if kind == .sequenceStart || kind == .mappingStart {
+            depth += 1
+            if depth > Self.maximumDepth {
+                throw InputError(file: file, location: .line(line), "lists and mappings are nested deeper than \(Self.maximumDepth) levels; a libinput record nests about 6")
+            }
+        } else if kind == .sequenceEnd || kind == .mappingEnd {
+            depth -= 1
         }
         if kind == .alias {
             // libinput never writes anchors; refusing aliases also rules out
