@@ -128,7 +128,7 @@ struct ReportCommand: Subcommand {
                 throw ParseError.conflict("\(option) \(output) is one of the inputs; reports never modify their input")
             }
             // Also a hard link or bind mount of an input; and before the analysis, not after.
-            try OutputPath.check(save, replace: force, inputs: files)
+            try OutputPath.check(output, replace: force, inputs: files)
         }
         let progress = ProgressLine()
         let analyses = try analyseInParallel(files, options: options, progress: progress)
@@ -155,7 +155,7 @@ struct ReportCommand: Subcommand {
             }
         }
         if json {
-            let output = StandardOutput()
+            let output = JSONStandardOutput()
             report.writeJSON { output.write($0) }
         } else {
             print(report.text(contactLimit: contactLimit), terminator: "")
@@ -204,7 +204,7 @@ struct ReportCommand: Subcommand {
 
 /// Standard output through write(2); goes quiet once the reader has gone
 /// (EPIPE, as under `| head`), where FileHandle.write would trap.
-private final class StandardOutput {
+private final class JSONStandardOutput {
     private var closed = false
 
     func write(_ buffer: UnsafeBufferPointer<UInt8>) {

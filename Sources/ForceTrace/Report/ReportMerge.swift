@@ -200,7 +200,7 @@ public enum ReportMerge {
     /// is itself a part that merges again.
     public static func write(_ merged: (report: PressureReport, recordings: [SavedRecording]), parts: [String],
                              to path: String, replace: Bool) throws {
-        let target = try AtomicOutput(path: path, replace: replace)
+        let target = try AtomicOutput(path: path, replace: replace, inputs: parts)
         let output = try File.create(target.temporaryPath)
         let root = try output.root
         let first = try open(parts[0])

@@ -43,6 +43,14 @@ public enum StandardOutput {
         if fputs(text, stream) == EOF, firstErrno == 0 { firstErrno = errno }
     }
 
+    /// Writes `bytes` to standard output, like `write(_:)` for text.
+    /// The corresponding C function is `fwrite(3)`.
+    public static func write(_ bytes: [UInt8]) {
+        guard let stream = cStandardOutput() else { FileHandle.standardOutput.write(Data(bytes)); return }
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
+        if written < bytes.count, firstErrno == 0 { firstErrno = errno }
+    }
+
     /// The error line for a failed write, naming the device when it is full.
     public static func message(forErrno code: Int32) -> String {
         if code == ENOSPC || code == EDQUOT {
