@@ -204,7 +204,11 @@ public final class ByteOutput {
         if pending.count >= Self.blockSize { try drain() }
     }
 
+    /// Standard output's reader closed the pipe: the rest is dropped.
+    private var readerGone = false
+
     private func drain() throws {
+        if readerGone { pending.removeAll(keepingCapacity: true); return }
         if isMemory {
             memory.append(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)
@@ -215,9 +219,11 @@ public final class ByteOutput {
             while written < raw.count {
                 let result = Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
                 if result < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(file: file, "write failed: \(String(cString: strerror(errno)))",
-                                     hint: errno == ENOSPC ? "the disk is full; free space and run again" : nil)
+                    let code = errno
+                    if code == EINTR { continue }
+                    // A reader that went away (`| head`) ends the output quietly.
+                    if code == EPIPE && !ownsDescriptor { readerGone = true; return }
+                    throw writeError(file, "write failed", errno: code)
                 }
                 written += result
             }
