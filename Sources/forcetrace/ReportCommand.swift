@@ -207,13 +207,10 @@ struct ReportCommand: Subcommand {
 private final class JSONStandardOutput {
     private var closed = false
 
+    // Through the checked standard output, so a full disk is an error (main.swift).
     func write(_ buffer: UnsafeBufferPointer<UInt8>) {
-        guard !closed, let start = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let written = Glibc.write(STDOUT_FILENO, start + offset, buffer.count - offset)
-            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { closed = true; return }
-        }
+        guard !closed else { return }
+        StandardOutput.write(Array(buffer))
     }
 }
 
