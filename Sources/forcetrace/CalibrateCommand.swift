@@ -100,7 +100,7 @@ struct CalibrateCommand: Subcommand {
         }
         let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials)
         let stop = try StopSignal()
-        let recorder = try Recorder(source: calibration, path: output, name: name, options: options)
+        let recorder = try Recorder(source: calibration, path: output, name: name, options: options, replace: force)
         let terminal = !quiet && isatty(STDERR_FILENO) == 1
         let bar = ProgressLine(enabled: terminal)
         let marks = Self.referenceMarks(calibrationProtocol, axis: axis)
