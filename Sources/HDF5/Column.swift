@@ -36,6 +36,16 @@ public struct DatasetStorage: Sendable {
     /// Whether the file stores integers (H5T_INTEGER); reading floats
     /// into integers would turn NaN into garbage.
     public var isInteger: Bool = true
+    /// Rows per chunk, nil for a contiguous or compact dataset.
+    public var chunkRows: Int? = nil
+
+    /// Chunks the declared rows span. Each written chunk takes index and
+    /// data bytes in the file, so a count far beyond the file size means a
+    /// damaged extent, and reading it would visit every chunk.
+    public var declaredChunks: UInt64 {
+        guard let chunkRows, chunkRows > 0, rows > 0 else { return 0 }
+        return (UInt64(rows) - 1) / UInt64(chunkRows) + 1
+    }
 }
 
 /// A one-dimensional, chunked, extendible dataset of one scalar type.
@@ -192,7 +202,18 @@ func datasetStorage(_ id: hid_t, _ context: String) throws -> DatasetStorage {
     // Multiplied wide: a damaged header may declare any number of rows.
     let logical = UInt64(rows).multipliedReportingOverflow(by: UInt64(elementSize))
     return DatasetStorage(rows: rows, logicalBytes: logical.overflow ? .max : logical.partialValue,
-                          storedBytes: UInt64(H5Dget_storage_size(id)), isInteger: H5Tget_class(type) == H5T_INTEGER)
+                          storedBytes: UInt64(H5Dget_storage_size(id)), isInteger: H5Tget_class(type) == H5T_INTEGER,
+                          chunkRows: datasetChunkRows(id))
+}
+
+/// Rows per chunk of a one-dimensional chunked dataset, nil otherwise.
+func datasetChunkRows(_ id: hid_t) -> Int? {
+    let dcpl = H5Dget_create_plist(id)
+    guard dcpl >= 0 else { return nil }
+    defer { H5Pclose(dcpl) }
+    var chunk: hsize_t = 0
+    guard H5Pget_layout(dcpl) == H5D_CHUNKED, H5Pget_chunk(dcpl, 1, &chunk) == 1, chunk > 0 else { return nil }
+    return Int(clamping: chunk)
 }
 
 extension Group {
@@ -252,13 +273,7 @@ extension Group {
                 throw HDF5Error(function: "H5Dopen2", context: where_, stack: ["expected a numeric dataset"])
             }
             let rows = try datasetRows(id, where_)
-            var chunkRows = 16384
-            let dcpl = H5Dget_create_plist(id)
-            if dcpl >= 0 {
-                var chunk: hsize_t = 0
-                if H5Pget_layout(dcpl) == H5D_CHUNKED, H5Pget_chunk(dcpl, 1, &chunk) == 1, chunk > 0 { chunkRows = Int(chunk) }
-                H5Pclose(dcpl)
-            }
+            let chunkRows = datasetChunkRows(id) ?? 16384
             ok = true
             return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: rows)
         }

@@ -15,6 +15,9 @@ public enum TraceValidation {
     /// Deflate compresses at most about 1032:1; more logical bytes than this
     /// many times the file's size cannot be real data.
     static let maximumCompressionRatio: UInt64 = 1100
+    /// A written chunk costs at least its index entry (8 bytes of address
+    /// alone) in the file.
+    static let minimumChunkBytes: UInt64 = 8
 
     /// Violations listed before "and N more".
     static let shownViolations = 10
@@ -90,6 +93,9 @@ public enum TraceValidation {
                 if storage.logicalBytes > byteLimit {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
                                                 message: "declares \(storage.rows) rows (\(storage.logicalBytes) bytes), more than a \(fileSize)-byte file can hold even compressed"))
+                } else if storage.declaredChunks > fileSize / minimumChunkBytes + 16 {
+                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
+                                                message: "declares \(storage.rows) rows in \(storage.declaredChunks) chunks of \(storage.chunkRows ?? 0), more chunks than a \(fileSize)-byte file can index"))
                 } else if integer && !storage.isInteger {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
                                                 message: "holds floating-point values; trace format 1 stores integers here"))
