@@ -15,8 +15,11 @@ import pytest
 
 from conftest import run
 
-# About a minute in make test; FORCETRACE_FLIP_SECONDS runs a longer sweep.
-BUDGET_S = float(os.environ.get("FORCETRACE_FLIP_SECONDS", "60"))
+# A fixed set of flips, the same on every machine: about a minute on two
+# idle cores. FORCETRACE_FLIPS=all sweeps every metadata byte. The time cap
+# only keeps a wedged machine from holding CI; flips past it are reported.
+FLIPS = os.environ.get("FORCETRACE_FLIPS", "400")
+CAP_S = float(os.environ.get("FORCETRACE_FLIP_SECONDS", "240"))
 SWIFT_TRAPS = {-signal.SIGILL, -signal.SIGTRAP}
 HDF5_FAULTS = {-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT}
 
@@ -57,6 +60,8 @@ def test_byte_flips_in_the_metadata(forcetrace, tmp_path):
     for offset, size in data_regions(good):
         in_data[offset:offset + size] = b"\x01" * size
     metadata = spread([offset for offset in range(len(data)) if not in_data[offset]])
+    if FLIPS != "all":
+        metadata = metadata[:int(FLIPS)]
 
     def flip(offset):
         damaged = bytearray(data)
@@ -84,7 +89,7 @@ def test_byte_flips_in_the_metadata(forcetrace, tmp_path):
         pending = set()
         queue = iter(metadata)
         while True:
-            while len(pending) < 2 * (os.cpu_count() or 2) and time.monotonic() - started < BUDGET_S:
+            while len(pending) < 2 * (os.cpu_count() or 2) and time.monotonic() - started < CAP_S:
                 offset = next(queue, None)
                 if offset is None:
                     break
@@ -104,5 +109,7 @@ def test_byte_flips_in_the_metadata(forcetrace, tmp_path):
     summary = ", ".join(f"{command} {status}: {n}" for (command, status), n in sorted(counts.items(), key=str))
     print(f"\nbyte flips: {tried} of {len(metadata)} metadata bytes of a {len(data)}-byte trace in "
           f"{time.monotonic() - started:.0f} s; {summary}; faults inside libhdf5: {len(faults)} {faults[:20]}")
-    assert tried >= min(len(metadata), 100), f"only {tried} flips ran in {BUDGET_S} s"
+    for offset, command, status, stderr in problems:
+        print(f"offset {offset}: {command} exit {status}: {stderr}")
+    assert tried >= min(len(metadata), 100), f"only {tried} flips ran in {CAP_S} s"
     assert problems == [], problems[:10]

@@ -218,9 +218,11 @@ def fill(directory, leave):
             ballast.write(b"\0" * (free - leave))
 
 
-def assert_failed_cleanly(result, directory):
+def assert_failed_cleanly(result, directory, output):
     assert result.returncode == 1, f"exit {result.returncode}: {result.stderr}"
-    assert "no space left on the device holding" in result.stderr, result.stderr
+    # The error names the output the user gave, not the temporary behind it.
+    assert f"no space left on the device holding {output}" in result.stderr, result.stderr
+    assert ".partial-" not in result.stderr and ".compact-" not in result.stderr, result.stderr
     assert "Program crashed" not in result.stderr
     assert leftovers(directory) == []
 
@@ -232,7 +234,7 @@ def test_import_on_a_full_disk(forcetrace, tmp_path, long_input):
         old = output.read_bytes()
         result = run(forcetrace, "import", long_input, "--desc", long_input.with_suffix(".desc"), "-o", output, "--force",
                      check=False, timeout=120)
-        assert_failed_cleanly(result, disk)
+        assert_failed_cleanly(result, disk, output)
         assert output.read_bytes() == old
 
 
@@ -241,7 +243,7 @@ def test_record_on_a_full_disk(forcetrace, tmp_path):
         fill(disk, 40 * 1024)
         output = disk / "live.h5"
         result = run(forcetrace, "record", "--replay", DEEP, "--fast", "-q", "-o", output, check=False, timeout=120)
-        assert_failed_cleanly(result, disk)
+        assert_failed_cleanly(result, disk, output)
 
 
 def test_record_falls_back_to_marking_in_place_when_compaction_does_not_fit(forcetrace, tmp_path):
@@ -272,9 +274,9 @@ def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):
         exported.write_bytes(b"old export")
         fill(disk, 48 * 1024)
         result = run(forcetrace, "report", trace, "--save", saved, "--force", check=False, timeout=120)
-        assert_failed_cleanly(result, disk)
+        assert_failed_cleanly(result, disk, saved)
         result = run(forcetrace, "export", trace, "--format", "evemu", "-o", exported, "--force", check=False, timeout=120)
-        assert_failed_cleanly(result, disk)
+        assert_failed_cleanly(result, disk, exported)
         assert saved.read_bytes() == b"old report" and exported.read_bytes() == b"old export"
         with open(disk / "report.json", "w") as out:
             result = subprocess.run([forcetrace, "report", str(trace), "--json"], stdout=out, stderr=subprocess.PIPE,

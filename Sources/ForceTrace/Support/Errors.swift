@@ -76,12 +76,17 @@ extension ForceTraceError {
     /// Any error as the user should see it: HDF5 failures classified, the
     /// project's own errors as they are.
     public static func userFacing(_ error: any Error) -> any Error {
+        let plain: ForceTraceError
         switch error {
-        case let error as HDF5Error: return ForceTraceError(error)
-        case let error as DeviceError: return ForceTraceError(file: error.path, error.message, hint: error.hint)
+        case let error as HDF5Error: plain = ForceTraceError(error)
+        case let error as DeviceError: plain = ForceTraceError(file: error.path, error.message, hint: error.hint)
         case let error as SystemCallError:
-            return ForceTraceError(file: error.path, "\(error.function) failed: \(String(cString: strerror(error.errno))) (errno \(error.errno))")
+            plain = ForceTraceError(file: error.path, "\(error.function) failed: \(String(cString: strerror(error.errno))) (errno \(error.errno))")
+        case let error as ForceTraceError: plain = error
         default: return error
         }
+        // The user named the output, not the temporary it was written through.
+        let name = TemporaryFiles.outputNames
+        return ForceTraceError(file: name(plain.file), location: plain.location, name(plain.message), hint: plain.hint.map(name))
     }
 }

@@ -26,6 +26,35 @@ public enum TemporaryFiles {
         return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(kind)-\(getpid())").path
     }
 
+    /// `text` with each of this process's temporary paths replaced by the
+    /// output it stands for (`dir/.out.h5.partial-1234` → `dir/out.h5`).
+    public static func outputNames(_ text: String) -> String {
+        var result = text
+        for kind in kinds {
+            let marker = ".\(kind)-\(getpid())"
+            var searchStart = result.startIndex
+            while let found = result.range(of: marker, range: searchStart..<result.endIndex) {
+                if found.upperBound < result.endIndex, result[found.upperBound].isNumber {
+                    searchStart = found.upperBound
+                    continue
+                }
+                var start = found.lowerBound
+                while start > result.startIndex, !"/ '\"".contains(result[result.index(before: start)]) {
+                    start = result.index(before: start)
+                }
+                guard result[start] == ".", result.index(after: start) < found.lowerBound else {
+                    searchStart = found.upperBound
+                    continue
+                }
+                let name = result[result.index(after: start)..<found.lowerBound]
+                let offset = result.distance(from: result.startIndex, to: start) + name.count
+                result.replaceSubrange(start..<found.upperBound, with: name)
+                searchStart = result.index(result.startIndex, offsetBy: offset)
+            }
+        }
+        return result
+    }
+
     /// Makes sure `temporary` is removed if a stop signal ends the process
     /// before `unregister`. Signals someone else already handles (the
     /// recorder's StopSignal) keep their handler: they stop cleanly anyway.
