@@ -74,13 +74,13 @@ def declared_rows(table, rows):
     return change
 
 
-def sparse_extent(table, rows):
+def sparse_extent(table, column, dtype, rows):
     """An extent of `rows` in 2-row chunks none of which is written, as one
     flipped byte in a small trace declared: reading it visits every chunk."""
     def change(f):
         group = recording(f)[table]
-        del group["t_ns"]
-        group.create_dataset("t_ns", shape=(rows,), maxshape=(None,), chunks=(2,), dtype="i8")
+        del group[column]
+        group.create_dataset(column, shape=(rows,), maxshape=(None,), chunks=(2,), dtype=dtype)
     return change
 
 
@@ -120,8 +120,11 @@ VARIANTS = {
     "slot-max-2^31-1": (huge_slot_axis, {"*": (1, "ABS_MT_SLOT's range 0..2147483647 is not a slot count")}),
     "events-2^33-rows": (declared_rows("events", 2**33), {"*": (1, "events/t_ns: declares 8589934592 rows")}),
     "samples-2^40-rows": (declared_rows("samples", 2**40), {"*": (1, "samples/t_ns: declares 1099511627776 rows")}),
-    "events-2^24-rows-in-2-row-chunks": (sparse_extent("events", 16_711_682),
+    "events-2^24-rows-in-2-row-chunks": (sparse_extent("events", "t_ns", "i8", 16_711_682),
                                          {"*": (1, "events/t_ns: declares 16711682 rows in 8355841 chunks of 2")}),
+    # The axes are read when the recording opens: checked before that.
+    "axes-2^24-rows-in-2-row-chunks": (sparse_extent("axes", "fuzz", "i4", 16_711_688),
+                                       {"*": (1, "axes/fuzz: declares 16711688 rows in 8355844 chunks of 2")}),
     "nan-pressure": (nan_pressure, {"*": (1, "samples/pressure: holds floating-point values")}),
     "t-up-before-t-down": (up_before_down, {"report": (1, "contacts row 2: t_up_ns"), "*": OK}),
     "t0-as-string": (t0_as_string, {"*": (1, "attribute t0_ns: is the string \"1764400000000000000\", expected int64")}),

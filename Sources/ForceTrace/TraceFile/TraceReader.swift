@@ -116,6 +116,9 @@ public final class TraceRecording {
         for table in TraceSchema.Table.allCases where table.isRequired && !group.contains(table.rawValue) {
             throw fail("missing the \(table.rawValue) table")
         }
+        var info = stat()
+        let fileSize = stat(filePath, &info) == 0 ? UInt64(info.st_size) : 0
+        try TraceValidation.checkExtents(group, fileSize: fileSize, file: filePath, recording: name)
         typealias A = RecordingAttribute
         func string(_ name: String) throws -> String? { try group.attribute(name)?.stringValue }
         source = RecordingSource(try string(A.source) ?? "")
@@ -161,8 +164,7 @@ public final class TraceRecording {
                      resolution: resolution[$0], value: value[$0])
         }
         self.device = device
-        var info = stat()
-        try TraceValidation.checkStructure(self, fileSize: stat(filePath, &info) == 0 ? UInt64(info.st_size) : 0)
+        try TraceValidation.checkStructure(self)
     }
 
     /// Whether the recording has `table` (only `labels` may be missing).

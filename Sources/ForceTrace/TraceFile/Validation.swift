@@ -60,29 +60,15 @@ public enum TraceValidation {
         }
     }
 
-    /// Metadata checks, made when a recording is opened: cheap, no table is read.
-    static func checkStructure(_ recording: TraceRecording, fileSize: UInt64) throws {
+    /// Declared sizes and element types of every table, checked before any
+    /// table is read: a damaged extent would make a read allocate or walk
+    /// chunks without bound.
+    static func checkExtents(_ group: Group, fileSize: UInt64, file: String, recording: String) throws {
         var violations: [Violation] = []
-        if recording.t0Ns.magnitude > timeLimitNs.magnitude {
-            violations.append(Violation(table: "attribute t0_ns", row: nil, message: "\(recording.t0Ns) is beyond ±2^62 ns (146 years)"))
-        }
-        // HDF5 1.10 reads a variable-length string whose global heap object
-        // is damaged as "": these are never empty when written.
-        typealias A = RecordingAttribute
-        for name in [A.source, A.clock, A.contactProtocol, A.importStatus, A.stopReason] {
-            if case .string(let text)? = try recording.group.attribute(name), text.isEmpty {
-                violations.append(Violation(table: "attribute \(name)", row: nil, message: "is empty (its string in the file is damaged)"))
-            }
-        }
-        do {
-            try recording.device.validate(file: recording.filePath)
-        } catch let error as InputError {
-            violations.append(Violation(table: "axes", row: nil, message: error.message))
-        }
         let limit = fileSize.multipliedReportingOverflow(by: maximumCompressionRatio)
         let byteLimit = (limit.overflow ? .max : limit.partialValue) &+ (16 << 20)
-        for table in TraceSchema.Table.allCases where recording.has(table) {
-            let group = try recording.group.openGroup(table.rawValue)
+        for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
+            let group = try group.openGroup(table.rawValue)
             for column in table.columns where group.contains(column.name) {
                 let storage = try group.storage(of: column.name)
                 let integer: Bool
@@ -101,6 +87,28 @@ public enum TraceValidation {
                                                 message: "holds floating-point values; trace format 1 stores integers here"))
                 }
             }
+        }
+        if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// Metadata checks, made when a recording is opened: cheap, no table is read.
+    static func checkStructure(_ recording: TraceRecording) throws {
+        var violations: [Violation] = []
+        if recording.t0Ns.magnitude > timeLimitNs.magnitude {
+            violations.append(Violation(table: "attribute t0_ns", row: nil, message: "\(recording.t0Ns) is beyond ±2^62 ns (146 years)"))
+        }
+        // HDF5 1.10 reads a variable-length string whose global heap object
+        // is damaged as "": these are never empty when written.
+        typealias A = RecordingAttribute
+        for name in [A.source, A.clock, A.contactProtocol, A.importStatus, A.stopReason] {
+            if case .string(let text)? = try recording.group.attribute(name), text.isEmpty {
+                violations.append(Violation(table: "attribute \(name)", row: nil, message: "is empty (its string in the file is damaged)"))
+            }
+        }
+        do {
+            try recording.device.validate(file: recording.filePath)
+        } catch let error as InputError {
+            violations.append(Violation(table: "axes", row: nil, message: error.message))
         }
         if !violations.isEmpty { throw error(violations, file: recording.filePath, recording: recording.name) }
     }
