@@ -60,41 +60,66 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     let handle: Handle
     let fileHandle: Handle
     public let chunkRows: Int
-    /// Rows already in the file.
+    /// Rows already in the file (or queued for it in `pipeline`).
     public private(set) var storedCount: Int
-    private var pending: [Element] = []
+    @usableFromInline var pending: [Element] = []
+    /// Where full chunks go to be compressed off this thread; nil: `H5Dwrite`.
+    let pipeline: ChunkPipeline?
+    let compression: Compression
 
-    init(id: hid_t, fileHandle: Handle, name: String, displayPath: String, chunkRows: Int, storedCount: Int) {
+    init(id: hid_t, fileHandle: Handle, name: String, displayPath: String, chunkRows: Int, storedCount: Int,
+         pipeline: ChunkPipeline? = nil, compression: Compression = .none) {
         self.handle = Handle(id, kind: "D", name: displayPath, file: fileHandle, closer: H5Dclose)
         self.fileHandle = fileHandle
         self.name = name
         self.displayPath = displayPath
         self.chunkRows = chunkRows
         self.storedCount = storedCount
+        self.pipeline = pipeline
+        self.compression = compression
         pending.reserveCapacity(chunkRows)
-        fileHandle.register(self) { [unowned self] in try self.writePending() }
+        fileHandle.register(self) { [unowned self] in try self.flush() }
     }
 
     /// Rows in the column, counting ones still buffered.
     public var count: Int { storedCount + pending.count }
 
-    /// Appends one value.
-    @inline(__always)
+    /// Appends one value. Inlinable so that callers in other modules get it
+    /// specialized: unspecialized, the generic call cost more than parsing.
+    @inlinable @inline(__always)
     public func append(_ value: Element) throws {
         pending.append(value)
         if (storedCount + pending.count) % chunkRows == 0 { try writePending() }
     }
 
     /// Appends values, writing every chunk that fills.
+    @inlinable
     public func append<S: Sequence>(contentsOf values: S) throws where S.Element == Element {
         for value in values { try append(value) }
     }
 
-    /// Writes buffered rows to the file, even if they fill only part of a chunk.
-    public func flush() throws { try writePending() }
+    /// Writes buffered rows to the file, even if they fill only part of a
+    /// chunk, after every chunk queued in the pipeline.
+    public func flush() throws {
+        try writePending()
+        try pipeline?.drain()
+    }
 
-    private func writePending() throws {
+    @usableFromInline
+    func writePending() throws {
         guard !pending.isEmpty else { return }
+        if let pipeline, pending.count == chunkRows, storedCount % chunkRows == 0, pipeline.isRunning {
+            let full = pending
+            pending = []
+            pending.reserveCapacity(chunkRows)
+            try pipeline.submit(ChunkJob(handle: handle, displayPath: displayPath, index: storedCount / chunkRows,
+                                         chunkRows: chunkRows, elementSize: MemoryLayout<Element>.size,
+                                         compression: compression, payload: full))
+            storedCount += chunkRows
+            return
+        }
+        // A partial chunk goes through H5Dwrite, after the chunks before it.
+        try pipeline?.drain()
         try withHDF5 {
             let id = try handle.validID(displayPath)
             var newSize = hsize_t(storedCount + pending.count)
@@ -140,6 +165,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     public func readAll() throws -> [Element] { try read(0..<count) }
 
     private func readStored(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        try pipeline?.drain()
         try withHDF5 {
             let id = try handle.validID(displayPath)
             let fileSpace = try checkID(H5Dget_space(id), "H5Dget_space", displayPath)
@@ -167,7 +193,8 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
 
     /// Uncompressed and stored sizes.
     public func storage() throws -> DatasetStorage {
-        try withHDF5 { try datasetStorage(try handle.validID(displayPath), displayPath) }
+        try pipeline?.drain()
+        return try withHDF5 { try datasetStorage(try handle.validID(displayPath), displayPath) }
     }
 
     /// Writes what is buffered and closes the dataset.
@@ -223,7 +250,8 @@ extension Group {
     /// `H5Pset_deflate` and `H5Dcreate2`.
     public func createColumn<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self,
                                                   chunkRows: Int = 16384,
-                                                  compression: Compression = .standard) throws -> Column<Element> {
+                                                  compression: Compression = .standard,
+                                                  pipeline: ChunkPipeline? = nil) throws -> Column<Element> {
         let where_ = childDisplay(name)
         guard chunkRows > 0 else {
             throw HDF5Error(function: "H5Pset_chunk", context: where_, stack: ["chunk rows must be positive"])
@@ -249,7 +277,8 @@ extension Group {
             }
             let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
                                             CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
-            return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: 0)
+            return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: 0,
+                          pipeline: pipeline, compression: compression)
         }
     }
 

@@ -97,6 +97,8 @@ public final class Recorder {
         self.options = options
         var writeOptions = TraceWriteOptions()
         writeOptions.latestFormat = true
+        // Partial chunks flushed for durability, in SWMR mode: HDF5 writes them.
+        writeOptions.compressOnWorker = false
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
         if replace { try OutputPath.refuseIfHeld(path) }

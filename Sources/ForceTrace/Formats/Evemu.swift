@@ -140,6 +140,13 @@ public enum Evemu {
         let file = reader.file
         var sawEvent = false
         while let fullLine = try reader.next() {
+            // The common event line, parsed straight from the bytes; anything
+            // unusual (or wrong) takes the general path below, which names the problem.
+            if !reader.lastLineUnterminated, let event = fullLine.withUnsafeBufferPointer(Self.fastEvent) {
+                sawEvent = true
+                if try !handle(event, header) { return }
+                continue
+            }
             let lineNumber = reader.lineNumber
             let unterminated = reader.lastLineUnterminated
             func fail(_ message: String) -> InputError {
@@ -174,7 +181,7 @@ public enum Evemu {
                 // Comments may follow any field except the device name.
                 if let hash = line.firstIndex(of: UInt8(ascii: "#")) { line = line[line.startIndex..<hash] }
             }
-            if sawEvent && Array("NIPBALS".utf8).contains(first) {
+            if sawEvent && Self.headerFields.contains(first) {
                 throw fail("device description line after the first event; the header must come first")
             }
             var fields = FieldScanner(line.dropFirst(2))
@@ -254,6 +261,69 @@ public enum Evemu {
                 continue
             }
         }
+    }
+
+    /// The first bytes of header lines.
+    private static let headerFields: Set<UInt8> = Set("NIPBALS".utf8)
+
+    /// "E: SECONDS.FRACTION TYPE CODE VALUE" in its plain form (no sign on
+    /// the time, at most 4 hex digits without 0x, no comment), or nil.
+    @inline(__always)
+    static func fastEvent(_ line: UnsafeBufferPointer<UInt8>) -> InputEvent? {
+        let count = line.count
+        guard count >= 12, line[0] == UInt8(ascii: "E"), line[1] == UInt8(ascii: ":") else { return nil }
+        var i = 2
+        @inline(__always) func skipSpaces() -> Bool {
+            let start = i
+            while i < count && (line[i] == 0x20 || line[i] == 0x09) { i += 1 }
+            return i > start
+        }
+        @inline(__always) func digit(_ byte: UInt8) -> Int64? {
+            let value = byte &- 0x30
+            return value < 10 ? Int64(value) : nil
+        }
+        guard skipSpaces() else { return nil }
+        var seconds: Int64 = 0
+        let secondsStart = i
+        while i < count, let d = digit(line[i]) { seconds = seconds * 10 + d; i += 1 }
+        guard i > secondsStart, i - secondsStart <= 10, seconds < 9_000_000_000 else { return nil }
+        var nanoseconds: Int64 = 0
+        if i < count && line[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < count, let d = digit(line[i]) { nanoseconds = nanoseconds * 10 + d; i += 1 }
+            let digits = i - fractionStart
+            guard digits > 0, digits <= 9 else { return nil }
+            for _ in digits..<9 { nanoseconds *= 10 }
+        }
+        @inline(__always) func hex4() -> UInt16? {
+            guard skipSpaces() else { return nil }
+            let start = i
+            var value: UInt16 = 0
+            while i < count {
+                let byte = line[i]
+                let d: UInt8
+                if byte &- 0x30 < 10 { d = byte &- 0x30 }
+                else if (byte | 0x20) &- 0x61 < 6 { d = ((byte | 0x20) &- 0x61) + 10 }
+                else { break }
+                guard i - start < 4 else { return nil }
+                value = value << 4 | UInt16(d)
+                i += 1
+            }
+            return i > start ? value : nil
+        }
+        guard let type = hex4(), let code = hex4(), skipSpaces(), i < count else { return nil }
+        var negative = false
+        if line[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if line[i] == UInt8(ascii: "+") { i += 1 }
+        let valueStart = i
+        var value: Int64 = 0
+        while i < count, let d = digit(line[i]) { value = value * 10 + d; i += 1 }
+        guard i > valueStart, i - valueStart <= 10 else { return nil }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
+        _ = skipSpaces()
+        guard i == count else { return nil }
+        return InputEvent(timeNs: seconds * 1_000_000_000 + nanoseconds, type: type, code: code, value: Int32(value))
     }
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {

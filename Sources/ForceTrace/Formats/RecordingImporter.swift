@@ -125,12 +125,33 @@ public struct StreamCheck {
     private var previousTime = Int64.min
     private var index = 0
     private var sinceLastReport = 0
+    /// `device.has(type:code:)` for codes below `tableCodes`, as a table:
+    /// the check runs for every event, and the lookups dominated it.
+    private let declaredCodes: [Bool]
+    private static let tableCodes = 1024
+    /// Each absolute axis' range by code (ABS codes are below 64), when valid.
+    private let axisTable: [(minimum: Int32, maximum: Int32)?]
 
     public init(_ header: RecordingHeader) {
         device = header.device
         t0Ns = header.t0Ns
         declaredTypes = Set(device.codes[EventType.syn] ?? [])
         for axis in device.axes { axisRanges[axis.code] = axis }
+        var declared = [Bool](repeating: false, count: (Int(EventType.max) + 1) * Self.tableCodes)
+        for (type, codes) in device.codes where type <= EventType.max {
+            for code in codes where Int(code) < Self.tableCodes { declared[Int(type) * Self.tableCodes + Int(code)] = true }
+        }
+        declaredCodes = declared
+        var axes = [(minimum: Int32, maximum: Int32)?](repeating: nil, count: Int(AbsoluteAxis.max) + 1)
+        for (code, axis) in axisRanges where code <= AbsoluteAxis.max && axis.maximum > axis.minimum {
+            axes[Int(code)] = (axis.minimum, axis.maximum)
+        }
+        axisTable = axes
+    }
+
+    @inline(__always)
+    private func declares(type: UInt16, code: UInt16) -> Bool {
+        Int(code) < Self.tableCodes ? declaredCodes[Int(type) * Self.tableCodes + Int(code)] : device.has(type: type, code: code)
     }
 
     /// Checks the next events of the recording.
@@ -148,14 +169,14 @@ public struct StreamCheck {
                 unknownTypes[event.type, default: (0, index, event.timeNs)].count += 1
                 continue
             }
-            if !device.has(type: event.type, code: event.code) {
+            if !declares(type: event.type, code: event.code) {
                 undeclared[UInt32(event.type) << 16 | UInt32(event.code), default: (0, index, event.timeNs)].count += 1
             }
             // Tracking ids count up and wrap, and -1 ends a contact: not a range.
             // Slots beyond the range get the decoder's own, sharper warning.
             if event.type == EventType.abs, event.code != AbsoluteAxis.mtTrackingID, event.code != AbsoluteAxis.mtSlot,
-               let axis = axisRanges[event.code],
-               axis.maximum > axis.minimum, event.value < axis.minimum || event.value > axis.maximum {
+               event.code <= AbsoluteAxis.max, let axis = axisTable[Int(event.code)],
+               event.value < axis.minimum || event.value > axis.maximum {
                 var entry = outOfRange[event.code] ?? (0, index, event.timeNs, event.value, event.value)
                 entry.count += 1
                 entry.low = min(entry.low, event.value)

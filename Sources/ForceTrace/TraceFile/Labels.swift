@@ -20,11 +20,16 @@ extension RecordingWriter {
         let slots = try contacts.read(C.slot)
         let tracking = try contacts.read(C.trackingID)
         let down = try contacts.read(C.tDownNs)
+        // Contacts by (tracking id, slot): a scan of all contacts per label
+        // made importing 120 k labelled presses quadratic.
+        struct Key: Hashable { let tracking: Int32; let slot: Int16 }
+        var rowsByKey: [Key: [Int]] = [:]
+        for row in ids.indices { rowsByKey[Key(tracking: tracking[row], slot: slots[row]), default: []].append(row) }
         var matched: [Int32] = []
         for label in truth.labels {
             let relative = label.tNs - t0Ns
             var best: (id: Int32, gap: UInt64)?
-            for row in ids.indices where tracking[row] == label.trackingID && slots[row] == label.slot {
+            for row in rowsByKey[Key(tracking: label.trackingID, slot: label.slot)] ?? [] {
                 let difference = down[row].subtractingReportingOverflow(relative)
                 guard !difference.overflow else { continue }
                 let gap = difference.partialValue.magnitude

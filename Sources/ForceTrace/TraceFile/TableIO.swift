@@ -4,8 +4,9 @@ import HDF5
 /// so that no caller spells a column name.
 extension Group {
     /// Creates an empty extendible column.
-    func createColumn<Element>(_ column: TypedColumn<Element>, chunkRows: Int, compression: Compression) throws -> Column<Element> {
-        let created: Column<Element> = try createColumn(column.name, chunkRows: chunkRows, compression: compression)
+    func createColumn<Element>(_ column: TypedColumn<Element>, chunkRows: Int, compression: Compression,
+                               pipeline: ChunkPipeline? = nil) throws -> Column<Element> {
+        let created: Column<Element> = try createColumn(column.name, chunkRows: chunkRows, compression: compression, pipeline: pipeline)
         try describe(column.schema)
         return created
     }

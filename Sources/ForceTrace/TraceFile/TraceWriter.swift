@@ -10,6 +10,10 @@ public struct TraceWriteOptions: Sendable {
     public var chunkRows = 65536
     /// Newest HDF5 file format, required for SWMR.
     public var latestFormat = false
+    /// Compress full chunks on a second thread (`ChunkPipeline`) while this
+    /// one parses and decodes. The live recorder, which flushes partial
+    /// chunks for durability and writes in SWMR mode, turns it off.
+    public var compressOnWorker = true
 
     public init() {}
 }
@@ -25,11 +29,14 @@ public final class TraceWriter {
     /// Recording groups, given their dimension scales on `close()`.
     private var written: [Group] = []
     private var swmr = false
+    /// Compresses the recordings' full chunks off this thread.
+    let pipeline: ChunkPipeline?
 
     /// Creates (or replaces) the file at `path` and writes the root attributes.
     public init(creating path: String, options: TraceWriteOptions = TraceWriteOptions()) throws {
         self.path = path
         self.options = options
+        pipeline = options.compressOnWorker && options.compression.deflateLevel > 0 ? ChunkPipeline() : nil
         file = try File.create(path, latestFormat: options.latestFormat)
         let root = try file.root
         try root.setAttribute(FileAttribute.format, .string(TraceSchema.formatName))
@@ -60,7 +67,7 @@ public final class TraceWriter {
         let group = try recordings.createGroup(uniqueName(name))
         written.append(group)
         return try RecordingWriter(group: group, device: device, source: source, clock: clock, t0Ns: t0Ns,
-                                   options: options, synDroppedPolicy: synDroppedPolicy)
+                                   options: options, pipeline: pipeline, synDroppedPolicy: synDroppedPolicy)
     }
 
     /// Writes a whole parsed recording.
@@ -93,6 +100,7 @@ public final class TraceWriter {
     /// Writes every buffered row, gives each table its dimension scale
     /// (except in SWMR mode, which forbids new datasets) and closes the file.
     public func close() throws {
+        defer { pipeline?.shutdown() }
         do {
             if !swmr {
                 try file.flush()
@@ -106,6 +114,8 @@ public final class TraceWriter {
         }
         try file.close()
     }
+
+    deinit { pipeline?.shutdown() }
 }
 
 /// Counts for one written recording.
@@ -158,7 +168,7 @@ public final class RecordingWriter {
     private let markerEvent: Column<Int64>
 
     init(group: Group, device: DeviceDescription, source: RecordingSource, clock: RecordingClock, t0Ns: Int64,
-         options: TraceWriteOptions, synDroppedPolicy: TraceDecoder.SynDroppedPolicy) throws {
+         options: TraceWriteOptions, pipeline: ChunkPipeline? = nil, synDroppedPolicy: TraceDecoder.SynDroppedPolicy) throws {
         self.group = group
         self.name = String(group.path.split(separator: "/").last ?? "")
         self.t0Ns = t0Ns
@@ -200,37 +210,37 @@ public final class RecordingWriter {
         let chunk = options.chunkRows
         let compression = options.compression
         let events = try group.createGroup(S.Table.events.rawValue)
-        eventTime = try events.createColumn(S.Events.tNs, chunkRows: chunk, compression: compression)
-        eventType = try events.createColumn(S.Events.type, chunkRows: chunk, compression: compression)
-        eventCode = try events.createColumn(S.Events.code, chunkRows: chunk, compression: compression)
-        eventValue = try events.createColumn(S.Events.value, chunkRows: chunk, compression: compression)
+        eventTime = try events.createColumn(S.Events.tNs, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        eventType = try events.createColumn(S.Events.type, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        eventCode = try events.createColumn(S.Events.code, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        eventValue = try events.createColumn(S.Events.value, chunkRows: chunk, compression: compression, pipeline: pipeline)
 
         let samples = try group.createGroup(S.Table.samples.rawValue)
-        sampleTime = try samples.createColumn(S.Samples.tNs, chunkRows: chunk, compression: compression)
-        sampleContact = try samples.createColumn(S.Samples.contact, chunkRows: chunk, compression: compression)
-        sampleSlot = try samples.createColumn(S.Samples.slot, chunkRows: chunk, compression: compression)
-        sampleX = try samples.createColumn(S.Samples.x, chunkRows: chunk, compression: compression)
-        sampleY = try samples.createColumn(S.Samples.y, chunkRows: chunk, compression: compression)
-        samplePressure = try samples.createColumn(S.Samples.pressure, chunkRows: chunk, compression: compression)
-        sampleFlags = try samples.createColumn(S.Samples.flags, chunkRows: chunk, compression: compression)
+        sampleTime = try samples.createColumn(S.Samples.tNs, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleContact = try samples.createColumn(S.Samples.contact, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleSlot = try samples.createColumn(S.Samples.slot, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleX = try samples.createColumn(S.Samples.x, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleY = try samples.createColumn(S.Samples.y, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        samplePressure = try samples.createColumn(S.Samples.pressure, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleFlags = try samples.createColumn(S.Samples.flags, chunkRows: chunk, compression: compression, pipeline: pipeline)
 
         // Contacts and markers are short tables: smaller chunks.
         let small = max(1, min(chunk, 4096))
         let contacts = try group.createGroup(S.Table.contacts.rawValue)
-        contactID = try contacts.createColumn(S.Contacts.id, chunkRows: small, compression: compression)
-        contactSlot = try contacts.createColumn(S.Contacts.slot, chunkRows: small, compression: compression)
-        contactTrackingID = try contacts.createColumn(S.Contacts.trackingID, chunkRows: small, compression: compression)
-        contactTool = try contacts.createColumn(S.Contacts.tool, chunkRows: small, compression: compression)
-        contactDown = try contacts.createColumn(S.Contacts.tDownNs, chunkRows: small, compression: compression)
-        contactUp = try contacts.createColumn(S.Contacts.tUpNs, chunkRows: small, compression: compression)
-        contactFirst = try contacts.createColumn(S.Contacts.firstSample, chunkRows: small, compression: compression)
-        contactLast = try contacts.createColumn(S.Contacts.lastSample, chunkRows: small, compression: compression)
-        contactCount = try contacts.createColumn(S.Contacts.sampleCount, chunkRows: small, compression: compression)
+        contactID = try contacts.createColumn(S.Contacts.id, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactSlot = try contacts.createColumn(S.Contacts.slot, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactTrackingID = try contacts.createColumn(S.Contacts.trackingID, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactTool = try contacts.createColumn(S.Contacts.tool, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactDown = try contacts.createColumn(S.Contacts.tDownNs, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactUp = try contacts.createColumn(S.Contacts.tUpNs, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactFirst = try contacts.createColumn(S.Contacts.firstSample, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactLast = try contacts.createColumn(S.Contacts.lastSample, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactCount = try contacts.createColumn(S.Contacts.sampleCount, chunkRows: small, compression: compression, pipeline: pipeline)
 
         let markers = try group.createGroup(S.Table.markers.rawValue)
-        markerTime = try markers.createColumn(S.Markers.tNs, chunkRows: small, compression: compression)
-        markerKind = try markers.createColumn(S.Markers.kind, chunkRows: small, compression: compression)
-        markerEvent = try markers.createColumn(S.Markers.eventIndex, chunkRows: small, compression: compression)
+        markerTime = try markers.createColumn(S.Markers.tNs, chunkRows: small, compression: compression, pipeline: pipeline)
+        markerKind = try markers.createColumn(S.Markers.kind, chunkRows: small, compression: compression, pipeline: pipeline)
+        markerEvent = try markers.createColumn(S.Markers.eventIndex, chunkRows: small, compression: compression, pipeline: pipeline)
         try markers.setAttribute(RecordingAttribute.markerKinds, .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
     }
 

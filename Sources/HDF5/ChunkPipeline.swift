@@ -1,0 +1,216 @@
+import CDeflate
+import CHDF5
+import Foundation
+
+/// Compresses full column chunks on a worker thread and stores them with
+/// `H5Dwrite_chunk`, so that the thread filling the columns (an import's
+/// parser) never waits for deflate. The chunks are what HDF5's own shuffle
+/// and deflate filters would store: any reader (h5py, h5dump) decodes them
+/// through the dataset's filter pipeline as usual. libdeflate, not zlib,
+/// makes the deflate stream, so the bytes differ, not the values.
+///
+/// One pipeline per file, shared by its columns (`Group.createColumn(...,
+/// pipeline:)`); at most `capacity` chunks wait, which bounds the memory.
+/// A failure on the worker (a full disk) is thrown by the next `submit`
+/// or `drain`.
+public final class ChunkPipeline: @unchecked Sendable {
+    /// Chunks waiting or being compressed at most.
+    public let capacity: Int
+    private let condition = NSCondition()
+    private var queue: [ChunkJob] = []
+    private var busy = false
+    private var failure: (any Error)?
+    private var stopped = false
+    private var worker: Thread?
+
+    public init(capacity: Int = 8) {
+        self.capacity = max(1, capacity)
+        let thread = Thread { [self] in run() }
+        thread.name = "forcetrace chunk compressor"
+        worker = thread
+        thread.start()
+    }
+
+    /// Whether chunks are still taken (`shutdown()` not called).
+    var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !stopped
+    }
+
+    /// Queues a chunk, waiting while `capacity` chunks are ahead of it.
+    func submit(_ job: ChunkJob) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && failure == nil && !stopped { condition.wait() }
+        if let failure { throw failure }
+        guard !stopped else {
+            throw HDF5Error(function: "H5Dwrite_chunk", context: job.displayPath, stack: ["the chunk pipeline was shut down"])
+        }
+        queue.append(job)
+        condition.broadcast()
+    }
+
+    /// Waits until every queued chunk is in the file; throws the worker's
+    /// first failure.
+    public func drain() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while (!queue.isEmpty || busy) && failure == nil && !stopped { condition.wait() }
+        if let failure { throw failure }
+    }
+
+    /// Stops the worker; chunks still queued are dropped (the writer
+    /// drains first when it closes normally).
+    public func shutdown() {
+        condition.lock()
+        stopped = true
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    deinit { shutdown() }
+
+    private func run() {
+        let encoder = ChunkEncoder()
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stopped { condition.wait() }
+            if stopped { condition.unlock(); return }
+            let job = queue.removeFirst()
+            busy = true
+            condition.broadcast()
+            condition.unlock()
+            var error: (any Error)?
+            do { try encoder.write(job) } catch let thrown { error = thrown }
+            condition.lock()
+            busy = false
+            if let error, failure == nil { failure = error }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
+
+/// The values of one chunk, whatever their type.
+protocol ChunkPayload {
+    func withChunkBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: ChunkPayload where Element: HDF5Scalar {
+    func withChunkBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withUnsafeBytes(body) }
+}
+
+/// One full chunk of a column, to be compressed and stored.
+struct ChunkJob: @unchecked Sendable {
+    let handle: Handle
+    let displayPath: String
+    /// Chunk number: its first row is `index * chunkRows`.
+    let index: Int
+    let chunkRows: Int
+    let elementSize: Int
+    let compression: Compression
+    let payload: any ChunkPayload
+}
+
+/// Shuffles and deflates chunks as HDF5's filters do. One per thread.
+final class ChunkEncoder {
+    private var compressors: [Int: OpaquePointer] = [:]
+    private var shuffled: [UInt8] = []
+    private var compressed: [UInt8] = []
+
+    deinit { for compressor in compressors.values { libdeflate_free_compressor(compressor) } }
+
+    func write(_ job: ChunkJob) throws {
+        let size = job.chunkRows * job.elementSize
+        let compression = job.compression
+        let shuffle = compression.shuffle && compression.deflateLevel > 0 && job.elementSize > 1
+        if shuffled.count < size { shuffled = [UInt8](repeating: 0, count: size) }
+        if compressed.count < size { compressed = [UInt8](repeating: 0, count: size) }
+        // The filter mask: bit i set means filter i of the dataset's pipeline
+        // was skipped. Shuffle is filter 0 when present, deflate the last.
+        let shuffleBit: UInt32 = compression.shuffle && compression.deflateLevel > 0 ? 1 : 0
+        let deflateBit: UInt32 = compression.deflateLevel > 0 ? (shuffleBit == 1 ? 2 : 1) : 0
+        // One-byte elements pass through HDF5's shuffle unchanged, bit clear.
+        var mask: UInt32 = 0
+        let stored: Int = try job.payload.withChunkBytes { values -> Int in
+            guard values.count == size else {
+                throw HDF5Error(function: "H5Dwrite_chunk", context: job.displayPath,
+                                stack: ["chunk of \(values.count) bytes, expected \(size)"])
+            }
+            return shuffled.withUnsafeMutableBytes { planes -> Int in
+                let input: UnsafeRawPointer
+                if shuffle {
+                    Self.shuffle(values.baseAddress!, into: planes.baseAddress!, rows: job.chunkRows, elementSize: job.elementSize)
+                    input = UnsafeRawPointer(planes.baseAddress!)
+                } else {
+                    input = values.baseAddress!
+                }
+                guard compression.deflateLevel > 0 else {
+                    compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
+                    return size
+                }
+                let compressor = self.compressor(level: compression.deflateLevel)
+                let produced = compressed.withUnsafeMutableBytes {
+                    libdeflate_zlib_compress(compressor, input, size, $0.baseAddress, size)
+                }
+                if produced > 0 { return produced }
+                // Does not shrink: stored as the filters would, deflate skipped.
+                mask |= deflateBit
+                compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
+                return size
+            }
+        }
+        try withHDF5 {
+            let id = try job.handle.validID(job.displayPath)
+            var extent = hsize_t((job.index + 1) * job.chunkRows)
+            try checkStatus(H5Dset_extent(id, &extent), "H5Dset_extent", job.displayPath)
+            var offset = hsize_t(job.index * job.chunkRows)
+            let status = compressed.withUnsafeBytes {
+                H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, stored, $0.baseAddress)
+            }
+            try checkStatus(status, "H5Dwrite_chunk", job.displayPath)
+        }
+    }
+
+    private func compressor(level: Int) -> OpaquePointer {
+        if let existing = compressors[level] { return existing }
+        let made = libdeflate_alloc_compressor(Int32(level))!
+        compressors[level] = made
+        return made
+    }
+
+    /// HDF5's shuffle filter: byte `j` of every element goes to plane `j`.
+    static func shuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int) {
+        let planes = output.assumingMemoryBound(to: UInt8.self)
+        switch elementSize {
+        case 2:
+            let input = source.assumingMemoryBound(to: UInt16.self)
+            let p1 = planes + rows
+            for i in 0..<rows {
+                let value = input[i]
+                planes[i] = UInt8(truncatingIfNeeded: value); p1[i] = UInt8(truncatingIfNeeded: value >> 8)
+            }
+        case 4:
+            let input = source.assumingMemoryBound(to: UInt32.self)
+            let p1 = planes + rows, p2 = planes + 2 * rows, p3 = planes + 3 * rows
+            for i in 0..<rows {
+                let value = input[i]
+                planes[i] = UInt8(truncatingIfNeeded: value); p1[i] = UInt8(truncatingIfNeeded: value >> 8)
+                p2[i] = UInt8(truncatingIfNeeded: value >> 16); p3[i] = UInt8(truncatingIfNeeded: value >> 24)
+            }
+        case 8:
+            let input = source.assumingMemoryBound(to: UInt64.self)
+            for i in 0..<rows {
+                let value = input[i]
+                for j in 0..<8 { planes[j * rows + i] = UInt8(truncatingIfNeeded: value >> UInt64(8 * j)) }
+            }
+        default:
+            let input = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<rows {
+                for j in 0..<elementSize { planes[j * rows + i] = input[i * elementSize + j] }
+            }
+        }
+    }
+}
