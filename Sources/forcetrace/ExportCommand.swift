@@ -21,6 +21,7 @@ struct ExportCommand: Subcommand {
             .value("recording", "NAME", "Recording to export; needed when the file holds several."),
             .value("output", short: "o", "OUT", "File to write (default: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
+            .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
 
     let input: String
@@ -28,6 +29,7 @@ struct ExportCommand: Subcommand {
     let recording: String?
     let output: String?
     let force: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
@@ -36,6 +38,7 @@ struct ExportCommand: Subcommand {
         recording = arguments.string("recording")
         output = arguments.string("output")
         force = arguments.flag("force")
+        quiet = arguments.flag("quiet")
     }
 
     func run() throws -> Int32 {
@@ -47,22 +50,31 @@ struct ExportCommand: Subcommand {
         var comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
         // Neither format has a field for it, so the recorder's key-code handling travels as a comment.
         if let keyCodes = trace.keyCodeHandling { comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" }
+        let progress = ProgressLine(quiet: quiet)
+        let total = try trace.rowCount(.events)
+        func counted(_ encoder: any RecordingEncoder) -> any RecordingEncoder {
+            guard progress.isEnabled else { return encoder }
+            return CountingEncoder(encoder) { events, _ in
+                progress.count("exporting \(chosen)", done: events, unit: "events", fraction: total > 0 ? Double(events) / Double(total) : nil)
+            }
+        }
         // Streamed block by block: memory does not grow with the recording.
         if let output {
             let target = try AtomicOutput(path: output, replace: force, inputs: [input])
             let stream = try ByteOutput(path: target.temporaryPath)
-            let encoder = try codec.encoder(to: stream, count: 1, comment: comment)
+            let encoder = counted(try codec.encoder(to: stream, count: 1, comment: comment))
             try trace.encode(into: encoder)
             try encoder.finish()
             try stream.close()
             try target.commit()
         } else {
             let stream = ByteOutput.standardOutput()
-            let encoder = try codec.encoder(to: stream, count: 1, comment: comment)
+            let encoder = counted(try codec.encoder(to: stream, count: 1, comment: comment))
             try trace.encode(into: encoder)
             try encoder.finish()
             try stream.close()
         }
+        progress.clear()
         return ExitStatus.success
     }
 }

@@ -34,6 +34,7 @@ struct ImportCommand: Subcommand {
             .flag("salvage", "Keep the complete frames of damaged recordings (import_status = \"partial\")."),
             .value("compression", "0-9", "Deflate level for the tables (default 4)."),
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
+            .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
 
     let inputs: [String]
@@ -44,6 +45,7 @@ struct ImportCommand: Subcommand {
     let salvage: Bool
     let compression: Compression
     let force: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         inputs = arguments.positionalList("RECORDING")
@@ -64,13 +66,14 @@ struct ImportCommand: Subcommand {
         salvage = arguments.flag("salvage")
         compression = try Compression(deflateLevel: arguments.int("compression", in: 0...9) ?? 4)
         force = arguments.flag("force")
+        quiet = arguments.flag("quiet")
     }
 
     func run() throws -> Int32 {
         // Before parsing: a wrong output path fails at once, not after minutes.
         let readFiles = inputs + (description.map { [$0] } ?? [])
         try OutputPath.check(output, replace: force, inputs: readFiles)
-        let progress = ProgressLine()
+        let progress = ProgressLine(quiet: quiet)
         // Written to a temporary file, renamed only when every input imported.
         let target = try AtomicOutput(path: output, replace: force, inputs: readFiles)
         var options = TraceWriteOptions()
@@ -79,8 +82,12 @@ struct ImportCommand: Subcommand {
         let sink = TraceImportSink(writer: writer, name: name)
         let decodeOptions = DecodeOptions(descriptionPath: description, salvage: salvage)
         for (index, input) in inputs.enumerated() {
-            progress.update("importing \(index + 1)/\(inputs.count): \(input)")
-            try RecordingImporter.decode(input, format: format, options: decodeOptions, into: sink)
+            let source = try ByteSource(path: input)
+            let label = inputs.count == 1 ? "importing \(input)" : "importing \(index + 1)/\(inputs.count): \(input)"
+            if progress.isEnabled {
+                sink.onEvents = { events in progress.count(label, done: events, unit: "events", fraction: source.fractionRead) }
+            }
+            try RecordingImporter.decode(source, format: format, options: decodeOptions, into: sink)
         }
         try writer.close()
         try target.commit()

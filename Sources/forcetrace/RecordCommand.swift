@@ -149,8 +149,12 @@ struct RecordCommand: Subcommand {
         if !quiet && isatty(STDERR_FILENO) == 1 {
             printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
         }
+        let replayed = source as? ReplaySource
         let result = try recorder.run(stop: stop) { status in
-            statusLine.update(Self.statusText(status))
+            guard statusLine.isEnabled else { return }
+            // A replay's time left, from how much of its file is decoded.
+            let left = replayed.flatMap { ProgressLine.timeLeft(elapsed: Double(status.elapsedNs) / 1e9, fraction: $0.fractionRead) }
+            statusLine.update(Self.statusText(status) + (left.map { "  " + $0 } ?? ""))
         }
         statusLine.clear()
         let summary = result.summary

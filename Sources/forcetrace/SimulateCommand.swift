@@ -32,11 +32,13 @@ struct SimulateCommand: Subcommand {
             .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .flag("force", short: "f", "Replace the output if it exists."),
+            .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
 
     let output: String
     let options: SimulationOptions
     let force: Bool
+    let quiet: Bool
     /// Set for a calibration session.
     let calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)?
 
@@ -65,6 +67,7 @@ struct SimulateCommand: Subcommand {
         }
         self.options = options
         force = arguments.flag("force")
+        quiet = arguments.flag("quiet")
         let device = try arguments.choice("device", SimulatedDevice.allCases.map(\.rawValue)).flatMap(SimulatedDevice.init(rawValue:))
         let trials = try arguments.int("trials", in: 1...1000)
         if let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)).flatMap(CalibrationProtocol.init(rawValue:)) {
@@ -82,9 +85,19 @@ struct SimulateCommand: Subcommand {
         let stream = try ByteOutput(path: target.temporaryPath)
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): seed \(options.seed), \(options.presses) presses, \(options.rateHz) Hz"
         // Streamed frame by frame into the file: memory holds the script, not the events.
-        let written = try Simulator.stream(options, into: try EvemuCodec().encoder(to: stream, count: 1, comment: comment))
+        let progress = ProgressLine(quiet: quiet)
+        var counting: CountingEncoder?
+        // The labels' times span the script: how far the events have come.
+        counting = CountingEncoder(try EvemuCodec().encoder(to: stream, count: 1, comment: comment)) { events, timeNs in
+            guard progress.isEnabled, let counting, let t0 = counting.header?.t0Ns else { return }
+            let endNs = counting.groundTruth.labels.last?.tNs ?? t0
+            progress.count("simulating \(output)", done: events, unit: "events",
+                           fraction: endNs > t0 ? Double(timeNs - t0) / Double(endNs - t0) : nil)
+        }
+        let written = try Simulator.stream(options, into: counting!)
         try stream.close()
         try target.commit()
+        progress.clear()
         print("\(output): \(written.presses) contacts, \(written.events) events")
         return ExitStatus.success
     }

@@ -234,6 +234,9 @@ public final class ReplaySource: CaptureSource {
     public var defaultRecordingName: String { header.name }
     /// Recordings after the first in the input, which replay skips.
     public var skippedRecordings: Int { feed.skippedRecordings }
+    /// How much of the input file the decoder has read, 0...1 (it runs a few
+    /// chunks ahead of the replay); nil for streams and recordings in memory.
+    public var fractionRead: Double? { feed.fractionRead }
 
     /// When `event` is due, on CLOCK_MONOTONIC.
     private func dueNs(_ event: InputEvent, start: Int64) -> Int64 {
@@ -305,10 +308,24 @@ final class ReplayFeed: RecordingSink, @unchecked Sendable {
         finished = true
     }
 
+    /// The input's size and the bytes decoded, for `fractionRead`.
+    private var inputSize: Int?
+    private var bytesDecoded = 0
+    private var input: ByteSource?
+
+    var fractionRead: Double? {
+        condition.withLock {
+            guard let inputSize, inputSize > 0 else { return nil }
+            return min(1, Double(bytesDecoded) / Double(inputSize))
+        }
+    }
+
     init(path: String, format: RecordingFormat?, options: DecodeOptions) {
         let thread = Thread { [self] in
             do {
-                try RecordingImporter.decode(path, format: format, options: options, into: self)
+                let source = try ByteSource(path: path)
+                condition.withLock { input = source; inputSize = source.size }
+                try RecordingImporter.decode(source, format: format, options: options, into: self)
             } catch is Stop {
             } catch {
                 condition.withLock { failure = error }
@@ -371,6 +388,7 @@ final class ReplayFeed: RecordingSink, @unchecked Sendable {
             while queue.count >= Self.queuedChunks && !cancelled { condition.wait() }
             if cancelled { throw Stop() }
             queue.append(events)
+            bytesDecoded = input?.offset ?? 0
             condition.broadcast()
         }
     }

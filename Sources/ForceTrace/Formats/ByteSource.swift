@@ -46,8 +46,18 @@ public final class ByteSource {
             }
             descriptor = opened
             ownsDescriptor = true
+            if status.st_mode & S_IFMT == S_IFREG { size = Int(status.st_size) }
         }
         buffer = [UInt8](repeating: 0, count: Self.blockSize)
+    }
+
+    /// The input's length when it is a regular file (for progress), else nil.
+    public private(set) var size: Int?
+
+    /// How much of a regular file has been consumed, 0...1; nil for streams.
+    public var fractionRead: Double? {
+        guard let size, size > 0 else { return nil }
+        return min(1, Double(offset) / Double(size))
     }
 
     /// Bytes in memory, read as if from a file called `file`.
@@ -59,6 +69,7 @@ public final class ByteSource {
         buffer = bytes
         end = bytes.count
         atEnd = true
+        size = bytes.count
     }
 
     deinit { if ownsDescriptor { Glibc.close(descriptor) } }

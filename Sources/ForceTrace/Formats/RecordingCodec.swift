@@ -55,6 +55,37 @@ public protocol RecordingEncoder: AnyObject {
     func finish() throws
 }
 
+/// An encoder in front of another that reports the events passed on, for
+/// progress lines: `counted(events so far, time of the last one)`.
+public final class CountingEncoder: RecordingEncoder {
+    let inner: any RecordingEncoder
+    let counted: (Int64, Int64) -> Void
+    public private(set) var events: Int64 = 0
+    /// The header and labels `begin` was given.
+    public private(set) var header: RecordingHeader?
+    public private(set) var groundTruth = GroundTruth()
+
+    public init(_ inner: any RecordingEncoder, counted: @escaping (Int64, Int64) -> Void) {
+        self.inner = inner
+        self.counted = counted
+    }
+
+    public func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
+        self.header = header
+        self.groundTruth = groundTruth
+        try inner.begin(header, groundTruth: groundTruth)
+    }
+
+    public func append(_ events: [InputEvent]) throws {
+        try inner.append(events)
+        self.events += Int64(events.count)
+        if let last = events.last { counted(self.events, last.timeNs) }
+    }
+
+    public func end() throws { try inner.end() }
+    public func finish() throws { try inner.finish() }
+}
+
 /// How to decode one input.
 public struct DecodeOptions: Sendable {
     /// An evemu description (header) for inputs that carry none: raw

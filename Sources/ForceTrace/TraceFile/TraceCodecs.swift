@@ -18,6 +18,9 @@ public final class TraceImportSink: RecordingSink {
     private var open: (writer: RecordingWriter, source: RecordingSource, check: StreamCheck)?
     /// Called with each recording's name as it begins.
     public var onBegin: (String) -> Void = { _ in }
+    /// Called after each chunk with the events written so far, for progress.
+    public var onEvents: (Int64) -> Void = { _ in }
+    public private(set) var eventsWritten: Int64 = 0
 
     public init(writer: TraceWriter, name: String? = nil) {
         self.writer = writer
@@ -35,6 +38,8 @@ public final class TraceImportSink: RecordingSink {
         open!.check.check(events)
         let recording = open!.writer
         for event in events { try recording.append(event) }
+        eventsWritten += Int64(events.count)
+        onEvents(eventsWritten)
     }
 
     public func end(_ ending: RecordingEnding) throws {
