@@ -129,6 +129,8 @@ public struct StreamCheck {
     /// the check runs for every event, and the lookups dominated it.
     private let declaredCodes: [Bool]
     private static let tableCodes = 1024
+    /// `declaredTypes` by type, for types up to `EventType.max`.
+    private let declaredTypeTable: [Bool]
     /// Each absolute axis' range by code (ABS codes are below 64), when valid.
     private let axisTable: [(minimum: Int32, maximum: Int32)?]
 
@@ -142,6 +144,8 @@ public struct StreamCheck {
             for code in codes where Int(code) < Self.tableCodes { declared[Int(type) * Self.tableCodes + Int(code)] = true }
         }
         declaredCodes = declared
+        let types = declaredTypes
+        declaredTypeTable = (0...Int(EventType.max)).map { types.contains(UInt16($0)) }
         var axes = [(minimum: Int32, maximum: Int32)?](repeating: nil, count: Int(AbsoluteAxis.max) + 1)
         for (code, axis) in axisRanges where code <= AbsoluteAxis.max && axis.maximum > axis.minimum {
             axes[Int(code)] = (axis.minimum, axis.maximum)
@@ -165,7 +169,7 @@ public struct StreamCheck {
             previousTime = event.timeNs
             sinceLastReport = event.isSynReport ? 0 : sinceLastReport + 1
             if event.type == EventType.syn { continue }
-            if event.type > EventType.max || (!declaredTypes.isEmpty && !declaredTypes.contains(event.type)) {
+            if event.type > EventType.max || (!declaredTypes.isEmpty && !declaredTypeTable[Int(event.type)]) {
                 unknownTypes[event.type, default: (0, index, event.timeNs)].count += 1
                 continue
             }
