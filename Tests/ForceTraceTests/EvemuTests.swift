@@ -114,4 +114,34 @@ final class EvemuTests: XCTestCase {
         Evemu.formatEvent(InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x39, value: -1), into: &line)
         XCTAssertEqual(line, "E: 1.000001 0003 0039 -001\n")
     }
+
+    /// The byte-level event parser takes only the plain form and gives what
+    /// the general parser gives; every other form falls back (nil) to it.
+    func testFastEventLinesAndTheirFallbacks() throws {
+        func fast(_ line: String) -> InputEvent? { Array(line.utf8).withUnsafeBufferPointer(Evemu.fastEvent) }
+        let plain: [(String, InputEvent)] = [
+            ("E: 1382570977.035628 0003 0035 0367", InputEvent(timeNs: 1_382_570_977_035_628_000, type: 3, code: 0x35, value: 367)),
+            ("E: 0.000001 0003 002f -001", InputEvent(timeNs: 1000, type: 3, code: 0x2f, value: -1)),
+            ("E:\t12.5\t3 3A +7  ", InputEvent(timeNs: 12_500_000_000, type: 3, code: 0x3a, value: 7)),
+            ("E: 7 0000 0000 0000", InputEvent(timeNs: 7_000_000_000, type: 0, code: 0, value: 0)),
+            ("E: 1.123456789 ffff FFFF 2147483647", InputEvent(timeNs: 1_123_456_789, type: 0xffff, code: 0xffff, value: .max)),
+            ("E: 1.000000 0003 0039 -2147483648", InputEvent(timeNs: 1_000_000_000, type: 3, code: 0x39, value: .min)),
+        ]
+        for (line, event) in plain {
+            XCTAssertEqual(fast(line), event, line)
+            // The general parser, on the same line made unusual by a comment, agrees.
+            XCTAssertNil(fast(line + " # note"))
+            XCTAssertEqual(try parse(header + line + " # note\n").events, [event], line)
+        }
+        for odd in ["E: -1.000001 0003 0035 1", "E: 1.0000000001 0003 0035 1", "E: 1.000001 0x3 0035 1",
+                    "E: 1.000001 00003 0035 1", "E: 1.000001 0003 0035 2147483648", "E: 1.000001 0003 0035",
+                    "E: 1.000001 0003 0035 1 2", "E:1.000001 0003 0035 1", " E: 1.000001 0003 0035 1", "E: 1. 0003 0035 1",
+                    "E: 99999999999.000001 0003 0035 1", "E: 1.000001 0003 0035 12345678901"] {
+            XCTAssertNil(fast(odd), odd)
+        }
+        // Forms the fast path leaves to the general parser still import.
+        XCTAssertEqual(try parse(header + "E: 1.000001 00003 0035 0001\n E: 2.5 0x0 0 0\n").events,
+                       [InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x35, value: 1), InputEvent(timeNs: 2_500_000_000, type: 0, code: 0, value: 0)])
+        XCTAssertThrowsError(try parse(header + "E: 1.000001 0003 0035 2147483648\n"))
+    }
 }

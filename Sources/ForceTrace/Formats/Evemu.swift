@@ -270,60 +270,60 @@ public enum Evemu {
     /// the time, at most 4 hex digits without 0x, no comment), or nil.
     @inline(__always)
     static func fastEvent(_ line: UnsafeBufferPointer<UInt8>) -> InputEvent? {
-        let count = line.count
-        guard count >= 12, line[0] == UInt8(ascii: "E"), line[1] == UInt8(ascii: ":") else { return nil }
-        var i = 2
-        @inline(__always) func skipSpaces() -> Bool {
-            let start = i
-            while i < count && (line[i] == 0x20 || line[i] == 0x09) { i += 1 }
-            return i > start
-        }
-        @inline(__always) func digit(_ byte: UInt8) -> Int64? {
-            let value = byte &- 0x30
-            return value < 10 ? Int64(value) : nil
-        }
-        guard skipSpaces() else { return nil }
+        guard var p = line.baseAddress, line.count >= 12, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":") else { return nil }
+        let end = p + line.count
+        p += 2
+        // Plain loops over a pointer: nested closures here did not inline.
+        var spaced = p
+        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
+        guard p > spaced else { return nil }
         var seconds: Int64 = 0
-        let secondsStart = i
-        while i < count, let d = digit(line[i]) { seconds = seconds * 10 + d; i += 1 }
-        guard i > secondsStart, i - secondsStart <= 10, seconds < 9_000_000_000 else { return nil }
+        let secondsStart = p
+        while p < end, p.pointee &- 0x30 < 10 { seconds = seconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
+        guard p > secondsStart, p - secondsStart <= 10, seconds < 9_000_000_000 else { return nil }
         var nanoseconds: Int64 = 0
-        if i < count && line[i] == UInt8(ascii: ".") {
-            i += 1
-            let fractionStart = i
-            while i < count, let d = digit(line[i]) { nanoseconds = nanoseconds * 10 + d; i += 1 }
-            let digits = i - fractionStart
+        if p < end && p.pointee == UInt8(ascii: ".") {
+            p += 1
+            let fractionStart = p
+            while p < end, p.pointee &- 0x30 < 10 { nanoseconds = nanoseconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
+            let digits = p - fractionStart
             guard digits > 0, digits <= 9 else { return nil }
-            for _ in digits..<9 { nanoseconds *= 10 }
+            for _ in digits..<9 { nanoseconds &*= 10 }
         }
-        @inline(__always) func hex4() -> UInt16? {
-            guard skipSpaces() else { return nil }
-            let start = i
+        var fields: (UInt16, UInt16) = (0, 0)
+        for field in 0..<2 {
+            spaced = p
+            while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
+            guard p > spaced else { return nil }
+            let hexStart = p
             var value: UInt16 = 0
-            while i < count {
-                let byte = line[i]
-                let d: UInt8
-                if byte &- 0x30 < 10 { d = byte &- 0x30 }
-                else if (byte | 0x20) &- 0x61 < 6 { d = ((byte | 0x20) &- 0x61) + 10 }
+            while p < end {
+                let byte = p.pointee
+                let digit: UInt8
+                if byte &- 0x30 < 10 { digit = byte &- 0x30 }
+                else if (byte | 0x20) &- 0x61 < 6 { digit = ((byte | 0x20) &- 0x61) + 10 }
                 else { break }
-                guard i - start < 4 else { return nil }
-                value = value << 4 | UInt16(d)
-                i += 1
+                guard p - hexStart < 4 else { return nil }
+                value = value << 4 | UInt16(digit)
+                p += 1
             }
-            return i > start ? value : nil
+            guard p > hexStart else { return nil }
+            if field == 0 { fields.0 = value } else { fields.1 = value }
         }
-        guard let type = hex4(), let code = hex4(), skipSpaces(), i < count else { return nil }
+        spaced = p
+        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
+        guard p > spaced, p < end else { return nil }
         var negative = false
-        if line[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if line[i] == UInt8(ascii: "+") { i += 1 }
-        let valueStart = i
+        if p.pointee == UInt8(ascii: "-") { negative = true; p += 1 } else if p.pointee == UInt8(ascii: "+") { p += 1 }
+        let valueStart = p
         var value: Int64 = 0
-        while i < count, let d = digit(line[i]) { value = value * 10 + d; i += 1 }
-        guard i > valueStart, i - valueStart <= 10 else { return nil }
+        while p < end, p.pointee &- 0x30 < 10 { value = value &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
+        guard p > valueStart, p - valueStart <= 10 else { return nil }
         if negative { value = -value }
         guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
-        _ = skipSpaces()
-        guard i == count else { return nil }
-        return InputEvent(timeNs: seconds * 1_000_000_000 + nanoseconds, type: type, code: code, value: Int32(value))
+        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
+        guard p == end else { return nil }
+        return InputEvent(timeNs: seconds * 1_000_000_000 + nanoseconds, type: fields.0, code: fields.1, value: Int32(value))
     }
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {
