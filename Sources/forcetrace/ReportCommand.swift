@@ -210,7 +210,7 @@ private final class JSONStandardOutput {
     // Through the checked standard output, so a full disk is an error (main.swift).
     func write(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard !closed else { return }
-        StandardOutput.write(Array(buffer))
+        StandardOutput.write(UnsafeRawBufferPointer(buffer))
     }
 }
 

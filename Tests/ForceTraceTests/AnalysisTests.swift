@@ -235,6 +235,34 @@ final class AggregateTests: XCTestCase {
         XCTAssertNil(Quantiles.of([]))
     }
 
+    /// Quantiles select their ranks instead of sorting: the same bits as
+    /// interpolating in a full sort, on ties, runs, sorted and reversed input,
+    /// and with NaN or −0 (which fall back to sorting).
+    func testQuantilesBySelectionEqualThoseOfAFullSort() {
+        func sorting(_ values: [Double], _ levels: [Double]) -> [Double] {
+            let sorted = values.sorted()
+            return levels.map { level in
+                let position = Double(sorted.count - 1) * level
+                let lower = Int(position.rounded(.down)), upper = min(lower + 1, sorted.count - 1)
+                return sorted[lower] + (position - Double(lower)) * (sorted[upper] - sorted[lower])
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let levels = Quantiles.levels + [0, 0.001, 0.37, 0.999, 1]
+        var cases: [[Double]] = [[1], [2, 1], [0, 0, 0], [-0.0, 0, 1], [.nan, 1, 2], Array(repeating: 3, count: 1_000)]
+        for count in [2, 3, 5, 24, 25, 26, 100, 1_000, 4_097, 30_000] {
+            cases.append((0..<count).map { _ in Double(Int.random(in: 0..<max(2, count / 50), using: &generator)) / 7 })
+            cases.append((0..<count).map { _ in Double.random(in: -1e6...1e6, using: &generator) })
+            cases.append((0..<count).map { Double($0) })
+            cases.append((0..<count).map { Double(count - $0) })
+            cases.append((0..<count).map { Double($0 % 3) })
+        }
+        for values in cases {
+            let found = Quantiles.of(values, levels: levels)!
+            XCTAssertEqual(found.map(\.bitPattern), sorting(values, levels).map(\.bitPattern), "\(values.count) values, first \(values.prefix(4))")
+        }
+    }
+
     func testSuggestionFromLabelsSitsInTheGaps() throws {
         var bins = [ThresholdBins](repeating: ThresholdBins(), count: 3)
         [0.2, 0.3, 0.4].forEach { bins[0].add($0) }

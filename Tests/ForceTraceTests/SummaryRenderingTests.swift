@@ -157,6 +157,52 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(String(decoding: out.finish(), as: UTF8.self), JSONText.encode(expected))
     }
 
+    /// Elements rendered in batches on several threads give the text of
+    /// rendering them one by one (commas, indentation, order), here and in
+    /// a whole report with more contacts than a batch.
+    func testElementsOnThreadsEqualElementsInOrder() throws {
+        func document(threads: Int, batch: Int, count: Int) -> String {
+            var out = JSONWriter(capacity: 16)
+            out.beginObject()
+            out.key("a"); out.beginArray(flat: false)
+            out.elements(count, batch: batch, threads: threads) { index, out in
+                out.beginObject()
+                out.key("i"); out.int(index)
+                out.key("s"); out.string(String(repeating: "x", count: index % 5))
+                out.key("v"); out.doubles([Double(index) / 3])
+                out.endObject()
+            }
+            out.endArray()
+            out.key("b"); out.int(1)
+            out.endObject()
+            return String(decoding: out.finish(), as: UTF8.self)
+        }
+        for count in [0, 1, 7, 8, 9, 50, 1_001] {
+            let expected = document(threads: 1, batch: 7, count: count)
+            XCTAssertEqual(document(threads: 3, batch: 7, count: count), expected, "\(count) elements")
+            XCTAssertEqual(document(threads: 2, batch: 1, count: count), expected, "\(count) elements")
+        }
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(document(threads: 2, batch: 7, count: 50).utf8)) as? NSDictionary,
+                       ["a": (0..<50).map { ["i": $0, "s": String(repeating: "x", count: $0 % 5), "v": [Double($0) / 3]] as NSDictionary },
+                        "b": 1] as NSDictionary)
+        var simulation = SimulationOptions()
+        simulation.presses = 2_500
+        let report = Self.report(try F.analyze(Simulator.run(simulation).recording))
+        var sequential = JSONWriter()
+        sequential.beginObject()
+        sequential.key("contacts"); sequential.beginArray(flat: false)
+        let contacts = report.recordings[0].contacts, lanes = report.recordings[0].lanes
+        for contact in contacts { report.writeContact(contact, lanes: lanes, to: &sequential) }
+        sequential.endArray()
+        sequential.endObject()
+        let text = String(decoding: report.jsonBytes(), as: UTF8.self)
+        let expected = String(decoding: sequential.finish(), as: UTF8.self)
+        // The contacts array as it appears in the report, one level deeper there.
+        let body = expected.split(separator: "\n").dropFirst().dropLast().map { "    " + $0 }.joined(separator: "\n")
+        XCTAssertGreaterThan(contacts.count, 2_048, "more than one batch")
+        XCTAssertTrue(text.contains(body), "the report's contacts array is the one rendered in order")
+    }
+
     /// The streamed document (a megabyte at a time) equals the one built whole.
     func testStreamedJSONEqualsTheWholeDocument() throws {
         var simulation = SimulationOptions()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// UIKit's force scale: `UITouch.maximumPossibleForce` is 6.667 on the
 /// iPhone 6s (docs/ANALYSIS.md names the sources).
 public enum UIKitForce {
@@ -101,6 +103,14 @@ public struct AnalysisOptions: Equatable, Sendable {
     public var curves = true
     /// Rows read per chunk of the samples table.
     public var chunkRows = 65_536
+    /// Threads that measure contacts (a power of two); nil picks by size
+    /// (`automaticLanes`). Results are the same with any number.
+    public var lanes: Int?
+
+    /// Two lanes on two or more cores once the samples fill two chunks; one below.
+    public static func automaticLanes(rows: Int) -> Int {
+        rows >= 2 * 65_536 && ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1
+    }
 
     public init() {}
 }

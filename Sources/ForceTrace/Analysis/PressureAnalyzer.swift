@@ -46,22 +46,40 @@ public struct ContactPath: Sendable {
 /// Streams a recording's samples table in chunks, in row (time) order,
 /// keeping state only for contacts that are down, and measures every contact.
 ///
-/// Memory: a chunk of each column, one `OpenContact` per slot, and the
-/// per-contact results (one row of statistics and curves per contact); it
+/// Contacts are independent, so the per-contact work is split over
+/// `AnalysisOptions.lanes` threads: lane `i` measures the contacts whose id
+/// is `i` modulo the lane count, reading every block the reader hands out.
+/// Lane 0, on the calling thread, also checks every row (ids, slots, which
+/// contact holds a slot) and counts the frame statistics, so errors are the
+/// same, in the same order, with any number of lanes.
+///
+/// Memory: a chunk of each column, one `OpenContact` per slot and lane, and
+/// the per-contact results (one row of statistics and curves per contact); it
 /// does not grow with the number of samples.
 public enum PressureAnalyzer {
     public static func analyze(_ recording: TraceRecording, options: AnalysisOptions = AnalysisOptions(),
                                progress: ((_ rowsDone: Int, _ rows: Int) -> Void)? = nil) throws -> RecordingAnalysis {
-        let device = recording.device
-        let file = recording.filePath
-        func fail(_ message: String) -> ForceTraceError { ForceTraceError(file: file, "recording '\(recording.name)': \(message)") }
-
         let table = try recording.contacts()
         for (row, contact) in table.enumerated() where contact.id != Int32(row) {
-            throw fail("contacts row \(row) has id \(contact.id); ids must be 0, 1, 2, ... in order")
+            throw ForceTraceError(file: recording.filePath,
+                                  "recording '\(recording.name)': contacts row \(row) has id \(contact.id); ids must be 0, 1, 2, ... in order")
         }
-        let labels = try recording.contactLabels(count: table.count)
-        let truth = try recording.groundTruth()
+        // The labels are needed only at the end: read while the samples stream.
+        // Their errors still come first, as when they were read first.
+        let labels = LabelReads(recording, contacts: table.count)
+        do {
+            return try measure(recording, table: table, options: options, labels: labels, progress: progress)
+        } catch {
+            _ = try labels.wait()
+            throw error
+        }
+    }
+
+    /// The samples loop, then the labels (read meanwhile) and the tables read after it.
+    private static func measure(_ recording: TraceRecording, table: [Contact], options: AnalysisOptions, labels labelReads: LabelReads,
+                                progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
+        let device = recording.device
+        let file = recording.filePath
         let recordingEnd = try recording.lastEventTimeNs()
 
         let pressureAxis = device.contactPressureAxis.flatMap { $0.maximum > $0.minimum ? $0 : nil }
@@ -74,108 +92,88 @@ public enum PressureAnalyzer {
         }
         let resolution = (x: Double(positions.x?.resolution ?? 0), y: Double(positions.y?.resolution ?? 0))
 
-        var results = table.map { contact in
-            ContactStatistics(id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool,
-                              tDownNs: contact.tDownNs, tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs))
+        var results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            for (index, contact) in table.enumerated() {
+                buffer.initializeElement(at: index, to: ContactStatistics(
+                    id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool, tDownNs: contact.tDownNs,
+                    tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
+            }
+            count = table.count
         }
         // Only a saved report holds the curve matrices; without one they are not computed.
         let curvePoints = options.curves ? options.curvePoints : 0, alignedPoints = options.curves ? options.alignedPoints : 0
         var curves = [Float](repeating: .nan, count: table.count * curvePoints)
         var aligned = [Float](repeating: .nan, count: table.count * alignedPoints)
-        let setup = OpenContact.Setup(thresholds: options.thresholds, smoothing: options.smoothing, lanes: lanes,
-                                      hasPressure: pressureAxis != nil, curvePoints: curvePoints,
-                                      alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs)
-
+        let contactSetup = OpenContact.Setup(thresholds: options.thresholds, smoothing: options.smoothing, lanes: (lanes.x, lanes.y),
+                                             hasPressure: pressureAxis != nil, curvePoints: curvePoints,
+                                             alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs)
         let rows = try recording.rowCount(.samples)
-
-        // One open contact per slot (index slot + 1; single-touch devices use slot −1).
-        var open = [OpenContact](repeating: OpenContact(), count: max(1, device.slotCount) + 1)
-        let chunkRows = max(8, options.chunkRows)
-        var normalized = [Double](repeating: 0, count: chunkRows)
+        let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)
+        precondition(laneCount > 0 && laneCount & (laneCount - 1) == 0, "lanes must be a power of two")
         // In Double: an axis such as -1..2147483647 spans more than Int32.
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
         var paths = options.curves ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
-        // Data quality: pressure each slot holds, and until when its contact is down.
-        var slotPressure = [Int32](repeating: 0, count: open.count)
-        var slotUntil = [Int64](repeating: .min, count: open.count)
-        var frameTime = Int64.min
-        var multiContactFrames: Int64 = 0, sharedPressureFrames: Int64 = 0, outOfRange: Int64 = 0
-        func endFrame() {
-            guard pressureAxis != nil, device.contactProtocol == .slots, frameTime != .min else { return }
-            var down = 0, first: Int32 = 0, equal = true
-            for index in slotUntil.indices where slotUntil[index] > frameTime {
-                if down == 0 { first = slotPressure[index] } else if slotPressure[index] != first { equal = false }
-                down += 1
-            }
-            if down >= 2 { multiContactFrames += 1; if equal { sharedPressureFrames += 1 } }
-        }
-        let bounds = (x: positions.x.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
-                      y: positions.y.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
-                      p: pressureAxis.map { ($0.minimum, $0.maximum) } ?? (.min, .max))
-        try recording.forEachSampleBlock(blockRows: chunkRows) { block in
-            let range = block.rows
-            let times = block.tNs, ids = block.contact, slots = block.slot
-            let xs = block.x, ys = block.y, pressures = block.pressure, flags = block.flags
-            try TraceValidation.checkTimes(times, table: "samples", firstRow: range.lowerBound, file: file, recording: recording.name)
-            pressures.withUnsafeBufferPointer { raw in
-                normalized.withUnsafeMutableBufferPointer { out in
-                    normalize(raw, into: out, minimum: minimum, span: span)
-                }
-            }
-            try curves.withUnsafeMutableBufferPointer { curveBuffer in
-                try aligned.withUnsafeMutableBufferPointer { alignedBuffer in
-                    for index in 0..<range.count {
-                        let row = range.lowerBound + index
-                        let id = Int(ids[index])
-                        guard id >= 0 && id < table.count else { throw fail("samples row \(row) names contact \(id), which the contacts table lacks") }
-                        let slotIndex = Int(slots[index]) + 1
-                        if slotIndex >= open.count {
-                            guard slotIndex < 1 << 15 else { throw fail("samples row \(row) has slot \(slots[index])") }
-                            open.append(contentsOf: repeatElement(OpenContact(), count: slotIndex + 1 - open.count))
-                            slotPressure += [Int32](repeating: 0, count: open.count - slotPressure.count)
-                            slotUntil += [Int64](repeating: .min, count: open.count - slotUntil.count)
-                        }
-                        guard slotIndex >= 0 else { throw fail("samples row \(row) has slot \(slots[index])") }
-                        if times[index] != frameTime { endFrame(); frameTime = times[index] }
-                        let x = xs[index], y = ys[index], pressure = pressures[index]
-                        if x < bounds.x.0 || x > bounds.x.1 || y < bounds.y.0 || y > bounds.y.1 || pressure < bounds.p.0 || pressure > bounds.p.1 {
-                            outOfRange += 1
-                        }
-                        let isDown = flags[index] & SampleFlags.down.rawValue != 0
-                        if isDown {
-                            if open[slotIndex].isOpen {
-                                throw fail("samples row \(row): contact \(id) goes down in slot \(slots[index]) while contact \(open[slotIndex].id) is still open there")
+        let lastSample = table.map(\.lastSample), tUp = table.map(\.tUpNs)
+        let bounds = SampleBounds(x: positions.x.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
+                                  y: positions.y.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
+                                  p: pressureAxis.map { ($0.minimum, $0.maximum) } ?? (.min, .max))
+        // One open contact per slot (index slot + 1; single-touch devices use slot −1).
+        let slotCount = max(1, device.slotCount) + 1
+        let checks = RowChecks(slots: slotCount, framesCounted: pressureAxis != nil && device.contactProtocol == .slots,
+                               file: file, recording: recording.name)
+        let contactLanes = (0..<laneCount).map { ContactLane(index: $0, slots: slotCount) }
+        var outOfRange: Int64 = 0
+
+        try results.withUnsafeMutableBufferPointer { results in
+            try curves.withUnsafeMutableBufferPointer { curves in
+                try aligned.withUnsafeMutableBufferPointer { aligned in
+                    try paths.withUnsafeMutableBufferPointer { paths in
+                        try lastSample.withUnsafeBufferPointer { lastSample in
+                            try tUp.withUnsafeBufferPointer { tUp in
+                                let setup = LaneSetup(contact: contactSetup, lanes: laneCount, results: results, lastSample: lastSample,
+                                                      tUp: tUp, curves: curves, aligned: aligned, paths: paths, minimum: minimum,
+                                                      span: span, bounds: bounds, resolution: resolution)
+                                let workers = LaneWorkers(Array(contactLanes.dropFirst()), setup: setup)
+                                defer { workers.finish() }
+                                try recording.forEachSampleBuffer(blockRows: max(8, options.chunkRows)) { block in
+                                    try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
+                                                                   file: file, recording: recording.name)
+                                    // Slots beyond the device's range: grown before the lanes start on the block.
+                                    var highest: Int16 = .min
+                                    for slot in block.slot { highest = max(highest, slot) }
+                                    let needed = min(Int(highest) + 2, 1 << 15)
+                                    if needed > checks.slotCount {
+                                        checks.grow(to: needed)
+                                        for lane in contactLanes { lane.grow(to: needed) }
+                                    }
+                                    workers.start(block)
+                                    do {
+                                        try checks.run(block, lane: contactLanes[0], setup)
+                                    } catch {
+                                        workers.wait()
+                                        throw error
+                                    }
+                                    workers.wait()
+                                    progress?(block.rows.upperBound, rows)
+                                }
+                                checks.endFrame()
+                                // Contacts still open: in slot order, whichever lane holds them.
+                                for index in 0..<checks.slotCount {
+                                    for lane in contactLanes where lane.open[index].isOpen {
+                                        let id = Int(lane.open[index].id)
+                                        warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
+                                        results[id] = lane.open[index].finish(setup: contactSetup, resolution: resolution, curve: curves, aligned: aligned)
+                                    }
+                                }
+                                outOfRange = contactLanes.reduce(0) { $0 + $1.outOfRange }
                             }
-                            open[slotIndex].begin(results[id])
-                            slotUntil[slotIndex] = results[id].tUpNs >= 0 ? results[id].tUpNs : .max
-                        } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
-                            throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
-                        }
-                        slotPressure[slotIndex] = pressure
-                        if id < paths.count && paths[id].x.count < ContactPath.points {
-                            paths[id].x.append(x); paths[id].y.append(y); paths[id].pressure.append(Float(normalized[index]))
-                        }
-                        open[slotIndex].add(time: times[index], x: xs[index], y: ys[index], pressure: pressures[index],
-                                            normalized: normalized[index], flags: flags[index], isDown: isDown, setup: setup,
-                                            curve: curveBuffer, aligned: alignedBuffer)
-                        if Int64(row) == table[id].lastSample {
-                            results[id] = open[slotIndex].finish(setup: setup, resolution: resolution, curve: curveBuffer, aligned: alignedBuffer)
                         }
                     }
                 }
             }
-            progress?(range.upperBound, rows)
         }
-        endFrame()
-        for index in open.indices where open[index].isOpen {
-            let id = Int(open[index].id)
-            warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
-            curves.withUnsafeMutableBufferPointer { curveBuffer in
-                aligned.withUnsafeMutableBufferPointer { alignedBuffer in
-                    results[id] = open[index].finish(setup: setup, resolution: resolution, curve: curveBuffer, aligned: alignedBuffer)
-                }
-            }
-        }
+        let (labels, truth) = try labelReads.wait()
         var statistics = PressureStatistics()
         for index in results.indices {
             results[index].label = labels[index]
@@ -185,8 +183,8 @@ public enum PressureAnalyzer {
         for lane in 0..<8 where lanes.applicable[lane] { statistics.laneMotionEvents[lane] = statistics.motionEvents }
         statistics.durationNs = recordingEnd
         statistics.events = Int64(try recording.rowCount(.events))
-        statistics.multiContactFrames = multiContactFrames
-        statistics.sharedPressureFrames = sharedPressureFrames
+        statistics.multiContactFrames = checks.multiContactFrames
+        statistics.sharedPressureFrames = checks.sharedPressureFrames
         statistics.outOfRangeSamples = outOfRange
         let markers = try recording.markers()
         statistics.droppedMarkers = Int64(markers.filter { $0.kind == .synDropped }.count)
@@ -207,25 +205,344 @@ public enum PressureAnalyzer {
                                  scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
                                  importStatus: recording.importStatus, paths: paths)
     }
+}
 
-    /// `(raw − minimum) / span` for a chunk, eight lanes at a time. Division,
-    /// not a reciprocal multiply, so results equal numpy's to the bit.
-    static func normalize(_ raw: UnsafeBufferPointer<Int32>, into out: UnsafeMutableBufferPointer<Double>,
-                          minimum: Double, span: Double) {
-        let count = raw.count
-        guard count > 0, let source = raw.baseAddress, let target = out.baseAddress else { return }
-        let minimumVector = SIMD8<Double>(repeating: minimum), spanVector = SIMD8<Double>(repeating: span)
-        var index = 0
-        while index + 8 <= count {
-            let values = UnsafeRawPointer(source + index).loadUnaligned(as: SIMD8<Int32>.self)
-            let result = (SIMD8<Double>(values) - minimumVector) / spanVector
-            UnsafeMutableRawPointer(target + index).storeBytes(of: result, as: SIMD8<Double>.self)
-            index += 8
+/// Asks for transparent huge pages under a large buffer about to be filled:
+/// the per-contact results of 100 000 contacts are tens of megabytes, and
+/// faulting them in 4 KiB at a time costs more than filling them.
+private func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+    let huge = 2 << 20
+    guard let base = buffer.baseAddress, buffer.count >= 2 * huge else { return }
+    let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1), end = (Int(bitPattern: base) + buffer.count) & ~(huge - 1)
+    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+}
+
+/// The labels' two readings (per contact, and the ground truth), on a thread of their own.
+private final class LabelReads: @unchecked Sendable {
+    private let done = NSCondition()
+    private var result: Result<([PressClass?], GroundTruth), Error>?
+
+    /// HDF5 calls from two threads take turns under the library's lock; the recording's handles are only read.
+    private struct Shared: @unchecked Sendable { let recording: TraceRecording }
+
+    init(_ recording: TraceRecording, contacts: Int) {
+        let shared = Shared(recording: recording)
+        let thread = Thread { [self] in
+            let recording = shared.recording
+            let read = Result { (try recording.contactLabels(count: contacts), try recording.groundTruth()) }
+            done.lock()
+            result = read
+            done.signal()
+            done.unlock()
         }
-        while index < count {
-            target[index] = (Double(source[index]) - minimum) / span
-            index += 1
+        thread.name = "forcetrace.labels"
+        thread.start()
+    }
+
+    func wait() throws -> ([PressClass?], GroundTruth) {
+        done.lock()
+        defer { done.unlock() }
+        while result == nil { done.wait() }
+        return try result!.get()
+    }
+}
+
+/// A pressure, x and y inside the device's ranges.
+struct SampleBounds {
+    var x: (Int32, Int32), y: (Int32, Int32), p: (Int32, Int32)
+
+    @inline(__always)
+    func contains(x: Int32, y: Int32, pressure: Int32) -> Bool {
+        !(x < self.x.0 || x > self.x.1 || y < self.y.0 || y > self.y.1 || pressure < p.0 || pressure > p.1)
+    }
+}
+
+/// What the lanes share during the samples loop. Each contact's entries
+/// (results, curve rows, path) are written only by the lane that owns it.
+struct LaneSetup: @unchecked Sendable {
+    let contact: OpenContact.Setup
+    /// A power of two: the owner of contact `id` is `id & (lanes − 1)`.
+    let lanes: Int
+    let results: UnsafeMutableBufferPointer<ContactStatistics>
+    let lastSample: UnsafeBufferPointer<Int64>
+    let tUp: UnsafeBufferPointer<Int64>
+    let curves: UnsafeMutableBufferPointer<Float>
+    let aligned: UnsafeMutableBufferPointer<Float>
+    let paths: UnsafeMutableBufferPointer<ContactPath>
+    let minimum: Double, span: Double
+    let bounds: SampleBounds
+    let resolution: (x: Double, y: Double)
+}
+
+/// One lane's open contacts, one per slot, and its count of samples outside the axes' ranges.
+final class ContactLane: @unchecked Sendable {
+    let index: Int
+    private(set) var open: UnsafeMutableBufferPointer<OpenContact>
+    /// Set at a row that lane 0's checks refuse: it stops there, and lane 0 throws.
+    private(set) var halted = false
+    private(set) var outOfRange: Int64 = 0
+
+    init(index: Int, slots: Int) {
+        self.index = index
+        open = .allocate(capacity: slots)
+        open.initialize(repeating: OpenContact())
+    }
+
+    deinit {
+        _ = open.deinitialize()
+        open.deallocate()
+    }
+
+    /// More slots, closed. Only while no lane runs.
+    func grow(to slots: Int) {
+        guard slots > open.count else { return }
+        let grown = UnsafeMutableBufferPointer<OpenContact>.allocate(capacity: slots)
+        _ = grown.moveInitialize(fromContentsOf: open)
+        UnsafeMutableBufferPointer(rebasing: grown[open.count...]).initialize(repeating: OpenContact())
+        open.deallocate()
+        open = grown
+    }
+
+    /// The rows of `block` whose contacts this lane owns (lanes other than 0).
+    func run(_ block: SampleBuffers, _ setup: LaneSetup) {
+        guard !halted else { return }
+        let open = self.open, mask = setup.lanes - 1, contacts = setup.results.count
+        var outOfRange = self.outOfRange
+        var completed = true
+        for index in 0..<block.rows.count {
+            let id = Int(block.contact[index])
+            // Lane 0 throws for this row, or an earlier one.
+            guard id >= 0 && id < contacts else { completed = false; break }
+            guard id & mask == self.index else { continue }
+            let slotIndex = Int(block.slot[index]) + 1
+            guard slotIndex >= 0 && slotIndex < open.count,
+                  Self.step(block, index, id: id, slotIndex: slotIndex, open: open, setup, outOfRange: &outOfRange) else {
+                completed = false
+                break
+            }
         }
+        self.outOfRange = outOfRange
+        if !completed { halted = true }
+    }
+
+    /// Adds row `index` to contact `id`; false when the row does not continue
+    /// what the slot holds (lane 0 refuses such a row first).
+    @inline(__always)
+    static func step(_ block: SampleBuffers, _ index: Int, id: Int, slotIndex: Int, open: UnsafeMutableBufferPointer<OpenContact>,
+                     _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
+        let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
+        if !setup.bounds.contains(x: x, y: y, pressure: pressure) { outOfRange += 1 }
+        let isDown = flags & SampleFlags.down.rawValue != 0
+        if isDown {
+            if open[slotIndex].isOpen { return false }
+            open[slotIndex].begin(setup.results[id])
+        } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
+            return false
+        }
+        // Division, not a reciprocal multiply, so results equal numpy's to the bit.
+        let normalized = (Double(pressure) - setup.minimum) / setup.span
+        if id < setup.paths.count && setup.paths[id].x.count < ContactPath.points {
+            setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized))
+        }
+        open[slotIndex].add(time: block.tNs[index], x: x, y: y, pressure: pressure, normalized: normalized, flags: flags,
+                            isDown: isDown, setup: setup.contact, curve: setup.curves, aligned: setup.aligned)
+        if Int64(block.rows.lowerBound + index) == setup.lastSample[id] {
+            setup.results[id] = open[slotIndex].finish(setup: setup.contact, resolution: setup.resolution,
+                                                       curve: setup.curves, aligned: setup.aligned)
+        }
+        return true
+    }
+}
+
+/// Lane 0's share of every row: the checks (ids, slots, which contact holds
+/// each slot) in row order, and the frame statistics of the data quality.
+final class RowChecks {
+    private(set) var slotCount: Int
+    /// The contact each slot holds, −1 for none.
+    private var holder: UnsafeMutableBufferPointer<Int32>
+    /// Pressure each slot holds, and until when its contact is down.
+    private var slotPressure: UnsafeMutableBufferPointer<Int32>
+    private var slotUntil: UnsafeMutableBufferPointer<Int64>
+    /// Slots a contact went down in: the only ones a frame can count.
+    private var usedSlots: [Int] = []
+    private var frameTime = Int64.min
+    private let framesCounted: Bool
+    private let file: String, recording: String
+    private(set) var multiContactFrames: Int64 = 0
+    private(set) var sharedPressureFrames: Int64 = 0
+
+    init(slots: Int, framesCounted: Bool, file: String, recording: String) {
+        slotCount = slots
+        holder = .allocate(capacity: slots); holder.initialize(repeating: -1)
+        slotPressure = .allocate(capacity: slots); slotPressure.initialize(repeating: 0)
+        slotUntil = .allocate(capacity: slots); slotUntil.initialize(repeating: .min)
+        self.framesCounted = framesCounted
+        self.file = file
+        self.recording = recording
+    }
+
+    deinit {
+        holder.deallocate(); slotPressure.deallocate(); slotUntil.deallocate()
+    }
+
+    func grow(to slots: Int) {
+        guard slots > slotCount else { return }
+        func grown<T>(_ buffer: UnsafeMutableBufferPointer<T>, _ fill: T) -> UnsafeMutableBufferPointer<T> {
+            let new = UnsafeMutableBufferPointer<T>.allocate(capacity: slots)
+            _ = new.moveInitialize(fromContentsOf: buffer)
+            UnsafeMutableBufferPointer(rebasing: new[buffer.count...]).initialize(repeating: fill)
+            buffer.deallocate()
+            return new
+        }
+        holder = grown(holder, -1); slotPressure = grown(slotPressure, 0); slotUntil = grown(slotUntil, .min)
+        slotCount = slots
+    }
+
+    private func fail(_ message: String) -> ForceTraceError { ForceTraceError(file: file, "recording '\(recording)': \(message)") }
+
+    /// Ends the last frame (after the last block).
+    func endFrame() {
+        var counts: (multi: Int64, shared: Int64) = (multiContactFrames, sharedPressureFrames)
+        Self.endFrame(frameTime, used: usedSlots, slotUntil: slotUntil, slotPressure: slotPressure, framesCounted: framesCounted,
+                      counts: &counts)
+        (multiContactFrames, sharedPressureFrames) = counts
+    }
+
+    /// A frame with two or more contacts down; shared when their pressures are all equal.
+    @inline(__always)
+    private static func endFrame(_ frameTime: Int64, used: [Int], slotUntil: UnsafeMutableBufferPointer<Int64>,
+                                 slotPressure: UnsafeMutableBufferPointer<Int32>, framesCounted: Bool,
+                                 counts: inout (multi: Int64, shared: Int64)) {
+        guard framesCounted, frameTime != .min, used.count >= 2 else { return }
+        var down = 0, first: Int32 = 0, equal = true
+        for index in used where slotUntil[index] > frameTime {
+            if down == 0 { first = slotPressure[index] } else if slotPressure[index] != first { equal = false }
+            down += 1
+        }
+        if down >= 2 { counts.multi += 1; if equal { counts.shared += 1 } }
+    }
+
+    /// Checks every row of `block` and adds lane 0's rows to their contacts.
+    func run(_ block: SampleBuffers, lane: ContactLane, _ setup: LaneSetup) throws {
+        let open = lane.open, mask = setup.lanes - 1, contacts = setup.results.count
+        let holder = self.holder, slotPressure = self.slotPressure, slotUntil = self.slotUntil, slotCount = self.slotCount
+        let framesCounted = self.framesCounted
+        let times = block.tNs, ids = block.contact, slots = block.slot
+        // Locals, written back at the end: no access checks per row.
+        var frameTime = self.frameTime, used = usedSlots
+        var counts: (multi: Int64, shared: Int64) = (multiContactFrames, sharedPressureFrames)
+        var outOfRange: Int64 = 0
+        defer {
+            self.frameTime = frameTime
+            usedSlots = used
+            (multiContactFrames, sharedPressureFrames) = counts
+            lane.addOutOfRange(outOfRange)
+        }
+        for index in 0..<block.rows.count {
+            let row = block.rows.lowerBound + index
+            let id = Int(ids[index])
+            guard id >= 0 && id < contacts else { throw fail("samples row \(row) names contact \(id), which the contacts table lacks") }
+            let slotIndex = Int(slots[index]) + 1
+            // The slots were grown to the block's highest below 2^15 (RowChecks.grow).
+            guard slotIndex < slotCount && slotIndex >= 0 else { throw fail("samples row \(row) has slot \(slots[index])") }
+            if times[index] != frameTime {
+                Self.endFrame(frameTime, used: used, slotUntil: slotUntil, slotPressure: slotPressure, framesCounted: framesCounted,
+                              counts: &counts)
+                frameTime = times[index]
+            }
+            if block.flags[index] & SampleFlags.down.rawValue != 0 {
+                if holder[slotIndex] >= 0 {
+                    throw fail("samples row \(row): contact \(id) goes down in slot \(slots[index]) while contact \(holder[slotIndex]) is still open there")
+                }
+                holder[slotIndex] = Int32(id)
+                if slotUntil[slotIndex] == .min && !used.contains(slotIndex) { used.append(slotIndex) }
+                slotUntil[slotIndex] = setup.tUp[id] >= 0 ? setup.tUp[id] : .max
+            } else if holder[slotIndex] != Int32(id) {
+                throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
+            }
+            slotPressure[slotIndex] = block.pressure[index]
+            if id & mask == 0 {
+                let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, open: open, setup, outOfRange: &outOfRange)
+                assert(added, "lane 0 refused a row the checks passed")
+            }
+            if Int64(row) == setup.lastSample[id] { holder[slotIndex] = -1 }
+        }
+    }
+}
+
+extension ContactLane {
+    func addOutOfRange(_ count: Int64) { outOfRange += count }
+}
+
+/// The threads of lanes 1...: each block is handed to all of them at once,
+/// and `wait` returns when every one is done with it (the block's buffers
+/// are only valid until then).
+final class LaneWorkers: @unchecked Sendable {
+    private let lanes: [ContactLane]
+    private let setup: LaneSetup
+    private let state = NSCondition()
+    private var block: SampleBuffers?
+    private var generation = 0
+    private var pending = 0
+    private var running = 0
+    private var stopping = false
+
+    init(_ lanes: [ContactLane], setup: LaneSetup) {
+        self.lanes = lanes
+        self.setup = setup
+        running = lanes.count
+        for lane in lanes {
+            let thread = Thread { [self] in work(lane) }
+            thread.name = "forcetrace.analysis-lane"
+            thread.start()
+        }
+    }
+
+    func start(_ block: SampleBuffers) {
+        guard !lanes.isEmpty else { return }
+        state.lock()
+        self.block = block
+        generation += 1
+        pending = lanes.count
+        state.broadcast()
+        state.unlock()
+    }
+
+    func wait() {
+        guard !lanes.isEmpty else { return }
+        state.lock()
+        while pending > 0 { state.wait() }
+        block = nil
+        state.unlock()
+    }
+
+    /// Stops the threads and waits until they have left.
+    func finish() {
+        state.lock()
+        stopping = true
+        state.broadcast()
+        while running > 0 { state.wait() }
+        state.unlock()
+    }
+
+    private func work(_ lane: ContactLane) {
+        var seen = 0
+        state.lock()
+        while true {
+            while !stopping && generation == seen { state.wait() }
+            if stopping { break }
+            seen = generation
+            let block = self.block!
+            state.unlock()
+            lane.run(block, setup)
+            state.lock()
+            pending -= 1
+            if pending == 0 { state.broadcast() }
+        }
+        running -= 1
+        state.broadcast()
+        state.unlock()
     }
 }
 
@@ -234,7 +551,8 @@ struct OpenContact {
     struct Setup {
         var thresholds: Thresholds
         var smoothing: Smoothing
-        var lanes: ToleranceLanes
+        /// `ToleranceLanes.x` and `.y`: only the vectors, nothing to retain per call.
+        var lanes: (x: SIMD8<Double>, y: SIMD8<Double>)
         var hasPressure: Bool
         var curvePoints: Int
         var alignedPoints: Int

@@ -272,13 +272,68 @@ public enum Quantiles {
     /// Quantiles of `values` at `levels`; nil for no values.
     public static func of(_ values: [Double], levels: [Double] = Quantiles.levels) -> [Double]? {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return levels.map { level in
+        var sorted = values
+        let spans = levels.map { level -> (lower: Int, upper: Int, fraction: Double) in
             let position = Double(sorted.count - 1) * level
             let lower = Int(position.rounded(.down))
-            let upper = min(lower + 1, sorted.count - 1)
-            let fraction = position - Double(lower)
-            return sorted[lower] + fraction * (sorted[upper] - sorted[lower])
+            return (lower, min(lower + 1, sorted.count - 1), position - Double(lower))
         }
+        // Without NaN or −0 the order is total, so the ranks a sort would put
+        // in place are found by selection alone (the summaries do this for
+        // every contact of every recording, several times).
+        if values.allSatisfy({ !$0.isNaN && !($0 == 0 && $0.sign == .minus) }) {
+            select(&sorted, ranks: Set(spans.flatMap { [$0.lower, $0.upper] }).sorted())
+        } else {
+            sorted.sort()
+        }
+        return spans.map { sorted[$0.lower] + $0.fraction * (sorted[$0.upper] - sorted[$0.lower]) }
+    }
+
+    /// Puts the values of `ranks` (ascending) where a sort would: a
+    /// three-way quickselect that only descends into parts holding a rank.
+    static func select(_ values: inout [Double], ranks: [Int]) {
+        values.withUnsafeMutableBufferPointer { buffer in
+            var depthLimit = 2 * (Int.bitWidth - buffer.count.leadingZeroBitCount) + 8
+            func descend(_ low: Int, _ high: Int, _ wanted: ArraySlice<Int>) {
+                guard !wanted.isEmpty, high - low > 1 else { return }
+                depthLimit -= 1
+                if high - low <= 24 || depthLimit <= 0 {
+                    buffer[low..<high].sort()
+                    return
+                }
+                let a = buffer[low], b = buffer[low + (high - low) / 2], c = buffer[high - 1]
+                let pivot = max(min(a, b), min(max(a, b), c))
+                // [low, below) < pivot, [below, index) == pivot, [above, high) > pivot.
+                var below = low, index = low, above = high
+                while index < above {
+                    let value = buffer[index]
+                    if value < pivot {
+                        buffer.swapAt(below, index); below += 1; index += 1
+                    } else if value > pivot {
+                        above -= 1; buffer.swapAt(index, above)
+                    } else {
+                        index += 1
+                    }
+                }
+                // Ranks in [below, above) hold the pivot already.
+                let split = wanted.partitioningIndex { $0 >= below }
+                descend(low, below, wanted[..<split])
+                descend(above, high, wanted[wanted[split...].partitioningIndex { $0 >= above }...])
+            }
+            descend(0, buffer.count, ranks[...])
+        }
+    }
+}
+
+extension Collection {
+    /// The first index whose element satisfies `predicate`, which must hold for a suffix (binary search).
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Index {
+        var low = startIndex, count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if predicate(self[middle]) { count = half } else { low = index(after: middle); count -= half + 1 }
+        }
+        return low
     }
 }

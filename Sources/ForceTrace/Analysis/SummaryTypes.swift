@@ -128,6 +128,8 @@ public struct LabelledPeakBins: SummaryState {
     public subscript(_ label: PressClass) -> ThresholdBins {
         get { bins[label.index] }
         set { bins[label.index] = newValue }
+        // In place: a get-and-set would copy the bins' array per contact.
+        _modify { yield &bins[label.index] }
     }
     public var total: Int64 { bins.reduce(0) { $0 + $1.counts.reduce(0, +) } }
     public static func + (lhs: Self, rhs: Self) -> Self {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes JSON straight into a byte buffer, in the layout of `JSONText`
 /// (two-space indent; arrays of plain values on one line), with no
 /// allocation per value: `report --json` writes millions of numbers.
@@ -8,9 +10,15 @@ struct JSONWriter: TextOutputStream {
         var isObject: Bool
         var isFlat: Bool
         var count = 0
+        #if DEBUG
         var lastKey: StaticString?
+        #endif
     }
-    private var levels: [Level] = []
+    /// The innermost open container (at depth 0, the document: no commas,
+    /// no newlines), and the ones around it: keys and values touch only `top`.
+    private var top = Level(isObject: true, isFlat: false)
+    private var outer: [Level] = []
+    private var depth = 0
 
     init(capacity: Int = 1 << 16) { bytes = ByteBuffer(capacity: capacity) }
 
@@ -22,15 +30,27 @@ struct JSONWriter: TextOutputStream {
 
     // MARK: - Containers
 
+    private mutating func open(_ level: Level) {
+        outer.append(top)
+        top = level
+        depth += 1
+    }
+
+    private mutating func close() -> Level {
+        let level = top
+        top = outer.removeLast()
+        depth -= 1
+        return level
+    }
+
     mutating func beginObject() {
         beforeValue()
         bytes.append(UInt8(ascii: "{"))
-        levels.append(Level(isObject: true, isFlat: false))
+        open(Level(isObject: true, isFlat: false))
     }
 
     mutating func endObject() {
-        let level = levels.removeLast()
-        if level.count > 0 { newline(levels.count) }
+        if close().count > 0 { newline(depth) }
         bytes.append(UInt8(ascii: "}"))
         bytes.drainIfFull()
     }
@@ -39,28 +59,23 @@ struct JSONWriter: TextOutputStream {
     mutating func beginArray(flat: Bool) {
         beforeValue()
         bytes.append(UInt8(ascii: "["))
-        levels.append(Level(isObject: false, isFlat: flat))
+        open(Level(isObject: false, isFlat: flat))
     }
 
     mutating func endArray() {
-        let level = levels.removeLast()
-        if level.count > 0 && !level.isFlat { newline(levels.count) }
+        let level = close()
+        if level.count > 0 && !level.isFlat { newline(depth) }
         bytes.append(UInt8(ascii: "]"))
     }
 
     mutating func key(_ name: StaticString) {
-        let depth = levels.count
-        assert(levels.last?.isObject == true, "a key outside an object")
-        if let last = levels[depth - 1].lastKey {
-            assert(Self.precedes(last, name), "JSON keys out of order: \(last) before \(name)")
-        }
-        levels[depth - 1].lastKey = name
-        if levels[depth - 1].count > 0 { bytes.append(UInt8(ascii: ",")) }
-        levels[depth - 1].count += 1
-        newline(depth)
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\"")); bytes.append(UInt8(ascii: ":")); bytes.append(UInt8(ascii: " "))
+        assert(depth > 0 && top.isObject, "a key outside an object")
+        #if DEBUG
+        if let last = top.lastKey { assert(Self.precedes(last, name), "JSON keys out of order: \(last) before \(name)") }
+        top.lastKey = name
+        #endif
+        name.withUTF8Buffer { bytes.key($0, comma: top.count > 0, indent: 2 * depth) }
+        top.count += 1
     }
 
     // MARK: - Values
@@ -128,6 +143,57 @@ struct JSONWriter: TextOutputStream {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes `count` elements into the open array, `render(index, &writer)`
+    /// each, on up to `threads` threads in batches of `batch`: the text is
+    /// the same as rendering them in order here, and memory stays bounded.
+    mutating func elements(_ count: Int, batch: Int = 2_048,
+                           threads: Int = min(4, ProcessInfo.processInfo.activeProcessorCount),
+                           render: (Int, inout JSONWriter) -> Void) {
+        precondition(depth > 0 && !top.isObject && !top.isFlat, "elements outside an array of objects")
+        let start = top.count
+        guard threads > 1 && count > batch else {
+            for index in 0..<count { render(index, &self) }
+            return
+        }
+        // Each worker renders into its own writer, nested as this one is.
+        var parts = (0..<threads).map { _ in JSONWriter(nestedIn: self, capacity: batch * 1_536) }
+        var first = 0
+        while first < count {
+            let rounds = min(threads, (count - first + batch - 1) / batch), batchStart = first
+            parts.withUnsafeMutableBufferPointer { parts in
+                let shared = UncheckedParts(parts: parts)
+                withoutActuallyEscaping(render) { render in
+                    let renderer = UncheckedRender(render: render)
+                    DispatchQueue.concurrentPerform(iterations: rounds) { part in
+                        let low = batchStart + part * batch, high = min(count, low + batch)
+                        shared.parts[part].restart(elementsBefore: start + low)
+                        for index in low..<high { renderer.render(index, &shared.parts[part]) }
+                    }
+                }
+            }
+            for part in 0..<rounds {
+                bytes.append(buffer: parts[part].bytes)
+                bytes.drainIfFull()
+            }
+            first = min(count, first + rounds * batch)
+        }
+        top.count = start + count
+    }
+
+    /// A writer whose open containers are `parent`'s, for `elements`.
+    private init(nestedIn parent: JSONWriter, capacity: Int) {
+        bytes = ByteBuffer(capacity: capacity)
+        top = parent.top
+        outer = parent.outer
+        depth = parent.depth
+    }
+
+    /// Empties the buffer; the open array has had `elementsBefore` elements.
+    private mutating func restart(elementsBefore: Int) {
+        bytes.removeAll()
+        top.count = elementsBefore
+    }
+
     mutating func integers<C: Collection>(_ values: C) where C.Element: BinaryInteger {
         beginArray(flat: true)
         for value in values { int(value) }
@@ -142,7 +208,7 @@ struct JSONWriter: TextOutputStream {
 
     /// The document, ending in a newline.
     mutating func finish() -> [UInt8] {
-        precondition(levels.isEmpty, "unclosed JSON container")
+        precondition(depth == 0, "unclosed JSON container")
         bytes.append(UInt8(ascii: "\n"))
         bytes.drain()
         return bytes.array
@@ -156,17 +222,17 @@ struct JSONWriter: TextOutputStream {
     // MARK: - Layout
 
     private mutating func beforeValue() {
-        guard let depth = levels.indices.last, !levels[depth].isObject else { return }
-        if levels[depth].count > 0 {
-            bytes.append(UInt8(ascii: ","))
-            if levels[depth].isFlat { bytes.append(UInt8(ascii: " ")) }
+        guard !top.isObject else { return }
+        if top.isFlat {
+            if top.count > 0 { bytes.append(UInt8(ascii: ",")); bytes.append(UInt8(ascii: " ")) }
+        } else {
+            bytes.newline(comma: top.count > 0, indent: 2 * depth)
         }
-        levels[depth].count += 1
-        if !levels[depth].isFlat { newline(levels.count) }
+        top.count += 1
     }
 
     private mutating func newline(_ depth: Int) {
-        bytes.newline(indent: 2 * depth)
+        bytes.newline(comma: false, indent: 2 * depth)
     }
 
     private mutating func append(_ text: StaticString) {
@@ -234,15 +300,57 @@ final class ByteBuffer {
         count += buffer.count
     }
 
+    /// Appends what `other` holds; with a sink, hands it over without a copy.
+    func append(buffer other: ByteBuffer) {
+        if let sink {
+            drain()
+            if other.count > 0 { sink(UnsafeBufferPointer(start: other.base, count: other.count)) }
+        } else {
+            append(contentsOf: UnsafeBufferPointer(start: other.base, count: other.count))
+        }
+    }
+
+    func removeAll() { count = 0 }
+
     func append(contentsOf bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 
-    func newline(indent: Int) {
-        reserve(1 + indent)
-        base[count] = UInt8(ascii: "\n")
-        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indent)
-        count += 1 + indent
+    /// `,` when `comma`, then a newline and `indent` spaces.
+    @inline(__always)
+    func newline(comma: Bool, indent: Int) {
+        reserve(2 + indent + 8)
+        var position = count
+        if comma { base[position] = UInt8(ascii: ","); position += 1 }
+        base[position] = UInt8(ascii: "\n")
+        spaces(at: position + 1, indent)
+        count = position + 1 + indent
+    }
+
+    /// `,` when `comma`, newline, indent, then `"name": `: one reserve for the lot.
+    @inline(__always)
+    func key(_ name: UnsafeBufferPointer<UInt8>, comma: Bool, indent: Int) {
+        reserve(2 + indent + 8 + name.count + 4)
+        var position = count
+        if comma { base[position] = UInt8(ascii: ","); position += 1 }
+        base[position] = UInt8(ascii: "\n")
+        spaces(at: position + 1, indent)
+        position += 1 + indent
+        base[position] = UInt8(ascii: "\"")
+        if let source = name.baseAddress { (base + position + 1).update(from: source, count: name.count) }
+        position += 1 + name.count
+        base[position] = UInt8(ascii: "\""); base[position + 1] = UInt8(ascii: ":"); base[position + 2] = UInt8(ascii: " ")
+        count = position + 3
+    }
+
+    /// `indent` spaces at `position`, eight at a time (the caller reserved 8 more).
+    @inline(__always)
+    private func spaces(at position: Int, _ indent: Int) {
+        var offset = 0
+        while offset < indent {
+            UnsafeMutableRawPointer(base + position + offset).storeBytes(of: 0x2020_2020_2020_2020 as UInt64, as: UInt64.self)
+            offset += 8
+        }
     }
 
     func integer(_ value: Int64) {
@@ -282,3 +390,8 @@ final class ByteBuffer {
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
+
+/// The batch writers and the renderer, handed to `concurrentPerform`: each
+/// iteration touches only its own writer.
+private struct UncheckedParts: @unchecked Sendable { let parts: UnsafeMutableBufferPointer<JSONWriter> }
+private struct UncheckedRender: @unchecked Sendable { let render: (Int, inout JSONWriter) -> Void }

@@ -51,6 +51,14 @@ public enum StandardOutput {
         if written < bytes.count, firstErrno == 0 { firstErrno = errno }
     }
 
+    /// Writes `buffer` to standard output without copying it first (the
+    /// JSON report hands over a megabyte at a time).
+    public static func write(_ buffer: UnsafeRawBufferPointer) {
+        guard let stream = cStandardOutput() else { FileHandle.standardOutput.write(Data(buffer)); return }
+        let written = fwrite(buffer.baseAddress, 1, buffer.count, stream)
+        if written < buffer.count, firstErrno == 0 { firstErrno = errno }
+    }
+
     /// The error line for a failed write, naming the device when it is full.
     public static func message(forErrno code: Int32) -> String {
         if code == ENOSPC || code == EDQUOT {

@@ -71,14 +71,15 @@ extension TraceRecording {
         }
         // The same check as contactLabels: a class outside the documented ones is damage, not a label.
         // Calibration classes other than the app's (light, palm, hover, ...) are no press labels: skipped.
-        func calibrationOnly(_ label: String) -> Bool { TrialClass(rawValue: label).map { $0.pressClass == nil } ?? false }
-        if let bad = classes.first(where: { PressClass(label: $0) == nil && !calibrationOnly($0) }) {
-            throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(bad)'",
+        var parsed = LabelClasses()
+        let kindsOfClass = classes.map { parsed.kind(of: $0) }
+        if let bad = classes.indices.first(where: { kindsOfClass[$0].pressClass == nil && !kindsOfClass[$0].calibrationOnly }) {
+            throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(classes[bad])'",
                                   hint: "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)")
         }
-        truth.labels = classes.indices.filter { !calibrationOnly(classes[$0]) }.map { row in
+        truth.labels = classes.indices.filter { !kindsOfClass[$0].calibrationOnly }.map { row in
             // Canonical: old files may hold "deep" or "pop" (FORMAT.md, history); checked above.
-            ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: PressClass(label: classes[row])!,
+            ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: kindsOfClass[row].pressClass!,
                          kind: row < kinds.count && !kinds[row].isEmpty ? kinds[row] : nil,
                          intendedPeak: row < peaks.count && !peaks[row].isNaN ? peaks[row] : nil)
         }
@@ -96,15 +97,38 @@ extension TraceRecording {
         guard contacts.count == classes.count else {
             throw ForceTraceError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
         }
+        var parsed = LabelClasses()
         for (contact, label) in zip(contacts, classes) where contact >= 0 && Int(contact) < count {
             // Calibration classes other than the app's (light, palm, stroke-firm, ...) are no press class.
-            if let trial = TrialClass(rawValue: label), trial.pressClass == nil { continue }
-            guard let pressClass = PressClass(label: label) else {
+            let kind = parsed.kind(of: label)
+            if kind.calibrationOnly { continue }
+            guard let pressClass = kind.pressClass else {
                 throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(label)'",
                                       hint: "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)")
             }
             result[Int(contact)] = pressClass
         }
         return result
+    }
+}
+
+/// What a `labels/class` text is: its press class, or a calibration class
+/// that is none. A table repeats a handful of texts, so each distinct one
+/// is parsed once (`PressClass(label:)` lowercases).
+struct LabelClasses {
+    struct Kind {
+        var pressClass: PressClass?
+        /// A calibration class other than the app's (light, palm, hover, ...).
+        var calibrationOnly: Bool
+    }
+
+    private var seen: [(String, Kind)] = []
+
+    mutating func kind(of label: String) -> Kind {
+        if let known = seen.first(where: { $0.0 == label }) { return known.1 }
+        let kind = Kind(pressClass: PressClass(label: label),
+                        calibrationOnly: TrialClass(rawValue: label).map { $0.pressClass == nil } ?? false)
+        if seen.count < 16 { seen.append((label, kind)) }
+        return kind
     }
 }

@@ -250,6 +250,16 @@ public final class TraceRecording {
 
     /// Streams the samples table in blocks of about `blockRows` (whole chunks), in row order.
     public func forEachSampleBlock(blockRows: Int = 65536, _ body: (SampleBlock) throws -> Void) throws {
+        try forEachSampleBuffer(blockRows: blockRows) { block in
+            try body(SampleBlock(rows: block.rows, tNs: Array(block.tNs), contact: Array(block.contact), slot: Array(block.slot),
+                                 x: Array(block.x), y: Array(block.y), pressure: Array(block.pressure), flags: Array(block.flags)))
+        }
+    }
+
+    /// Streams the samples table as `forEachSampleBlock` does, handing out
+    /// the reader's own buffers instead of copies: a `SampleBuffers` is valid
+    /// only until `body` returns.
+    public func forEachSampleBuffer(blockRows: Int = 65536, _ body: (SampleBuffers) throws -> Void) throws {
         typealias S = TraceSchema.Samples
         let time = try open(S.tNs), contact = try open(S.contact), slot = try open(S.slot)
         let x = try open(S.x), y = try open(S.y), pressure = try open(S.pressure), flags = try open(S.flags)
@@ -262,10 +272,8 @@ public final class TraceRecording {
                                        BlockColumn(pressure), BlockColumn(flags)], rowCount: count, preferredRows: max(1, blockRows))
         defer { blocks.finish() }
         while let block = try blocks.next() {
-            try body(SampleBlock(rows: block.rows, tNs: Array(block.values(0, as: Int64.self)), contact: Array(block.values(1, as: Int32.self)),
-                                 slot: Array(block.values(2, as: Int16.self)), x: Array(block.values(3, as: Int32.self)),
-                                 y: Array(block.values(4, as: Int32.self)), pressure: Array(block.values(5, as: Int32.self)),
-                                 flags: Array(block.values(6, as: UInt8.self))))
+            try body(SampleBuffers(rows: block.rows, tNs: block.values(0), contact: block.values(1), slot: block.values(2),
+                                   x: block.values(3), y: block.values(4), pressure: block.values(5), flags: block.values(6)))
         }
     }
 
@@ -333,6 +341,19 @@ public final class TraceRecording {
         }
         return (logical, stored)
     }
+}
+
+/// Rows `rows` of the samples table, one view per column into the block
+/// reader's buffers (`forEachSampleBuffer`): valid only inside its `body`.
+public struct SampleBuffers {
+    public let rows: Range<Int>
+    public let tNs: UnsafeBufferPointer<Int64>
+    public let contact: UnsafeBufferPointer<Int32>
+    public let slot: UnsafeBufferPointer<Int16>
+    public let x: UnsafeBufferPointer<Int32>
+    public let y: UnsafeBufferPointer<Int32>
+    public let pressure: UnsafeBufferPointer<Int32>
+    public let flags: UnsafeBufferPointer<UInt8>
 }
 
 /// Rows `rows` of the samples table, one array per column.

@@ -13,7 +13,8 @@ do {
     var rows = 0
     var checksum: Int64 = 0
     for name in reader.recordingNames {
-        try reader.recording(name).forEachSampleBlock { block in
+        // The report's own path: the reader's buffers, not copies.
+        try reader.recording(name).forEachSampleBuffer { block in
             rows += block.rows.count
             // Touch the values so the reads cannot be skipped.
             checksum &+= block.tNs.last ?? 0

@@ -1,0 +1,208 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// The analysis split over lanes (threads, by contact id) and blocks of any
+/// size equals the one-lane analysis exactly, and refuses damaged samples
+/// with the same first error.
+final class AnalysisLanesTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = try FormatTestSupport.temporaryDirectory(self)
+    }
+
+    /// Traces with one and two fingers, moves, labels, curves: simulated,
+    /// the samples, the boundary fixtures and (when present) the genuine recordings.
+    private func traces() throws -> [String] {
+        var paths: [String] = []
+        for (seed, presses) in [(UInt64(3), 150), (UInt64(8), 40)] {
+            var options = SimulationOptions()
+            options.seed = seed
+            options.presses = presses
+            let path = directory.appendingPathComponent("sim-\(seed).h5").path
+            let writer = try TraceWriter(creating: path)
+            try writer.write(Simulator.run(options).recording)
+            try writer.close()
+            paths.append(path)
+        }
+        var inputs = try FileManager.default.contentsOfDirectory(at: FormatTestSupport.samples, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "evemu" }.map(\.path)
+        let fixtures = FormatTestSupport.packageRoot.appendingPathComponent("Tests/fixtures")
+        inputs += try FileManager.default.contentsOfDirectory(at: fixtures, includingPropertiesForKeys: nil)
+            .filter { ["evemu", "yml"].contains($0.pathExtension) }.map(\.path)
+        var described: [(String, String?)] = inputs.map { ($0, nil) }
+        if FileManager.default.fileExists(atPath: FormatTestSupport.sharedRecordings.path) {
+            described += try FormatTestSupport.sharedRecordingInputs().map { ($0.events, $0.description) }
+        }
+        for (index, (input, description)) in described.enumerated() {
+            let path = directory.appendingPathComponent("input-\(index).h5").path
+            let run = try FormatTestSupport.run(["import", input, "-o", path] + (description.map { ["--desc", $0] } ?? []))
+            XCTAssertEqual(run.status, 0, "\(input): \(run.stderr)")
+            paths.append(path)
+        }
+        return paths
+    }
+
+    private func analyses(_ path: String, _ options: AnalysisOptions) throws -> [RecordingAnalysis] {
+        let reader = try TraceReader(path: path)
+        return try reader.recordingNames.map { try PressureAnalyzer.analyze(try reader.recording($0), options: options) }
+    }
+
+    private func assertSame(_ one: RecordingAnalysis, _ other: RecordingAnalysis, _ what: String) {
+        XCTAssertEqual(one.contacts.count, other.contacts.count, what)
+        // The first contact that differs, not the whole table.
+        if let index = one.contacts.indices.first(where: { $0 < other.contacts.count && one.contacts[$0] != other.contacts[$0] }) {
+            XCTFail("\(what): contact \(index): \(one.contacts[index]) vs \(other.contacts[index])")
+        }
+        XCTAssertEqual(one.warnings, other.warnings, what)
+        // Bit for bit, NaN included.
+        XCTAssertEqual(one.curves.map(\.bitPattern), other.curves.map(\.bitPattern), what)
+        XCTAssertEqual(one.alignedCurves.map(\.bitPattern), other.alignedCurves.map(\.bitPattern), what)
+        XCTAssertEqual(one.paths.map(\.id), other.paths.map(\.id), what)
+        XCTAssertEqual(one.paths.map(\.x), other.paths.map(\.x), what)
+        XCTAssertEqual(one.paths.map(\.y), other.paths.map(\.y), what)
+        XCTAssertEqual(one.paths.map { $0.pressure.map(\.bitPattern) }, other.paths.map { $0.pressure.map(\.bitPattern) }, what)
+        var left = one.statistics, right = other.statistics
+        XCTAssertEqual(left.curveBands.points, right.curveBands.points, what)
+        // The bands hold NaN for classes without contacts: compared as the JSON renders them.
+        let report = { (statistics: PressureStatistics) -> String in
+            var out = JSONWriter()
+            PressureReport(options: one.options, files: []).writeSummary(statistics, to: &out)
+            return String(decoding: out.finish(), as: UTF8.self)
+        }
+        XCTAssertEqual(report(left), report(right), what)
+        left.curveBands = CurveBands(); left.alignedBands = CurveBands()
+        right.curveBands = CurveBands(); right.alignedBands = CurveBands()
+        XCTAssertEqual(left, right, what)
+    }
+
+    /// The recordings of `path` again, in chunks (so blocks) of `chunkRows`.
+    private func rewritten(_ path: String, chunkRows: Int) throws -> String {
+        let reader = try TraceReader(path: path)
+        var options = TraceWriteOptions()
+        options.chunkRows = chunkRows
+        let target = path.replacingOccurrences(of: ".h5", with: "-chunks-\(chunkRows).h5")
+        let writer = try TraceWriter(creating: target, options: options)
+        for name in reader.recordingNames { try writer.write(try reader.recording(name).loadRecording()) }
+        try writer.close()
+        return target
+    }
+
+    func testAnyLanesAndBlockSizeGiveTheOneLaneAnalysis() throws {
+        var variants: [AnalysisOptions] = []
+        for curves in [false, true] {
+            var options = AnalysisOptions()
+            options.curves = curves
+            variants.append(options)
+        }
+        var smoothed = AnalysisOptions()
+        smoothed.smoothing = .ema(alpha: 0.4)
+        smoothed.tolerance = .millimetres(0.5)
+        smoothed.curves = true
+        variants.append(smoothed)
+        for path in try traces() {
+            // Blocks follow the chunks: small chunks put contacts across block boundaries.
+            let chunks97 = try rewritten(path, chunkRows: 97), chunks1000 = try rewritten(path, chunkRows: 1_000)
+            let chunks8 = try rewritten(path, chunkRows: 8)
+            let runs = [(2, path, 65_536), (2, chunks97, 97), (4, chunks1000, 3_000), (1, chunks8, 8), (2, chunks8, 8)]
+            for base in variants {
+                var reference = base
+                reference.lanes = 1
+                let expected = try analyses(path, reference)
+                for (lanes, copy, blockRows) in runs {
+                    var options = base
+                    options.lanes = lanes
+                    options.chunkRows = blockRows
+                    let found = try analyses(copy, options)
+                    XCTAssertEqual(found.count, expected.count)
+                    for (one, other) in zip(expected, found) {
+                        assertSame(one, other, "\(copy), \(lanes) lanes, blocks of \(blockRows), curves \(base.curves)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Damage planted with h5py in the samples of a simulated trace; each is
+    /// refused with the first error in row order, whichever lane owns the row.
+    func testDamagedSamplesGiveTheSameFirstErrorWithAnyLanes() throws {
+        var simulation = SimulationOptions()
+        simulation.seed = 5
+        simulation.presses = 200
+        let good = directory.appendingPathComponent("good.h5").path
+        // Chunks (so blocks) of 1000 rows: the rows below lie in different blocks.
+        var chunks = TraceWriteOptions()
+        chunks.chunkRows = 1_000
+        let writer = try TraceWriter(creating: good, options: chunks)
+        try writer.write(Simulator.run(simulation).recording)
+        try writer.close()
+        let reader = try TraceReader(path: good)
+        let name = reader.recordingNames[0]
+        let trace = try reader.recording(name)
+        let contacts = try trace.contacts()
+        let ids = try trace.read(TraceSchema.Samples.contact)
+        let flags = try trace.read(TraceSchema.Samples.flags)
+        let rows = ids.count
+        XCTAssertGreaterThan(rows, 10_000)
+        // A down row of an odd contact (lane 1 of 2) and its second sample.
+        let odd = try XCTUnwrap(contacts.first { $0.id % 2 == 1 && $0.id > 50 && $0.sampleCount > 3 })
+        let down = Int(odd.firstSample)
+        XCTAssertNotEqual(flags[down] & SampleFlags.down.rawValue, 0)
+        let next = try XCTUnwrap((down + 1..<rows).first { ids[$0] == odd.id })
+        let middle = rows / 2
+        let other = ids[middle] == 7 ? 8 : 7
+        let cases: [(String, String, String)] = [
+            ("unknown-contact", "s['contact'][\(middle)] = 999999", "samples row \(middle) names contact 999999, which the contacts table lacks"),
+            ("negative-contact", "s['contact'][\(middle)] = -3", "samples row \(middle) names contact -3, which the contacts table lacks"),
+            ("slot-too-high", "s['slot'][\(middle)] = 32767", "samples row \(middle) has slot 32767"),
+            ("slot-negative", "s['slot'][\(middle)] = -5", "samples row \(middle) has slot -5"),
+            ("lost-down", "s['flags'][\(down)] = 0",
+             "samples row \(down) continues contact \(odd.id) in slot \(odd.slot), which has no open contact with that id"),
+            ("second-down", "s['flags'][\(next)] = 1",
+             "samples row \(next): contact \(odd.id) goes down in slot \(odd.slot) while contact \(odd.id) is still open there"),
+            ("wrong-contact", "s['contact'][\(next)] = \(other)",
+             "samples row \(next) continues contact \(other) in slot \(odd.slot), which has no open contact with that id"),
+            ("time-beyond", "s['t_ns'][\(middle)] = 2**62 + 5", "samples row \(middle): t_ns 4611686018427387909 is beyond ±2^62 ns"),
+            // The first in row order wins: the unknown contact, before a bad slot and a bad time in a later block.
+            ("several", "s['contact'][\(middle)] = 999999; s['slot'][\(middle + 10)] = -5; s['t_ns'][\(rows - 1)] = 2**62 + 5",
+             "samples row \(middle) names contact 999999, which the contacts table lacks"),
+        ]
+        for (label, change, message) in cases {
+            let path = directory.appendingPathComponent("\(label).h5").path
+            try FileManager.default.copyItem(atPath: good, toPath: path)
+            try runPython("import h5py, sys\nwith h5py.File(sys.argv[1], 'a') as f:\n    s = f['recordings/\(name)/samples']\n    \(change)\n", path)
+            // The bad time of "several" is in a later block (times are checked a block at a time).
+            for (lanes, chunkRows) in [(1, 1_000), (2, 1_000), (2, 3_000), (4, 1_000), (4, 5_000)] {
+                var options = AnalysisOptions()
+                options.lanes = lanes
+                options.chunkRows = chunkRows
+                XCTAssertThrowsError(try analyses(path, options), "\(label): \(lanes) lanes, blocks of \(chunkRows)") { error in
+                    let text = "\(error)"
+                    XCTAssertTrue(text.contains(message), "\(label), \(lanes) lanes, blocks of \(chunkRows): expected '\(message)' in \(text)")
+                }
+            }
+        }
+    }
+
+    private struct PythonFailed: Error {}
+
+    private func runPython(_ script: String, _ argument: String, line: UInt = #line) throws {
+        let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        guard let python = search.map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("python3 is not installed")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, argument]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(python) failed: \(String(decoding: message, as: UTF8.self))", line: line)
+        if process.terminationStatus != 0 { throw PythonFailed() }
+    }
+}
