@@ -103,7 +103,7 @@ public struct AnalysisOptions: Equatable, Sendable {
     public var curves = true
     /// Rows read per chunk of the samples table.
     public var chunkRows = 65_536
-    /// Threads that measure contacts (a power of two); nil picks by size
+    /// Threads that measure contacts (at most 255); nil picks by size
     /// (`automaticLanes`). Results are the same with any number.
     public var lanes: Int?
 

@@ -47,8 +47,8 @@ public struct ContactPath: Sendable {
 /// keeping state only for contacts that are down, and measures every contact.
 ///
 /// Contacts are independent, so the per-contact work is split over
-/// `AnalysisOptions.lanes` threads: lane `i` measures the contacts whose id
-/// is `i` modulo the lane count, reading every block the reader hands out.
+/// `AnalysisOptions.lanes` threads by contact id (`LaneSetup.owner`), each
+/// reading every block the reader hands out.
 /// Lane 0, on the calling thread, also checks every row (ids, slots, which
 /// contact holds a slot) and counts the frame statistics, so errors are the
 /// same, in the same order, with any number of lanes.
@@ -110,7 +110,9 @@ public enum PressureAnalyzer {
                                              alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs)
         let rows = try recording.rowCount(.samples)
         let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)
-        precondition(laneCount > 0 && laneCount & (laneCount - 1) == 0, "lanes must be a power of two")
+        precondition(laneCount > 0, "at least one lane")
+        // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
+        let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
         // In Double: an axis such as -1..2147483647 spans more than Int32.
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
         var paths = options.curves ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
@@ -130,12 +132,14 @@ public enum PressureAnalyzer {
                 try aligned.withUnsafeMutableBufferPointer { aligned in
                     try paths.withUnsafeMutableBufferPointer { paths in
                         try lastSample.withUnsafeBufferPointer { lastSample in
+                          try owner.withUnsafeBufferPointer { owner in
                             try tUp.withUnsafeBufferPointer { tUp in
-                                let setup = LaneSetup(contact: contactSetup, lanes: laneCount, results: results, lastSample: lastSample,
+                                let setup = LaneSetup(contact: contactSetup, owner: owner, results: results, lastSample: lastSample,
                                                       tUp: tUp, curves: curves, aligned: aligned, paths: paths, minimum: minimum,
                                                       span: span, bounds: bounds, resolution: resolution)
                                 let workers = LaneWorkers(Array(contactLanes.dropFirst()), setup: setup)
                                 defer { workers.finish() }
+                                var normalized: [Double] = []
                                 try recording.forEachSampleBuffer(blockRows: max(8, options.chunkRows)) { block in
                                     try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
                                                                    file: file, recording: recording.name)
@@ -147,14 +151,20 @@ public enum PressureAnalyzer {
                                         checks.grow(to: needed)
                                         for lane in contactLanes { lane.grow(to: needed) }
                                     }
-                                    workers.start(block)
-                                    do {
-                                        try checks.run(block, lane: contactLanes[0], setup)
-                                    } catch {
+                                    // Once per block, eight at a time, for every lane.
+                                    if normalized.count < block.rows.count { normalized = [Double](repeating: 0, count: block.rows.count) }
+                                    try normalized.withUnsafeMutableBufferPointer { normalized in
+                                        PressureAnalyzer.normalize(block.pressure, into: normalized, minimum: minimum, span: span)
+                                        let values = UnsafeBufferPointer(normalized)
+                                        workers.start(block, normalized: values)
+                                        do {
+                                            try checks.run(block, normalized: values, lane: contactLanes[0], setup)
+                                        } catch {
+                                            workers.wait()
+                                            throw error
+                                        }
                                         workers.wait()
-                                        throw error
                                     }
-                                    workers.wait()
                                     progress?(block.rows.upperBound, rows)
                                 }
                                 checks.endFrame()
@@ -168,6 +178,7 @@ public enum PressureAnalyzer {
                                 }
                                 outOfRange = contactLanes.reduce(0) { $0 + $1.outOfRange }
                             }
+                          }
                         }
                     }
                 }
@@ -218,6 +229,28 @@ private func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
     _ = madvise(aligned, end - start, MADV_HUGEPAGE)
 }
 
+extension PressureAnalyzer {
+    /// `(raw − minimum) / span` for a chunk, eight lanes at a time. Division,
+    /// not a reciprocal multiply, so results equal numpy's to the bit.
+    static func normalize(_ raw: UnsafeBufferPointer<Int32>, into out: UnsafeMutableBufferPointer<Double>,
+                          minimum: Double, span: Double) {
+        let count = raw.count
+        guard count > 0, let source = raw.baseAddress, let target = out.baseAddress else { return }
+        let minimumVector = SIMD8<Double>(repeating: minimum), spanVector = SIMD8<Double>(repeating: span)
+        var index = 0
+        while index + 8 <= count {
+            let values = UnsafeRawPointer(source + index).loadUnaligned(as: SIMD8<Int32>.self)
+            let result = (SIMD8<Double>(values) - minimumVector) / spanVector
+            UnsafeMutableRawPointer(target + index).storeBytes(of: result, as: SIMD8<Double>.self)
+            index += 8
+        }
+        while index < count {
+            target[index] = (Double(source[index]) - minimum) / span
+            index += 1
+        }
+    }
+}
+
 /// The labels' two readings (per contact, and the ground truth), on a thread of their own.
 private final class LabelReads: @unchecked Sendable {
     private let done = NSCondition()
@@ -262,8 +295,8 @@ struct SampleBounds {
 /// (results, curve rows, path) are written only by the lane that owns it.
 struct LaneSetup: @unchecked Sendable {
     let contact: OpenContact.Setup
-    /// A power of two: the owner of contact `id` is `id & (lanes − 1)`.
-    let lanes: Int
+    /// The lane that measures each contact.
+    let owner: UnsafeBufferPointer<UInt8>
     let results: UnsafeMutableBufferPointer<ContactStatistics>
     let lastSample: UnsafeBufferPointer<Int64>
     let tUp: UnsafeBufferPointer<Int64>
@@ -305,19 +338,20 @@ final class ContactLane: @unchecked Sendable {
     }
 
     /// The rows of `block` whose contacts this lane owns (lanes other than 0).
-    func run(_ block: SampleBuffers, _ setup: LaneSetup) {
+    func run(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>, _ setup: LaneSetup) {
         guard !halted else { return }
-        let open = self.open, mask = setup.lanes - 1, contacts = setup.results.count
+        let open = self.open, owner = setup.owner, lane = UInt8(index), contacts = setup.results.count
         var outOfRange = self.outOfRange
         var completed = true
         for index in 0..<block.rows.count {
             let id = Int(block.contact[index])
             // Lane 0 throws for this row, or an earlier one.
             guard id >= 0 && id < contacts else { completed = false; break }
-            guard id & mask == self.index else { continue }
+            guard owner[id] == lane else { continue }
             let slotIndex = Int(block.slot[index]) + 1
             guard slotIndex >= 0 && slotIndex < open.count,
-                  Self.step(block, index, id: id, slotIndex: slotIndex, open: open, setup, outOfRange: &outOfRange) else {
+                  Self.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open, setup,
+                            outOfRange: &outOfRange) else {
                 completed = false
                 break
             }
@@ -329,7 +363,8 @@ final class ContactLane: @unchecked Sendable {
     /// Adds row `index` to contact `id`; false when the row does not continue
     /// what the slot holds (lane 0 refuses such a row first).
     @inline(__always)
-    static func step(_ block: SampleBuffers, _ index: Int, id: Int, slotIndex: Int, open: UnsafeMutableBufferPointer<OpenContact>,
+    static func step(_ block: SampleBuffers, _ index: Int, id: Int, slotIndex: Int, normalized: Double,
+                     open: UnsafeMutableBufferPointer<OpenContact>,
                      _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
         let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
         if !setup.bounds.contains(x: x, y: y, pressure: pressure) { outOfRange += 1 }
@@ -340,8 +375,6 @@ final class ContactLane: @unchecked Sendable {
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }
-        // Division, not a reciprocal multiply, so results equal numpy's to the bit.
-        let normalized = (Double(pressure) - setup.minimum) / setup.span
         if id < setup.paths.count && setup.paths[id].x.count < ContactPath.points {
             setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized))
         }
@@ -424,8 +457,8 @@ final class RowChecks {
     }
 
     /// Checks every row of `block` and adds lane 0's rows to their contacts.
-    func run(_ block: SampleBuffers, lane: ContactLane, _ setup: LaneSetup) throws {
-        let open = lane.open, mask = setup.lanes - 1, contacts = setup.results.count
+    func run(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>, lane: ContactLane, _ setup: LaneSetup) throws {
+        let open = lane.open, owner = setup.owner, contacts = setup.results.count
         let holder = self.holder, slotPressure = self.slotPressure, slotUntil = self.slotUntil, slotCount = self.slotCount
         let framesCounted = self.framesCounted
         let times = block.tNs, ids = block.contact, slots = block.slot
@@ -462,8 +495,9 @@ final class RowChecks {
                 throw fail("samples row \(row) continues contact \(id) in slot \(slots[index]), which has no open contact with that id")
             }
             slotPressure[slotIndex] = block.pressure[index]
-            if id & mask == 0 {
-                let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, open: open, setup, outOfRange: &outOfRange)
+            if owner[id] == 0 {
+                let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open,
+                                             setup, outOfRange: &outOfRange)
                 assert(added, "lane 0 refused a row the checks passed")
             }
             if Int64(row) == setup.lastSample[id] { holder[slotIndex] = -1 }
@@ -483,6 +517,7 @@ final class LaneWorkers: @unchecked Sendable {
     private let setup: LaneSetup
     private let state = NSCondition()
     private var block: SampleBuffers?
+    private var normalized = UnsafeBufferPointer<Double>(start: nil, count: 0)
     private var generation = 0
     private var pending = 0
     private var running = 0
@@ -499,10 +534,11 @@ final class LaneWorkers: @unchecked Sendable {
         }
     }
 
-    func start(_ block: SampleBuffers) {
+    func start(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>) {
         guard !lanes.isEmpty else { return }
         state.lock()
         self.block = block
+        self.normalized = normalized
         generation += 1
         pending = lanes.count
         state.broadcast()
@@ -533,9 +569,9 @@ final class LaneWorkers: @unchecked Sendable {
             while !stopping && generation == seen { state.wait() }
             if stopping { break }
             seen = generation
-            let block = self.block!
+            let block = self.block!, normalized = self.normalized
             state.unlock()
-            lane.run(block, setup)
+            lane.run(block, normalized: normalized, setup)
             state.lock()
             pending -= 1
             if pending == 0 { state.broadcast() }
@@ -624,7 +660,7 @@ struct OpenContact {
         }
         previousX = x; previousY = y
         guard setup.hasPressure else { return }
-        hold(until: time, setup: setup, curve: curve, aligned: aligned)
+        if setup.curvePoints > 0 || setup.alignedPoints > 0 { hold(until: time, setup: setup, curve: curve, aligned: aligned) }
         held = Float(normalized)
         if isDown || pressure > stats.peakRaw {
             stats.peakRaw = pressure
