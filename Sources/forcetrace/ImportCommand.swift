@@ -6,10 +6,14 @@ import HDF5
 struct ImportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "import",
-        abstract: "Import recordings (evemu, libinput record YAML, raw input_event) into an HDF5 trace file.",
+        abstract: "Import recordings (evemu, libinput record YAML, raw input_event, trace files) into an HDF5 trace file.",
         discussion: """
         Each RECORDING ("-" for standard input) becomes one group under /recordings
         in FILE.h5; a libinput record file with several devices becomes several.
+        A RECORDING that is itself a trace file (told by its HDF5 signature) has
+        every one of its recordings copied whole: tables, attributes, labels and
+        units as they are, after the same validation 'info' and 'report' make.
+        Names that are taken get -2, -3, ...; --name names every recording.
         The format is told from the content (evemu text, libinput record YAML, or
         binary input_event records); --format forces it. Raw streams and events-only
         evemu files take their device description from --desc (an evemu header);
@@ -29,7 +33,7 @@ struct ImportCommand: Subcommand {
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
             .value("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content)."),
             .flag("raw", "Inputs are raw 24-byte x86-64 input_event streams (same as --format raw)."),
-            .value("name", "NAME", "Recording group name (default: the input's base name)."),
+            .value("name", "NAME", "Recording group name (default: the input's base name; a trace file's own names)."),
             .value("desc", "DESC", "Device description (evemu header) for raw streams and events-only evemu files."),
             .flag("salvage", "Keep the complete frames of damaged recordings (import_status = \"partial\")."),
             .value("compression", "0-9", "Deflate level for the tables (default 4)."),
@@ -81,18 +85,32 @@ struct ImportCommand: Subcommand {
         let writer = try TraceWriter(creating: target.temporaryPath, options: options)
         let sink = TraceImportSink(writer: writer, name: name)
         let decodeOptions = DecodeOptions(descriptionPath: description, salvage: salvage)
+        // In input order, whether decoded or copied from a trace file.
+        var written: [(summary: RecordingSummary, source: String, damage: InputError?, warnings: [String])] = []
         for (index, input) in inputs.enumerated() {
-            let source = try ByteSource(path: input)
             let label = inputs.count == 1 ? "importing \(input)" : "importing \(index + 1)/\(inputs.count): \(input)"
-            if progress.isEnabled {
-                sink.onEvents = { events in progress.count(label, done: events, unit: "events", fraction: source.fractionRead) }
+            if TraceCopy.isTraceFile(input) {
+                progress.update(label)
+                let reader = try TraceReader(path: input)
+                if reader.markedOpenByWriter { warnMarkedOpen(input) }
+                for copy in try writer.copyRecordings(from: reader, name: name) {
+                    written.append((copy.summary, copy.origin, nil, copy.warnings))
+                }
+                try reader.close()
+            } else {
+                let source = try ByteSource(path: input)
+                if progress.isEnabled {
+                    sink.onEvents = { events in progress.count(label, done: events, unit: "events", fraction: source.fractionRead) }
+                }
+                let before = sink.imported.count
+                try RecordingImporter.decode(source, format: format, options: decodeOptions, into: sink)
+                written += sink.imported[before...].map { ($0.summary, $0.source.description, $0.damage, $0.warnings) }
             }
-            try RecordingImporter.decode(source, format: format, options: decodeOptions, into: sink)
         }
         try writer.close()
         try target.commit()
         progress.clear()
-        for item in sink.imported {
+        for item in written {
             let summary = item.summary
             print("\(output): /recordings/\(summary.name): \(summary.events) events, \(summary.frames) frames, "
                   + "\(summary.contacts) contacts, \(summary.samples) samples (from \(item.source))"

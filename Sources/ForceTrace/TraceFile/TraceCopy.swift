@@ -1,0 +1,150 @@
+import Foundation
+import HDF5
+
+/// Recordings copied from one trace file into another (`forcetrace import
+/// TRACE.h5 ...`). Each recording is first read whole, block by block,
+/// through the reader's validation, then its group is copied with H5Ocopy:
+/// every table, attribute, label column and unit comes across as it is,
+/// including what this forcetrace does not know (docs/ARCHITECTURE.md,
+/// "Combining trace files", says why not decode and re-encode).
+public enum TraceCopy {
+    /// Whether `path` names a regular file with HDF5's signature: a trace
+    /// file to copy rather than a recording to decode. Pipes and standard
+    /// input are never trace files (HDF5 needs to seek).
+    public static func isTraceFile(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: RecordingImporter.hdf5Signature.count)) ?? Data()
+        if Array(head) == RecordingImporter.hdf5Signature { return true }
+        // A file with a user block keeps the signature at 512, 1024, ... bytes.
+        return head.count == RecordingImporter.hdf5Signature.count && ((try? File.isHDF5(path)) ?? false)
+    }
+
+    /// What one copied recording holds, counted while it was validated.
+    public struct Copied {
+        public var summary: RecordingSummary
+        /// `FILE:/recordings/NAME` of the original.
+        public var origin: String
+        /// Things worth saying about the copy (partial, still being written).
+        public var warnings: [String]
+    }
+}
+
+extension TraceWriter {
+    /// Copies every recording of `reader` into this file, each under the
+    /// first free name from its own (or from `name`, for every one of them).
+    /// Nothing is copied until all of the file's recordings passed validation.
+    /// - Throws: `ForceTraceError` naming the file, the recording and the
+    ///   table for a damaged input.
+    public func copyRecordings(from reader: TraceReader, name: String? = nil) throws -> [TraceCopy.Copied] {
+        var checked: [(name: String, summary: RecordingSummary, warnings: [String])] = []
+        for recordingName in reader.recordingNames {
+            let recording = try reader.recording(recordingName)
+            var warnings: [String] = []
+            switch recording.importStatus {
+            case .complete?: break
+            case .partial?:
+                warnings.append("copied as it is: import_status = \"partial\" (\(recording.importError ?? "no import_error"))")
+            case nil:
+                warnings.append("copied as it is: it has no import_status, so its writer was killed or is still writing")
+            }
+            checked.append((recordingName, try recording.validateWhole(), warnings))
+        }
+        var copied: [TraceCopy.Copied] = []
+        for item in checked {
+            let target = uniqueName(name ?? item.name)
+            try Self.copyGroup(try reader.recordings.openGroup(item.name), to: try recordings.createGroup(target))
+            // Files from before the dimension scales get them now (a no-op for the others).
+            try TraceSchema.attachDimensionScales(in: try recordings.openGroup(target))
+            var summary = item.summary
+            summary.name = target
+            copied.append(TraceCopy.Copied(summary: summary, origin: "\(reader.path):/\(TraceSchema.recordingsGroup)/\(item.name)",
+                                           warnings: item.warnings))
+        }
+        return copied
+    }
+}
+
+extension TraceWriter {
+    /// Copies a recording group: its attributes one by one, then each table
+    /// with H5Ocopy and its dimension scales. Not one H5Ocopy of the whole
+    /// group: HDF5 before 1.14.4 crashes copying a variable-length string
+    /// attribute kept in dense storage (HDF5 issue 2414), which is where a
+    /// newest-format file (the recorder's, calibrate's) keeps a recording's
+    /// dozen attributes. Tables have two or three attributes, kept compact.
+    static func copyGroup(_ source: Group, to destination: Group) throws {
+        for attribute in try source.attributeNames() {
+            if let value = try source.attribute(attribute) { try destination.setAttribute(attribute, value) }
+        }
+        for member in try source.memberNames() {
+            try source.copyKeepingScales(member, to: destination)
+        }
+    }
+}
+
+extension TraceRecording {
+    /// Reads every table whole through the reader's checks (times, contacts,
+    /// labels, every chunk inflated), in blocks for the long tables, and
+    /// counts the rows. An HDF5 failure is reported with its table.
+    func validateWhole() throws -> RecordingSummary {
+        do {
+            var events: Int64 = 0, frames: Int64 = 0
+            try forEachEventBlock { block in
+                events += Int64(block.count)
+                for event in block where event.isSynReport { frames += 1 }
+            }
+            var samples: Int64 = 0
+            try forEachSampleBlock { block in
+                try TraceValidation.checkTimes(block.tNs, table: TraceSchema.Table.samples.rawValue, firstRow: block.rows.lowerBound,
+                                               file: filePath, recording: name)
+                samples += Int64(block.rows.count)
+            }
+            let contacts = try contacts()
+            let markers = try markers()
+            try TraceValidation.checkTimes(markers.map(\.tNs), table: TraceSchema.Table.markers.rawValue, firstRow: 0,
+                                           file: filePath, recording: name)
+            if has(.labels) {
+                _ = try groundTruth()
+                _ = try contactLabels(count: contacts.count)
+                _ = try calibrationProtocol()
+                try validateLabelColumns()
+            }
+            return RecordingSummary(name: name, events: events, frames: frames, contacts: Int64(contacts.count), samples: samples,
+                                    markers: Int64(markers.count), durationNs: try lastEventTimeNs(), anomalies: [], anomalyCount: 0)
+        } catch let error as HDF5Error {
+            throw ForceTraceError(file: filePath, "recording '\(name)': \(tablePath(of: error)): the data is damaged and HDF5 cannot read it (\(error.innermostCause))",
+                                  hint: "copy the file again from its source, or re-import the recording from its original")
+        }
+    }
+
+    /// The labels columns `groundTruth()` does not read: calibration's
+    /// `peak` and `t_end_ns`, and `intended_peak` and `kind` of old files.
+    private func validateLabelColumns() throws {
+        typealias L = TraceSchema.Labels
+        let table = try open(.labels)
+        let rows = try rowCount(.labels)
+        var lengths: [(String, Int)] = []
+        if table.contains(L.peak.schema) { lengths.append((L.peak.name, try table.read(L.peak).count)) }
+        if table.contains(L.tEndNs.schema) {
+            let ends = try table.read(L.tEndNs)
+            try TraceValidation.checkTimes(ends, table: "labels/\(L.tEndNs.name)", firstRow: 0, file: filePath, recording: name)
+            lengths.append((L.tEndNs.name, ends.count))
+        }
+        if table.contains(L.kind.schema) { lengths.append((L.kind.name, try table.read(L.kind).count)) }
+        if table.contains(L.intendedPeak.schema) { lengths.append((L.intendedPeak.name, try table.read(L.intendedPeak).count)) }
+        if let (column, count) = lengths.first(where: { $0.1 != rows }) {
+            throw ForceTraceError(file: filePath, "recording '\(name)': labels/\(column) has \(count) rows, the labels table \(rows)",
+                                  hint: "the file is damaged or was not written by forcetrace; re-import the recording from its source")
+        }
+    }
+
+    /// "samples/pressure" from an HDF5 error's context "FILE:/recordings/NAME/samples/pressure".
+    private func tablePath(of error: HDF5Error) -> String {
+        let prefix = "/\(TraceSchema.recordingsGroup)/\(name)/"
+        guard let range = error.context.range(of: prefix) else { return "a table" }
+        return String(error.context[range.upperBound...])
+    }
+}
