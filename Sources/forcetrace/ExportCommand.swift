@@ -5,10 +5,13 @@ import Foundation
 struct ExportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "export",
-        abstract: "Export a recording from a trace file (evemu, libinput record YAML, raw input_event).",
+        abstract: "Export recordings from a trace file (evemu, libinput record YAML, raw input_event).",
         discussion: """
         Writes the recording's raw events and device description, unchanged, to OUT or
-        standard output. libinput record files count time from the first event, as
+        standard output. A libinput record file holds several devices: without
+        --recording, every recording of FILE.h5 becomes one device in it, in the
+        order 'info' lists them. evemu and raw hold one, so a file with several
+        recordings needs --recording. libinput record files count time from the first event, as
         libinput does, and keep the absolute origin in a 'forcetrace' key that libinput
         ignores. raw writes 24-byte x86-64 struct input_event records with absolute
         times; its description is not included (export it with --format evemu).
@@ -18,7 +21,7 @@ struct ExportCommand: Subcommand {
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
             .value("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required)."),
-            .value("recording", "NAME", "Recording to export; needed when the file holds several."),
+            .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
             .value("output", short: "o", "OUT", "File to write (default: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
@@ -45,37 +48,55 @@ struct ExportCommand: Subcommand {
         if let output { try OutputPath.check(output, replace: force, inputs: [input]) }
         let reader = try TraceReader(path: input)
         if reader.markedOpenByWriter { warnMarkedOpen(input) }
-        let chosen = try chooseRecording(reader, recording)
-        let trace = try reader.recording(chosen)
-        var comment = "exported by forcetrace \(ForceTraceVersion.string) from \(input):/recordings/\(chosen)"
+        let chosen = try chooseRecordings(reader)
+        let traces = try chosen.map(reader.recording)
+        var comment = "exported by forcetrace \(ForceTraceVersion.string) from "
+            + chosen.map { "\(input):/recordings/\($0)" }.joined(separator: ", ")
         // Neither format has a field for it, so the recorder's key-code handling travels as a comment.
-        if let keyCodes = trace.keyCodeHandling { comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" }
+        for trace in traces {
+            guard let keyCodes = trace.keyCodeHandling else { continue }
+            comment += "\n\(KeyCodeHandling.attribute): \(keyCodes.rawValue)" + (traces.count > 1 ? " (\(trace.name))" : "")
+        }
         let progress = ProgressLine(quiet: quiet)
-        let total = try trace.rowCount(.events)
+        let total = try traces.reduce(0) { $0 + (try $1.rowCount(.events)) }
+        let label = "exporting " + (chosen.count == 1 ? chosen[0] : "\(chosen.count) recordings")
         func counted(_ encoder: any RecordingEncoder) -> any RecordingEncoder {
             guard progress.isEnabled else { return encoder }
             return CountingEncoder(encoder) { events, _ in
-                progress.count("exporting \(chosen)", done: events, unit: "events", fraction: total > 0 ? Double(events) / Double(total) : nil)
+                progress.count(label, done: events, unit: "events", fraction: total > 0 ? Double(events) / Double(total) : nil)
             }
         }
-        // Streamed block by block: memory does not grow with the recording.
+        // Streamed block by block: memory does not grow with the recordings.
+        func write(to stream: ByteOutput) throws {
+            let encoder = counted(try codec.encoder(to: stream, count: traces.count, comment: comment))
+            for trace in traces { try trace.encode(into: encoder) }
+            try encoder.finish()
+            try stream.close()
+        }
         if let output {
             let target = try AtomicOutput(path: output, replace: force, inputs: [input])
-            let stream = try ByteOutput(path: target.temporaryPath)
-            let encoder = counted(try codec.encoder(to: stream, count: 1, comment: comment))
-            try trace.encode(into: encoder)
-            try encoder.finish()
-            try stream.close()
+            try write(to: try ByteOutput(path: target.temporaryPath))
             try target.commit()
         } else {
-            let stream = ByteOutput.standardOutput()
-            let encoder = counted(try codec.encoder(to: stream, count: 1, comment: comment))
-            try trace.encode(into: encoder)
-            try encoder.finish()
-            try stream.close()
+            try write(to: ByteOutput.standardOutput())
         }
         progress.clear()
         return ExitStatus.success
+    }
+
+    /// The recording --recording names; else every one, in a format that
+    /// holds several devices (libinput), or the only one.
+    func chooseRecordings(_ reader: TraceReader) throws -> [String] {
+        if recording != nil || !codec.holdsSeveralRecordings || reader.recordingNames.isEmpty {
+            guard recording != nil || reader.recordingNames.count < 2 else {
+                throw ForceTraceError(file: reader.path,
+                                     "holds \(reader.recordingNames.count) recordings, and \(codec.format) files hold one device",
+                                     hint: "choose one with --recording NAME: " + reader.recordingNames.joined(separator: ", ")
+                                         + "; or export them all with --format libinput")
+            }
+            return [try chooseRecording(reader, recording)]
+        }
+        return reader.recordingNames
     }
 }
 

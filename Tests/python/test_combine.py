@@ -12,7 +12,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import ROOT, SAMPLES, run, shared_recording
+from conftest import ROOT, SAMPLES, SHARED, run, shared_recording
 
 sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as forcetrace_py  # noqa: E402 - the package in python/, as test_package.py uses it
@@ -21,6 +21,8 @@ MIXED = SAMPLES / "touchscreen-mixed.evemu"
 DEEP = SAMPLES / "touchscreen-deep-presses.evemu"
 CALIBRATION = SAMPLES / "calibration" / "touchpad.evemu"
 LIBINPUT_TOOLS = "/usr/libexec/libinput"
+# libinput's Python tools run on Debian's python3, where python3-libevdev is (libinput-tools depends on it).
+SYSTEM_PYTHON = "/usr/bin/python3"
 # HDF5's dimension-scale bookkeeping: object references, which differ between files by nature.
 REFERENCES = {"DIMENSION_LIST", "REFERENCE_LIST"}
 
@@ -189,38 +191,80 @@ def test_damaged_chunk_in_a_trace_input_is_a_clear_error(forcetrace, traces, tmp
 def test_export_libinput_writes_several_devices(forcetrace, traces, tmp_path):
     samples, calibration = traces
     combined = tmp_path / "combined.h5"
-    run(forcetrace, "import", samples, calibration, "-o", combined)
+    run(forcetrace, "import", samples, CALIBRATION, calibration, "--name", "r", "-o", combined)
     yml = tmp_path / "all.yml"
     run(forcetrace, "export", combined, "--format", "libinput", "-o", yml)
     text = yml.read_text()
-    assert "ndevices: 3\n" in text and text.count("\n  - evdev:\n") == 3
-    # libinput's own reader of multi-device files is libinput replay; it needs
-    # /dev/uinput to replay, so its file checks and frame decoding run here.
-    checked = subprocess.run(["/usr/bin/python3", "-c", REPLAY_CHECK, f"{LIBINPUT_TOOLS}/libinput-replay", yml],
-                             capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    report = json.loads(checked.stdout)
-    assert report["warnings"] == ""
-    assert [d["name"] for d in report["devices"]] == ["forcetrace simulated touchscreen"] * 2 + ["forcetrace simulated touchpad"]
-    analyzed = subprocess.run(["libinput", "analyze", "recording", yml], capture_output=True, text=True)
-    assert analyzed.returncode == 0, analyzed.stderr
+    assert "ndevices: 4\n" in text and text.count("\n  - evdev:\n") == 4
     # Round trip: the same recordings, number for number.
     back = tmp_path / "back.h5"
     run(forcetrace, "import", yml, "-o", back)
     with h5py.File(combined, "r") as a, h5py.File(back, "r") as b:
-        originals = [a["recordings"][n] for n in a["recordings"]]
+        originals = [a["recordings"][n] for n in ("r", "r-2", "r-3", "r-4")]
         copies = sorted(b["recordings"].values(), key=lambda g: g.attrs["source"])
-        assert len(copies) == 3
+        assert [c.attrs["source"].rsplit("#", 1)[1] for c in copies] == ["device0", "device1", "device2", "device3"]
         for original, copy in zip(originals, copies):
-            assert report["devices"][copies.index(copy)]["events"] == len(original["events/t_ns"])
+            # libinput's [sec, usec] holds microseconds: the simulated calibration's
+            # nanosecond times come back cut to the microsecond (docs/FORMAT.md).
+            fine = bool(np.any(original["events/t_ns"][:] % 1000))
             for table in ("events", "samples", "contacts", "markers"):
                 for column in original[table]:
-                    if not original[table][column].attrs.get("CLASS") == b"DIMENSION_SCALE":
-                        np.testing.assert_array_equal(original[table][column][:], copy[table][column][:], f"{table}/{column}")
-            assert copy.attrs["t0_ns"] == original.attrs["t0_ns"] and copy.attrs["clock"] == original.attrs["clock"]
+                    if original[table][column].attrs.get("CLASS") == b"DIMENSION_SCALE":
+                        continue
+                    expected = original[table][column][:]
+                    if fine and column.endswith("_ns"):
+                        expected = np.where(expected >= 0, expected // 1000 * 1000, expected)
+                    np.testing.assert_array_equal(expected, copy[table][column][:], f"{table}/{column}")
+            for key in ("t0_ns", "clock", "device_name", "device_id", "properties", "slots", "kernel", "dmi"):
+                if key in original.attrs or key in copy.attrs:
+                    assert same(copy.attrs[key], original.attrs[key]), key
+            # Press labels travel in the forcetrace key; calibration trials (labels with a
+            # protocol) have no text form in evemu or libinput and stay in the trace file.
+            if "labels" in original and "protocol" not in original["labels"].attrs:
+                np.testing.assert_array_equal(original["labels/class"][:], copy["labels/class"][:])
     one = tmp_path / "one.yml"
-    run(forcetrace, "export", combined, "--format", "libinput", "--recording", "touchpad", "-o", one)
+    run(forcetrace, "export", combined, "--format", "libinput", "--recording", "r-4", "-o", one)
     assert "ndevices: 1\n" in one.read_text() and "forcetrace simulated touchpad" in one.read_text()
+
+
+def test_libinput_tools_read_a_multi_device_export(forcetrace, tmp_path):
+    """Small inputs: libinput's tools load the YAML in pure Python, about 10 s a megabyte."""
+    touch, pad = tmp_path / "touch.evemu", tmp_path / "pad.evemu"
+    run(forcetrace, "simulate", "--presses", "3", "-o", touch)
+    run(forcetrace, "simulate", "--protocol", "touchpad", "--trials", "1", "--device", "touchpad", "-o", pad)
+    first, trace = tmp_path / "first.h5", tmp_path / "small.h5"
+    run(forcetrace, "import", touch, pad, "-o", first)
+    # A recording of another machine (kernel and DMI), where the shared recordings are.
+    pen = SHARED / "dell_canvas_pen.evemu"
+    run(forcetrace, "import", first, *([pen] if pen.exists() else []), "-o", trace)
+    yml = tmp_path / "small.yml"
+    run(forcetrace, "export", trace, "--format", "libinput", "-o", yml)
+    with h5py.File(trace, "r") as f:
+        names = [f["recordings"][n].attrs["device_name"] for n in f["recordings"]]
+        events = [len(f["recordings"][n]["events/t_ns"]) for n in f["recordings"]]
+    # libinput's own reader of multi-device files is libinput replay; it needs
+    # /dev/uinput to replay, so its file check and frame decoding run here.
+    checked = subprocess.run([SYSTEM_PYTHON, "-c", REPLAY_CHECK, f"{LIBINPUT_TOOLS}/libinput-replay", yml],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    report = json.loads(checked.stdout)
+    assert report["warnings"] == ""
+    assert [d["name"] for d in report["devices"]] == names
+    # collect_events drops key repeats (value 2) only; none of these devices repeats.
+    assert [d["events"] for d in report["devices"]] == events
+    # libinput analyze recording reads the file and analyses its first device.
+    analyzed = subprocess.run([SYSTEM_PYTHON, f"{LIBINPUT_TOOLS}/libinput-analyze-recording", yml], capture_output=True, text=True)
+    assert analyzed.returncode == 0, analyzed.stderr
+    assert analyzed.stdout.startswith(f"WARNING: Using only first {len(names)} devices in recording\n")
+    assert "BTN_TOUCH" in analyzed.stdout
+    # Each device keeps its machine: the pen's kernel and DMI, none for the simulated ones.
+    back = tmp_path / "back.h5"
+    run(forcetrace, "import", yml, "-o", back)
+    with h5py.File(trace, "r") as a, h5py.File(back, "r") as b:
+        copies = sorted(b["recordings"].values(), key=lambda g: g.attrs["source"])
+        for original, copy in zip([a["recordings"][n] for n in a["recordings"]], copies):
+            for key in ("kernel", "dmi"):
+                assert original.attrs.get(key) == copy.attrs.get(key), (original.name, key)
 
 
 # Loads libinput's replay tool as a module and runs its own checks over the file.

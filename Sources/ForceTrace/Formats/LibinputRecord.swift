@@ -67,6 +67,8 @@ public enum LibinputRecord {
         var ledStates: [(UInt16, Int32)] = []
         var switchStates: [(UInt16, Int32)] = []
         var groundTruth = GroundTruth()
+        /// The device's machine when it is not the file's `system` (a file of several machines' devices).
+        var system: SystemInfo?
     }
 
     private final class Parser {
@@ -285,7 +287,7 @@ public enum LibinputRecord {
             }
             device.ledStates = extensionKey.ledStates
             device.switchStates = extensionKey.switchStates
-            device.system = system
+            device.system = extensionKey.system ?? system
             let several = declaredDevices.map({ $0 > 1 }) ?? false || deviceIndex > 0
             builder.startRecording(device: device,
                                    nameSuffix: several ? node.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "device\(deviceIndex)" : nil,
@@ -431,6 +433,18 @@ public enum LibinputRecord {
                         if let problem = extensionKey.groundTruth.parseEvemuComment(Substring(text)) { throw fail(item, problem) }
                     }
                     _ = try reader.next()
+                case "system":
+                    let map = try reader.next()
+                    guard map.kind == .mappingStart else { throw fail(map, "expected 'system' to map kernel and dmi to strings") }
+                    var own = SystemInfo()
+                    try forEachKey { key, _ in
+                        switch key {
+                        case "kernel": own.kernel = try string("system kernel")
+                        case "dmi": own.dmi = try string("system dmi")
+                        default: try reader.skipValue()
+                        }
+                    }
+                    extensionKey.system = own
                 case "led_state": extensionKey.ledStates = try pairs("led_state")
                 case "switch_state": extensionKey.switchStates = try pairs("switch_state")
                 default: try reader.skipValue()
@@ -549,7 +563,9 @@ public enum LibinputRecord {
     }
 
     /// A device's description and forcetrace key, up to its events.
-    static func deviceHeader(_ header: RecordingHeader, groundTruth: GroundTruth) -> String {
+    /// - Parameter fileSystem: the file's `system` block; a device of another
+    ///   machine keeps its own in the forcetrace key.
+    static func deviceHeader(_ header: RecordingHeader, groundTruth: GroundTruth, fileSystem: SystemInfo) -> String {
         var output = ""
         let device = header.device
         if let node = header.source.deviceNode {
@@ -582,6 +598,12 @@ public enum LibinputRecord {
         }
         if !device.switchStates.isEmpty {
             output.write("      switch_state: [\(device.switchStates.map { "[\($0.0), \($0.1)]" }.joined(separator: ", "))]\n")
+        }
+        if device.system != fileSystem {
+            let system = device.system
+            output.write(system.kernel == nil && system.dmi == nil ? "      system: {}\n" : "      system:\n")
+            if let kernel = system.kernel { output.write("        kernel: \(quoted(kernel))\n") }
+            if let dmi = system.dmi { output.write("        dmi: \(quoted(dmi))\n") }
         }
         let labels = groundTruth.evemuComments()
         if !labels.isEmpty {
@@ -676,17 +698,19 @@ public struct LibinputCodec: RecordingCodec {
         private var line = ""
         /// Written before the first device, whose system it names.
         private var fileHeader: (count: Int, comment: String?)?
+        private var fileSystem = SystemInfo()
         init(output: ByteOutput, fileHeader: (count: Int, comment: String?)) { self.output = output; self.fileHeader = fileHeader }
 
         private func writeFileHeader(_ system: SystemInfo) throws {
             guard let pending = fileHeader else { return }
             fileHeader = nil
+            fileSystem = system
             try output.write(LibinputRecord.fileHeader(count: pending.count, comment: pending.comment, system: system))
         }
 
         func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
             try writeFileHeader(header.device.system)
-            try output.write(LibinputRecord.deviceHeader(header, groundTruth: groundTruth))
+            try output.write(LibinputRecord.deviceHeader(header, groundTruth: groundTruth, fileSystem: fileSystem))
             t0Ns = header.t0Ns
             startsFrame = true
             wroteEvents = false
