@@ -1,5 +1,6 @@
 import ForceTrace
 import Foundation
+import HDF5
 
 /// `forcetrace report`: peek/pop thresholds, timing and event-rate inflation.
 struct ReportCommand: Subcommand {
@@ -104,18 +105,39 @@ struct ReportCommand: Subcommand {
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
                 throw InputError(file: input, "no such file or folder")
             }
-            guard isDirectory.boolValue else { files.append(input); continue }
+            guard isDirectory.boolValue else {
+                if isSavedReport(input) {
+                    throw InputError(file: input, "is a report written by 'report --save', not a trace file",
+                                     hint: "merge saved reports with 'forcetrace report --merge \(input) ...'")
+                }
+                files.append(input)
+                continue
+            }
             let found = (FileManager.default.enumerator(atPath: input)?.compactMap { $0 as? String } ?? [])
                 .filter { $0.hasSuffix(".h5") || $0.hasSuffix(".hdf5") }
                 .filter { !URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(".") }
                 .sorted()
                 .map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
+                .filter { path in
+                    // A folder often holds its own --save output beside the traces.
+                    guard isSavedReport(path) else { return true }
+                    printError("note: skipping \(path): a report written by 'report --save', not a trace file (merge such files with --merge)")
+                    return false
+                }
             guard !found.isEmpty else {
                 throw InputError(file: input, "is a folder with no .h5 trace files", hint: "import recordings first: forcetrace import RECORDING... -o \(input)/FILE.h5")
             }
             files.append(contentsOf: found)
         }
         return files
+    }
+
+    /// Whether `path` is a `--save` file: its root `format` attribute says
+    /// "forcetrace-report" (docs/ANALYSIS.md, "The --save file").
+    static func isSavedReport(_ path: String) -> Bool {
+        guard (try? File.isHDF5(path)) == true, let file = try? File.open(path) else { return false }
+        defer { try? file.close() }
+        return ((try? file.root.attribute("format")) ?? nil)?.stringValue == ReportFile.formatName
     }
 
     func run() throws -> Int32 {

@@ -309,3 +309,6 @@ def test_report_folder_skips_saved_reports(forcetrace, traces, tmp_path):
     again = run(forcetrace, "report", folder, "--json")
     assert json.loads(again.stdout)["total"] == alone
     assert "report.h5" in again.stderr and "--save" in again.stderr
+    named = run(forcetrace, "report", folder / "report.h5", check=False)
+    assert named.returncode == 1
+    assert "is a report written by 'report --save', not a trace file" in named.stderr and "--merge" in named.stderr
