@@ -45,6 +45,7 @@ COLUMN_INFO = {
     "after_syn_dropped": ("", "first frame after a SYN_DROPPED (flag bit 3)"),
     "value": ("1", "event value as the kernel sent it"),
     "event_index": ("1", "row in events of the marked event"),
+    "t_end": ("", "time the calibration trial ended since t0"),
 }
 
 DeviceID = namedtuple("DeviceID", "bus vendor product version")
@@ -134,6 +135,18 @@ class Recording:
     @property
     def has_labels(self):
         return "labels" in self._group
+
+    @property
+    def keycodes(self):
+        """How a live recording stored keyboard key codes: "obfuscated" or
+        "as-is" (docs/FORMAT.md, `keycodes`); None for imports and replays."""
+        return self.attrs.get("keycodes")
+
+    @property
+    def calibration_protocol(self):
+        """"app", "touchpad" or "pen" for a `forcetrace calibrate` session
+        (the labels' `protocol` attribute), else None."""
+        return self.attrs_of("labels").get("protocol")
 
     # Raw tables -----------------------------------------------------------
 
@@ -232,17 +245,21 @@ class Recording:
         return self._samples_frame(raw)
 
     def labels(self):
-        """The ground-truth labels table (empty without one)."""
+        """The ground-truth labels table (empty without one). A calibration
+        session's also has `peak` (raw pressure) and `t_end` (when the trial ended)."""
         labels = self.table("labels")
         if not labels.empty:
             labels.insert(0, "t", pd.to_timedelta(labels.pop("t_ns"), unit="ns"))
+            if "t_end_ns" in labels:
+                labels.insert(1, "t_end", pd.to_timedelta(labels.pop("t_end_ns"), unit="ns"))
             for name in ("class", "kind"):
                 labels[name] = pd.Categorical(labels[name])
         return labels
 
     def contacts(self):
-        """One row per contact; `class`, `kind` and `intended_peak` from the
-        labels table where the file has one (NaN for unlabelled contacts)."""
+        """One row per contact; `class`, `kind` and `intended_peak` (and a
+        calibration's `peak`) from the labels table where the file has one
+        (NaN for unlabelled contacts)."""
         raw = self.table("contacts")
         frame = pd.DataFrame({"id": raw["id"], "slot": raw["slot"], "tracking_id": raw["tracking_id"]})
         frame["tool"] = pd.Categorical([codes.code_name(1, v) if v else "unknown" for v in raw["tool"]])
@@ -256,7 +273,8 @@ class Recording:
         if self.has_labels:
             labels = self.table("labels")
             labels = labels[labels["contact"] >= 0].drop_duplicates("contact")
-            labels = labels[["contact", "class", "kind", "intended_peak"]].rename(columns={"contact": "id"})
+            wanted = ["contact", "class", "kind", "intended_peak"] + (["peak"] if "peak" in labels else [])
+            labels = labels[wanted].rename(columns={"contact": "id"})
             frame = frame.merge(labels, on="id", how="left")
             for name in ("class", "kind"):
                 frame[name] = pd.Categorical(frame[name])
