@@ -98,7 +98,9 @@ struct ReportCommand: Subcommand {
     }
 
     /// FILE.h5 arguments as given; folders expanded to the .h5 files below them, sorted.
-    static func expand(_ inputs: [String]) throws -> [String] {
+    /// - Parameter savedReports: the inputs are `--save` files (`--merge`), not
+    ///   trace files. A folder's files of the other kind are passed over with a note.
+    static func expand(_ inputs: [String], savedReports: Bool = false) throws -> [String] {
         var files: [String] = []
         for input in inputs {
             var isDirectory: ObjCBool = false
@@ -106,7 +108,7 @@ struct ReportCommand: Subcommand {
                 throw InputError(file: input, "no such file or folder")
             }
             guard isDirectory.boolValue else {
-                if isSavedReport(input) {
+                if !savedReports && isSavedReport(input) {
                     throw InputError(file: input, "is a report written by 'report --save', not a trace file",
                                      hint: "merge saved reports with 'forcetrace report --merge \(input) ...'")
                 }
@@ -120,8 +122,10 @@ struct ReportCommand: Subcommand {
                 .map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
                 .filter { path in
                     // A folder often holds its own --save output beside the traces.
-                    guard isSavedReport(path) else { return true }
-                    printError("note: skipping \(path): a report written by 'report --save', not a trace file (merge such files with --merge)")
+                    guard isSavedReport(path) != savedReports else { return true }
+                    printError(savedReports
+                        ? "note: skipping \(path): not a report written by 'report --save' (--merge reads only those)"
+                        : "note: skipping \(path): a report written by 'report --save', not a trace file (merge such files with --merge)")
                     return false
                 }
             guard !found.isEmpty else {

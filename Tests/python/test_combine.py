@@ -312,3 +312,7 @@ def test_report_folder_skips_saved_reports(forcetrace, traces, tmp_path):
     named = run(forcetrace, "report", folder / "report.h5", check=False)
     assert named.returncode == 1
     assert "is a report written by 'report --save', not a trace file" in named.stderr and "--merge" in named.stderr
+    # --merge over the same folder reads the saved report and passes over the trace.
+    merged = run(forcetrace, "report", "--merge", folder, "--json")
+    assert json.loads(merged.stdout)["total"] == alone
+    assert "samples.h5: not a report written by 'report --save'" in merged.stderr
