@@ -316,3 +316,13 @@ def test_report_folder_skips_saved_reports(forcetrace, traces, tmp_path):
     merged = run(forcetrace, "report", "--merge", folder, "--json")
     assert json.loads(merged.stdout)["total"] == alone
     assert "samples.h5: not a report written by 'report --save'" in merged.stderr
+
+
+def test_trace_file_on_standard_input_is_refused_with_the_fix(forcetrace, traces, tmp_path):
+    samples, _ = traces
+    out = tmp_path / "out.h5"
+    with open(samples, "rb") as stdin:
+        failed = run(forcetrace, "import", "-", "-o", out, check=False, stdin=stdin)
+    assert failed.returncode == 1
+    assert "import reads only by path" in failed.stderr and "pass the trace file's path" in failed.stderr
+    assert not out.exists()

@@ -35,8 +35,9 @@ public enum RecordingImporter {
             throw InputError(file: file, "the file is empty; expected an evemu, libinput record or raw input_event recording")
         }
         if head.starts(with: hdf5Signature) {
-            throw InputError(file: file, "is an HDF5 file, not a recording",
-                             hint: "trace files are read by 'forcetrace info', 'export' and 'report', not imported")
+            // Reached only for streams: import copies trace files given by path (TraceCopy).
+            throw InputError(file: file, "is an HDF5 file, which import reads only by path, not from a pipe or standard input",
+                             hint: "HDF5 needs to seek: pass the trace file's path, e.g. 'forcetrace import TRACE.h5 -o OUT.h5'")
         }
         let parsed = RecordingHead(head, complete: complete)
         if parsed.undecided || (parsed.firstLine == nil && !parsed.isBinary && !complete) { return nil }
