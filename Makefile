@@ -48,11 +48,12 @@ build: deps
 test: build test-swift test-python test-browser bench-smoke test-kernel
 
 # libinput-tools: the Swift and Python tests check every quirks file forcetrace
-# writes with `libinput quirks validate`.
+# writes with `libinput quirks validate`, and multi-device libinput exports with
+# libinput replay's and analyze recording's own code, which needs python3-yaml.
 .PHONY: libinput-tools
 libinput-tools:
-	@dpkg -s libinput-tools >/dev/null 2>&1 || { echo "installing libinput-tools"; apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libinput-tools >/dev/null; }
+	@dpkg -s libinput-tools python3-yaml >/dev/null 2>&1 || { echo "installing libinput-tools python3-yaml"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libinput-tools python3-yaml >/dev/null; }
 
 test-swift: libinput-tools
 	FORCETRACE_REQUIRE_LIBINPUT=1 $(SWIFT) test --disable-swift-testing
