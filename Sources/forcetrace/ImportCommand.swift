@@ -14,6 +14,8 @@ struct ImportCommand: Subcommand {
         every one of its recordings copied whole: tables, attributes, labels and
         units as they are, after the same validation 'info' and 'report' make.
         Names that are taken get -2, -3, ...; --name names every recording.
+        --format, --desc, --salvage and --compression apply to recordings: a copied
+        recording keeps its source's compression, and a damaged trace is an error.
         The format is told from the content (evemu text, libinput record YAML, or
         binary input_event records); --format forces it. Raw streams and events-only
         evemu files take their device description from --desc (an evemu header);

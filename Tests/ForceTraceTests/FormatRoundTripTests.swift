@@ -134,6 +134,27 @@ final class FormatRoundTripTests: XCTestCase {
         XCTAssertEqual(try reader.recording("two-device1").loadRecording().events, second.events)
     }
 
+    /// Several devices of several machines in one libinput file: the file's
+    /// `system` block is the first device's, and each other device whose
+    /// machine differs (or is unknown) keeps its own in its forcetrace key.
+    func testLibinputDevicesOfSeveralMachinesKeepTheirSystem() throws {
+        let base = try Evemu.read(FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path)
+        let systems = [SystemInfo(kernel: "6.1.0-13-amd64", dmi: "dmi:svnA:pnB:"), SystemInfo(), SystemInfo(kernel: "4.14.0-rc7+"),
+                       SystemInfo(kernel: "6.1.0-13-amd64", dmi: "dmi:svnA:pnB:")]
+        let recordings = systems.map { system -> Recording in
+            var recording = base
+            recording.device.system = system
+            return recording
+        }
+        var yaml = ""
+        LibinputRecord.write(recordings, to: &yaml)
+        XCTAssertTrue(yaml.contains("system:\n  kernel: \"6.1.0-13-amd64\"\n  dmi: \"dmi:svnA:pnB:\"\ndevices:\n"), yaml.prefix(600).description)
+        XCTAssertEqual(yaml.components(separatedBy: "      system: {}\n").count, 2)
+        let parsed = try LibinputRecord.parse(Array(yaml.utf8), file: "machines.yml")
+        XCTAssertEqual(parsed.map(\.device.system), systems)
+        XCTAssertEqual(parsed.map(\.events), recordings.map(\.events))
+    }
+
     /// A file as `libinput record` writes it (the man page's example, with
     /// hid and udev keys, comments and unknown keys) imports.
     func testLibinputRecordFileWithUnknownKeys() throws {
