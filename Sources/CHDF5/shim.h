@@ -32,6 +32,8 @@ static inline hid_t CHDF5_P_FILE_ACCESS(void) { return H5P_FILE_ACCESS; }
 static inline hid_t CHDF5_P_FILE_CREATE(void) { return H5P_FILE_CREATE; }
 static inline hid_t CHDF5_P_DATASET_CREATE(void) { return H5P_DATASET_CREATE; }
 static inline hid_t CHDF5_P_LINK_CREATE(void) { return H5P_LINK_CREATE; }
+static inline hid_t CHDF5_P_OBJECT_COPY(void) { return H5P_OBJECT_COPY; }
+static inline unsigned CHDF5_O_COPY_WITHOUT_ATTR_FLAG(void) { return H5O_COPY_WITHOUT_ATTR_FLAG; }
 static inline hid_t CHDF5_P_DEFAULT(void) { return H5P_DEFAULT; }
 static inline hid_t CHDF5_S_ALL(void) { return H5S_ALL; }
 static inline hid_t CHDF5_E_DEFAULT(void) { return H5E_DEFAULT; }

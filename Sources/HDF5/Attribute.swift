@@ -99,6 +99,11 @@ extension Group {
     public func attributeNames() throws -> [String] {
         try withHDF5 { try listAttributes(on: try handle.validID(displayPath), context: displayPath) }
     }
+
+    /// Names of the attributes of the member (a dataset or group) `member`.
+    public func attributeNames(ofMember member: String) throws -> [String] {
+        try withMember(member) { try listAttributes(on: $0, context: childDisplay(member)) }
+    }
 }
 
 func writeAttribute(on object: hid_t, _ name: String, _ value: AttributeValue, context: String) throws {

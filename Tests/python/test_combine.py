@@ -2,10 +2,12 @@
 inputs and copies their recordings whole; `export --format libinput` writes
 several recordings as several devices, which libinput's own tools read; and
 `report DIR` passes over the `--save` files in the folder."""
+import concurrent.futures
 import json
 import os
 import subprocess
 import sys
+import time
 import warnings
 
 import h5py
@@ -326,3 +328,49 @@ def test_trace_file_on_standard_input_is_refused_with_the_fix(forcetrace, traces
     assert failed.returncode == 1
     assert "import reads only by path" in failed.stderr and "pass the trace file's path" in failed.stderr
     assert not out.exists()
+
+
+def test_byte_flips_in_a_trace_input(forcetrace, tmp_path):
+    """Every metadata byte of a small trace flipped in turn (coarse to fine, about
+    30 s), then imported: status 0 (and the output reads) or 1 (and no output),
+    never a hang or a Swift trap. Faults inside libhdf5 are counted and printed,
+    as test_byte_flips.py does for info and report."""
+    from test_byte_flips import HDF5_FAULTS, data_regions, spread
+    evemu, good = tmp_path / "small.evemu", tmp_path / "small.h5"
+    run(forcetrace, "simulate", "--presses", "2", "-o", evemu)
+    run(forcetrace, "import", evemu, "-o", good)
+    data = good.read_bytes()
+    in_data = bytearray(len(data))
+    for offset, size in data_regions(good):
+        in_data[offset:offset + size] = b"\x01" * size
+    metadata = spread([offset for offset in range(len(data)) if not in_data[offset]])
+
+    def flip(offset):
+        damaged = bytearray(data)
+        damaged[offset] ^= 0xFF
+        path, out = tmp_path / f"flip-{offset}.h5", tmp_path / f"out-{offset}.h5"
+        path.write_bytes(bytes(damaged))
+        try:
+            status = subprocess.run([forcetrace, "import", path, "-o", out], capture_output=True, timeout=30).returncode
+            if status == 0:
+                status = ("info after", subprocess.run([forcetrace, "info", out], capture_output=True, timeout=30).returncode)
+            elif out.exists():
+                status = ("output left after", status)
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+        for leftover in (path, out):
+            leftover.unlink(missing_ok=True)
+        return offset, status
+
+    started, outcomes = time.monotonic(), []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        batch = os.cpu_count() or 2
+        for start in range(0, len(metadata), batch):
+            if time.monotonic() - started > 30:
+                break
+            outcomes += pool.map(flip, metadata[start:start + batch])
+    faults = [(o, s) for o, s in outcomes if s in HDF5_FAULTS]
+    problems = [(o, s) for o, s in outcomes if s not in (0, 1, ("info after", 0), ("info after", 1)) and s not in HDF5_FAULTS]
+    print(f"\nimport byte flips: {len(outcomes)} of {len(metadata)} metadata bytes; faults inside libhdf5: {faults[:20]}")
+    assert len(outcomes) >= min(len(metadata), 60)
+    assert problems == [], problems[:10]

@@ -57,8 +57,7 @@ extension TraceWriter {
         for item in checked {
             let target = uniqueName(name ?? item.name)
             try Self.copyGroup(try reader.recordings.openGroup(item.name), to: try recordings.createGroup(target))
-            // Files from before the dimension scales get them now (a no-op for the others).
-            try TraceSchema.attachDimensionScales(in: try recordings.openGroup(target))
+            try Self.attachScales(in: try recordings.openGroup(target))
             var summary = item.summary
             summary.name = target
             copied.append(TraceCopy.Copied(summary: summary, origin: "\(reader.path):/\(TraceSchema.recordingsGroup)/\(item.name)",
@@ -69,18 +68,56 @@ extension TraceWriter {
 }
 
 extension TraceWriter {
-    /// Copies a recording group: its attributes one by one, then each table
-    /// with H5Ocopy and its dimension scales. Not one H5Ocopy of the whole
-    /// group: HDF5 before 1.14.4 crashes copying a variable-length string
-    /// attribute kept in dense storage (HDF5 issue 2414), which is where a
-    /// newest-format file (the recorder's, calibrate's) keeps a recording's
-    /// dozen attributes. Tables have two or three attributes, kept compact.
+    /// HDF5's dimension-scale bookkeeping: object references, meaningless in
+    /// another file, and read by HDF5 without a guard. Never copied; the
+    /// copy gets its scales anew (`TraceSchema.attachDimensionScales`).
+    static let scaleAttributes: Set<String> = ["DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Dimid"]
+
+    /// Copies a recording group: every attribute read and written one by
+    /// one, each table's datasets with H5Ocopy of their data only. Not one
+    /// H5Ocopy of the whole group, for two reasons: HDF5 before 1.14.4
+    /// crashes copying a variable-length string attribute kept in dense
+    /// storage (HDF5 issue 2414), which is where a newest-format file (the
+    /// recorder's, calibrate's) keeps a recording's dozen attributes; and
+    /// H5Ocopy converts every attribute, the scales' references included,
+    /// outside the guard that makes damaged attributes an error, not a crash.
+    /// The dimension scales themselves are not copied but made again.
+    /// Each table's dimension scale, attached to every column of it: the
+    /// schema's, and the others of as many rows (a calibration's `peak`).
+    static func attachScales(in group: Group) throws {
+        try TraceSchema.attachDimensionScales(in: group)
+        for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
+            let tableGroup = try group.openGroup(table.rawValue)
+            guard tableGroup.contains(table.dimension) else { continue }
+            let rows = try tableGroup.storage(of: table.dimension).rows
+            let schema = Set(table.columns.map(\.name))
+            for member in try tableGroup.memberNames() where member != table.dimension && !schema.contains(member) {
+                if try tableGroup.storage(of: member).rows == rows { try tableGroup.attachScale(table.dimension, to: [member]) }
+            }
+        }
+    }
+
     static func copyGroup(_ source: Group, to destination: Group) throws {
         for attribute in try source.attributeNames() {
             if let value = try source.attribute(attribute) { try destination.setAttribute(attribute, value) }
         }
-        for member in try source.memberNames() {
-            try source.copyKeepingScales(member, to: destination)
+        for tableName in try source.memberNames() {
+            guard let known = TraceSchema.Table(rawValue: tableName) else {
+                // Something a newer forcetrace added: copied whole, as it is.
+                try source.copy(tableName, to: destination)
+                continue
+            }
+            let table = try source.openGroup(tableName)
+            let copy = try destination.createGroup(tableName)
+            for attribute in try table.attributeNames() {
+                if let value = try table.attribute(attribute) { try copy.setAttribute(attribute, value) }
+            }
+            for column in try table.memberNames() where column != known.dimension {
+                try table.copy(column, to: copy, attributes: false)
+                for attribute in try table.attributeNames(ofMember: column) where !scaleAttributes.contains(attribute) {
+                    if let value = try table.attribute(attribute, ofMember: column) { try copy.setAttribute(attribute, value, onMember: column) }
+                }
+            }
         }
     }
 }
