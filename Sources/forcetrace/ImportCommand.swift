@@ -16,6 +16,7 @@ struct ImportCommand: Subcommand {
         Names that are taken get -2, -3, ...; --name names every recording.
         --format, --desc, --salvage and --compression apply to recordings: a copied
         recording keeps its source's compression, and a damaged trace is an error.
+
         The format is told from the content (evemu text, libinput record YAML, or
         binary input_event records); --format forces it. Raw streams and events-only
         evemu files take their device description from --desc (an evemu header);
@@ -30,7 +31,7 @@ struct ImportCommand: Subcommand {
         going backwards, tracking ids reused without -1) are kept as recorded,
         with a warning.
         """,
-        positionals: [PositionalSpec(name: "RECORDING", help: "Recording files to import, or - for standard input.", repeating: true)],
+        positionals: [PositionalSpec(name: "RECORDING", help: "Recording or trace files to import, or - for standard input.", repeating: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
             .value("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content)."),
