@@ -39,7 +39,7 @@ extension Group {
 
     /// The column's `units` and `long_name` attributes (an addition within
     /// format version 1, docs/FORMAT.md).
-    private func describe(_ column: ColumnSchema) throws {
+    func describe(_ column: ColumnSchema) throws {
         try setAttribute("units", .string(column.units), onMember: column.name)
         try setAttribute("long_name", .string(column.longName), onMember: column.name)
     }

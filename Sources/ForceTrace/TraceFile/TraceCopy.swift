@@ -112,9 +112,17 @@ extension TraceWriter {
             for attribute in try table.attributeNames() {
                 if let value = try table.attribute(attribute) { try copy.setAttribute(attribute, value) }
             }
+            let schema = known.columns + (known == .labels ? TraceSchema.Labels.calibrationOnly : [])
             for column in try table.memberNames() where column != known.dimension {
                 try table.copy(column, to: copy, attributes: false)
-                for attribute in try table.attributeNames(ofMember: column) where !scaleAttributes.contains(attribute) {
+                // The schema's own columns get its units and long_name (files from before
+                // them gain them) rather than the source's; the rest is copied.
+                var skipped = scaleAttributes
+                if let described = schema.first(where: { $0.name == column }) {
+                    try copy.describe(described)
+                    skipped.formUnion(["units", "long_name"])
+                }
+                for attribute in try table.attributeNames(ofMember: column) where !skipped.contains(attribute) {
                     if let value = try table.attribute(attribute, ofMember: column) { try copy.setAttribute(attribute, value, onMember: column) }
                 }
             }
