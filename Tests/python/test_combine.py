@@ -374,3 +374,33 @@ def test_byte_flips_in_a_trace_input(forcetrace, tmp_path):
     print(f"\nimport byte flips: {len(outcomes)} of {len(metadata)} metadata bytes; faults inside libhdf5: {faults[:20]}")
     assert len(outcomes) >= min(len(metadata), 60)
     assert problems == [], problems[:10]
+
+
+def test_killed_recorders_file_is_copied_up_to_its_last_flush(forcetrace, traces, tmp_path):
+    from test_record import RECORDING, start_paced_replay, wait_for_file
+    samples, _ = traces
+    killed = tmp_path / "killed.h5"
+    recorder = start_paced_replay(forcetrace, killed, "4", "--flush-ms", "100")
+    wait_for_file(killed)
+    time.sleep(1.5)
+    recorder.kill()
+    recorder.communicate(timeout=30)
+    out = tmp_path / "out.h5"
+    result = run(forcetrace, "import", killed, samples, "-o", out)
+    assert "still marked open by a writer" in result.stderr
+    assert "copied as it is: it has no import_status" in result.stderr
+    name = RECORDING.split("/")[1]
+    with h5py.File(killed, "r", swmr=True) as source, h5py.File(out, "r") as f:
+        original, copy = source[RECORDING], f[RECORDING]
+        assert "import_status" not in copy.attrs and len(copy["events/t_ns"]) > 0
+        for table in ("events", "samples", "contacts", "markers"):
+            for column in original[table]:
+                np.testing.assert_array_equal(original[table][column][:], copy[table][column][:], f"{table}/{column}")
+        # SWMR forbade the scales in the source; the copy has them.
+        assert copy["samples/t_ns"].dims[0][0].name.endswith("/samples/sample")
+        assert f"recordings/{name}-2" in f  # the samples file's own recording of that name
+    xarray = pytest.importorskip("xarray")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with xarray.open_dataset(out, group=f"{RECORDING}/samples", engine="h5netcdf") as table:
+            assert table["pressure"].dims == ("sample",)
