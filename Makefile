@@ -45,7 +45,18 @@ build: deps
 	$(SWIFT) build
 
 # test-kernel boots a real Linux kernel under qemu; it skips only where qemu cannot run.
-test: build test-swift test-python test-browser bench-smoke test-kernel
+# Its guest runs on one core while the other suites run (after every package
+# is installed, so that no two apt-get runs meet): its log is printed when it
+# ends, and either side failing fails `make test`.
+test: build libinput-tools chromium
+	@mkdir -p out; rm -f out/test-kernel.status
+	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
+		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
+	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke; suites=$$?; \
+	wait; echo "---- test-kernel (ran alongside the suites above) ----"; cat out/test-kernel.log; \
+	kernel=$$(cat out/test-kernel.status 2>/dev/null || echo 1); \
+	echo "make test: suites exit $$suites, kernel scenarios exit $$kernel"; \
+	[ $$suites = 0 ] && [ $$kernel = 0 ]
 
 # libinput-tools: the Swift and Python tests check every quirks file forcetrace
 # writes with `libinput quirks validate`, and multi-device libinput exports with
@@ -66,16 +77,18 @@ test-notebooks: build
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
 
 # report --html in Debian's chromium, headless and offline (Tests/browser).
-test-browser: build
+.PHONY: chromium
+chromium:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "installing chromium"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+
+test-browser: build chromium
 	FORCETRACE=$(abspath $(FORCETRACE)) FORCETRACE_REQUIRE_BROWSER=1 $(PYTHON) -m pytest -q Tests/browser
 
 # The samples' HTML report as the PNG the README shows (docs/report-samples.png).
-screenshot: build
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+screenshot: build chromium
 	@mkdir -p out
 	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
 	$(FORCETRACE) report out/samples.h5 --html out/samples.html --contacts 8 --force >/dev/null
