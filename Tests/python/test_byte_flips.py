@@ -51,15 +51,21 @@ def spread(offsets):
     return [offsets[i] for i in order]
 
 
-def test_byte_flips_in_the_metadata(forcetrace, tmp_path):
-    evemu, good = tmp_path / "small.evemu", tmp_path / "small.h5"
+def small_trace_metadata(forcetrace, directory):
+    """The bytes of a small trace (`simulate --presses 2`, imported) and the
+    offsets of its metadata, coarse to fine."""
+    evemu, good = directory / "small.evemu", directory / "small.h5"
     run(forcetrace, "simulate", "--presses", "2", "-o", evemu)
     run(forcetrace, "import", evemu, "-o", good)
     data = good.read_bytes()
     in_data = bytearray(len(data))
     for offset, size in data_regions(good):
         in_data[offset:offset + size] = b"\x01" * size
-    metadata = spread([offset for offset in range(len(data)) if not in_data[offset]])
+    return data, spread([offset for offset in range(len(data)) if not in_data[offset]])
+
+
+def test_byte_flips_in_the_metadata(forcetrace, tmp_path):
+    data, metadata = small_trace_metadata(forcetrace, tmp_path)
     if FLIPS != "all":
         metadata = metadata[:int(FLIPS)]
 
