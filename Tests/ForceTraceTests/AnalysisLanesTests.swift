@@ -186,23 +186,4 @@ final class AnalysisLanesTests: XCTestCase {
             }
         }
     }
-
-    private struct PythonFailed: Error {}
-
-    private func runPython(_ script: String, _ argument: String, line: UInt = #line) throws {
-        let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        guard let python = search.map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("python3 is not installed")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, argument]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(python) failed: \(String(decoding: message, as: UTF8.self))", line: line)
-        if process.terminationStatus != 0 { throw PythonFailed() }
-    }
 }

@@ -145,25 +145,4 @@ final class TraceFileDamageTests: XCTestCase {
         for (index, (x, y)) in zip(left, right).enumerated() where x != y { return "line \(index + 1): '\(x.prefix(120))' instead of '\(y.prefix(120))'" }
         return "\(left.count) lines instead of \(right.count)"
     }
-
-    /// Runs a python3 script; skips only when python3 itself is missing. Any
-    /// other failure (h5py missing, a bug in the script) fails the test.
-    private func runPython(_ script: String, _ argument: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        guard let python = search.map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("python3 is not installed")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, argument]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(python) failed: \(String(decoding: message, as: UTF8.self))", file: file, line: line)
-        if process.terminationStatus != 0 { throw PythonFailed() }
-    }
-
-    private struct PythonFailed: Error {}
 }
