@@ -68,6 +68,8 @@ struct ParsedArguments {
 
     func flag(_ long: String) -> Bool { flags.contains(long) }
     func string(_ long: String) -> String? { values[long]?.last }
+    /// An output option where "-" means standard output (nil), as in most Unix tools.
+    func outputPath(_ long: String) -> String? { string(long).flatMap { $0 == "-" ? nil : $0 } }
     func strings(_ long: String) -> [String] { values[long] ?? [] }
     func positional(_ name: String) -> String? { positionals[name]?.first }
     func positionalList(_ name: String) -> [String] { positionals[name] ?? [] }

@@ -22,7 +22,7 @@ struct ExportCommand: Subcommand {
         options: [
             .value("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required)."),
             .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
-            .value("output", short: "o", "OUT", "File to write (default: standard output)."),
+            .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -39,7 +39,7 @@ struct ExportCommand: Subcommand {
         guard let format = try arguments.choice("format", RecordingCodecs.names) else { throw ParseError.missingArgument("--format FORMAT") }
         codec = RecordingCodecs.codec(named: format)!
         recording = arguments.string("recording")
-        output = arguments.string("output")
+        output = arguments.outputPath("output")
         force = arguments.flag("force")
         quiet = arguments.flag("quiet")
     }

@@ -26,7 +26,7 @@ struct SuggestCommand: Subcommand {
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
             .value("format", "FORMAT", "text (default), json or quirks."),
-            .value("output", short: "o", "OUT", "File to write (default: standard output)."),
+            .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
         ])
 
@@ -40,7 +40,7 @@ struct SuggestCommand: Subcommand {
         input = arguments.positional("FILE.h5")!
         recording = arguments.string("recording")
         format = try arguments.choice("format", SuggestionFormat.allCases.map(\.rawValue)).flatMap(SuggestionFormat.init(rawValue:)) ?? .text
-        output = arguments.string("output")
+        output = arguments.outputPath("output")
         force = arguments.flag("force")
     }
 

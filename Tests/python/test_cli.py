@@ -140,3 +140,15 @@ def test_truncated_trace_file_gets_a_message_not_an_hdf5_stack(forcetrace, tmp_p
     assert str(truncated) in result.stderr
     assert "HDF5-DIAG" not in result.stderr and "#000" not in result.stderr, result.stderr
     assert result.stderr.count("\n") <= 3, "one message and a hint, not a stack dump"
+
+
+@pytest.mark.parametrize("command", ["export", "suggest"])
+def test_output_dash_is_standard_output(forcetrace, tmp_path, command):
+    """`-o -` writes to standard output, as in most Unix tools, not to a file named '-'."""
+    trace = tmp_path / "a.h5"
+    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", trace)
+    arguments = ["export", trace, "--format", "evemu"] if command == "export" else ["suggest", trace, "--format", "json"]
+    result = run(forcetrace, *arguments, "-o", "-", cwd=tmp_path)
+    assert not (tmp_path / "-").exists()
+    expected = run(forcetrace, *arguments, cwd=tmp_path).stdout
+    assert result.stdout == expected and len(expected) > 100
