@@ -49,7 +49,7 @@ struct RecordCommand: Subcommand {
         from t = 0. After SYN_DROPPED, libevdev's resync delta is written after a
         'resync' marker. The file is flushed and fsynced every --flush-ms and is
         readable while recording (h5py: File(path, "r", swmr=True)); after a crash run
-        'h5clear -s FILE.h5' before opening it without swmr=True.
+        'h5clear -s --increment=0 FILE.h5' before opening it without swmr=True.
 
         SIGINT or SIGTERM stops and closes the file cleanly (a second one kills).
         Exit status: 0 stopped as asked, 1 failure, 2 usage error, 3 the device was

@@ -4,7 +4,7 @@
 usage: check_ft_sigkill.py RESULT_DIR
 
 forcetrace record --flush-ms 50 was SIGKILLed 0.3 s after the player sent
-frame 50. The file must open (as a SWMR reader as is; after `h5clear -s`
+frame 50. The file must open (as a SWMR reader as is; after `h5clear -s --increment=0`
 for ordinary readers, the documented recovery) and hold every frame up to
 at least frame 50, each exactly as sent, with the samples and contacts that
 belong to them; it must not claim to be complete.
@@ -71,10 +71,11 @@ def main(argv):
         with tempfile.TemporaryDirectory() as scratch:
             copy = os.path.join(scratch, "rec.h5")
             shutil.copy(path, copy)
-            cleared = subprocess.run(["h5clear", "-s", copy], capture_output=True, text=True)
-            c.check(cleared.returncode == 0, "h5clear -s succeeds", cleared.stderr)
+            # The documented command: -s alone can truncate the file to a stale EOA.
+            cleared = subprocess.run(["h5clear", "-s", "--increment=0", copy], capture_output=True, text=True)
+            c.check(cleared.returncode == 0, "h5clear -s --increment=0 succeeds", cleared.stderr)
             recovered = load_trace(copy)
-            c.check(recovered.events == t.events, "after h5clear -s a plain reader sees the same events")
+            c.check(recovered.events == t.events, "after h5clear -s --increment=0 a plain reader sees the same events")
             if os.path.exists(FORCETRACE):
                 info = subprocess.run([FORCETRACE, "info", copy], capture_output=True, text=True)
                 c.check(info.returncode == 0 and f"events {len(t.events)}," in info.stdout and "incomplete" in info.stdout,

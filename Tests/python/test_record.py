@@ -2,6 +2,8 @@
 live pipeline, reading a file while it is written (SWMR), SIGINT/SIGTERM and SIGKILL."""
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -10,7 +12,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, run
+from conftest import ROOT, SAMPLES, run
 
 SAMPLE = SAMPLES / "touchscreen-deep-presses.evemu"
 RECORDING = "recordings/touchscreen-deep-presses"
@@ -184,13 +186,36 @@ def test_sigkill_loses_at_most_the_last_flush(forcetrace, tmp_path):
     # forcetrace itself falls back to a SWMR read and says why.
     marked = run(forcetrace, "info", output)
     assert f"events {recorded}," in marked.stdout
-    assert "still marked open by a writer" in marked.stdout and "h5clear -s" in marked.stdout
+    assert "still marked open by a writer" in marked.stdout and "h5clear -s --increment=0" in marked.stdout
     assert json.loads(run(forcetrace, "info", output, "--json").stdout)["open_by_writer"] is True
     exported = run(forcetrace, "export", output, "--format", "evemu")
     assert "still marked open by a writer" in exported.stderr
     assert sum(line.startswith("E:") for line in exported.stdout.splitlines()) == recorded
-    subprocess.run(["h5clear", "-s", str(output)], check=True)
+    subprocess.run(["h5clear", "-s", "--increment=0", str(output)], check=True)
     info = run(forcetrace, "info", output)
     assert f"events {recorded}," in info.stdout
     assert "incomplete" in info.stdout
     assert "still marked open" not in info.stdout
+
+
+def test_the_documented_recovery_keeps_a_killed_recorders_last_flushes(forcetrace, tmp_path):
+    """A file left by a SIGKILLed recorder in the qemu scenario (ft-sigkill):
+    its superblock's EOA (35324) is short of data already written (the file
+    is 37265 bytes). `h5clear -s` alone truncates it to the EOA and the
+    events table no longer reads; the command info names must keep it all."""
+    fixture = ROOT / "Tests" / "fixtures" / "killed-recorder-stale-eoa.h5"
+    with h5py.File(fixture, "r", swmr=True) as f:
+        recording = f["recordings"][next(iter(f["recordings"]))]
+        events = recording["events"]["t_ns"][:]
+    assert len(events) == 254
+    copy = tmp_path / "killed.h5"
+    shutil.copy(fixture, copy)
+    marked = run(forcetrace, "info", copy)
+    command = re.search(r"'(h5clear [^']*)'", marked.stdout).group(1).split()
+    subprocess.run(command, check=True)
+    assert copy.stat().st_size == fixture.stat().st_size
+    with h5py.File(copy, "r") as f:
+        recording = f["recordings"][next(iter(f["recordings"]))]
+        assert (recording["events"]["t_ns"][:] == events).all()
+    info = run(forcetrace, "info", copy)
+    assert "events 254," in info.stdout and "incomplete" in info.stdout

@@ -157,7 +157,7 @@ extension TraceFileInfo {
         text += "\n"
         if openByWriter {
             text += "  note: the file is still marked open by a writer (recording now, or killed); read up to its last flush.\n"
-            text += "        If no recorder is running, 'h5clear -s \(file)' clears the mark.\n"
+            text += "        If no recorder is running, 'h5clear -s --increment=0 \(file)' clears the mark.\n"
         }
         if let compressionRatio {
             text += String(format: "  tables: %@ uncompressed, %@ stored (%.1fx)\n",

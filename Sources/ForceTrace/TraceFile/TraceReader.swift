@@ -49,7 +49,7 @@ public final class TraceReader {
                 throw ForceTraceError(error)
             } else {
                 throw ForceTraceError(file: path, "cannot be opened as HDF5: it is damaged, or still open by a crashed writer (\(error.innermostCause))",
-                                     hint: "if a recorder was killed, run 'h5clear -s \(path)' and try again")
+                                     hint: "if a recorder was killed, run 'h5clear -s --increment=0 \(path)' and try again")
             }
         }
         file = opened
