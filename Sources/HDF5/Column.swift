@@ -78,7 +78,9 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         self.pipeline = pipeline
         self.compression = compression
         pending.reserveCapacity(chunkRows)
-        fileHandle.register(self) { [unowned self] in try self.flush() }
+        // Weak: a column being dropped on another thread while the file
+        // flushes writes its own tail in deinit; an unowned read of it aborts.
+        fileHandle.register(self) { [weak self] in try self?.flush() }
     }
 
     /// Rows in the column, counting ones still buffered.

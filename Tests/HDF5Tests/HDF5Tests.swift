@@ -36,6 +36,34 @@ final class HDF5Tests: XCTestCase {
         try file.close()
     }
 
+    /// A column dropped on one thread while another flushes the file: the
+    /// flush must skip it, not touch it (an `unowned` flusher aborted the
+    /// process with "Attempted to read an unowned reference").
+    func testColumnsDroppedWhileAnotherThreadFlushesTheFile() throws {
+        let file = try File.create(path("race.h5"))
+        let readers = 200
+        for index in 0..<readers {
+            let column: Column<Int32> = try file.root.createColumn("c\(index)", chunkRows: 4)
+            try column.append(contentsOf: [1, 2, 3])
+        }
+        try file.flush()
+        final class Flag: @unchecked Sendable { let lock = NSLock(); var done = false }
+        let flag = Flag()
+        let flusher = Thread {
+            while !flag.lock.withLock({ flag.done }) { try? file.flush() }
+        }
+        flusher.start()
+        for round in 0..<40 {
+            for index in 0..<readers {
+                let column: Column<Int32> = try file.root.openColumn("c\(index)")
+                XCTAssertEqual(column.count, 3, "round \(round), column \(index)")
+            }
+        }
+        flag.lock.withLock { flag.done = true }
+        while !flusher.isFinished { usleep(1000) }
+        try file.close()
+    }
+
     func testEveryScalarTypeRoundTrips() throws {
         try roundTrip([Int8.min, -1, 0, 1, Int8.max], file: "i8.h5")
         try roundTrip([Int16.min, -1, 0, 1, Int16.max], file: "i16.h5")
