@@ -96,6 +96,12 @@ int main(int argc, char **argv)
 		perror("EVIOCGRAB");
 		return 2;
 	}
+	/* Announce the grab: a prober must not try EVIOCGRAB itself before
+	 * this line, or its momentary grab makes ours fail with EBUSY. */
+	if (grab) {
+		printf("GRAB-HELD\n");
+		fflush(stdout);
+	}
 	long events = 0, syns = 0, dropped = 0;
 	int enodev = 0;
 	long long end = now_ms() + duration;

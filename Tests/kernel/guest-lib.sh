@@ -132,7 +132,10 @@ ft_step() {
 }
 
 # ft_wait_grabbed DEVNODE TIMEOUT_S: wait until some client holds an
-# EVIOCGRAB on DEVNODE (probed with `evreader probe-grab`)
+# EVIOCGRAB on DEVNODE (probed with `evreader probe-grab`).  The probe grabs
+# for a moment, so call it only once the grabber has made its own attempt
+# (forcetrace grabs before it creates its file; evreader prints GRAB-HELD):
+# probing earlier can make the grabber's EVIOCGRAB fail with EBUSY.
 ft_wait_grabbed() {
 	_n=0
 	while [ "$_n" -lt $(($2 * 20)) ]; do

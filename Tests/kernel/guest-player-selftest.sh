@@ -53,7 +53,10 @@ ft_step grab
 ft_start_player script --hold-ms 300 --expect "$OUT/expected.jsonl"
 evreader count "$FT_DEV" --grab --duration-ms 30000 >"$OUT/grabber.txt" 2>&1 &
 grabber=$!
-ft_wait_grabbed "$FT_DEV" 10 || ft_fail "evreader --grab did not grab $FT_DEV: $(cat "$OUT/grabber.txt")"
+# Probing by grabbing races the grabber's own EVIOCGRAB (EBUSY for it):
+# wait for its announcement first, then confirm the grab from outside.
+ft_wait_grep "$OUT/grabber.txt" '^GRAB-HELD' 15 || ft_fail "evreader --grab did not grab $FT_DEV: $(cat "$OUT/grabber.txt")"
+ft_wait_grabbed "$FT_DEV" 10 || ft_fail "evreader --grab says it grabbed $FT_DEV but a probe can grab it too"
 evreader count "$FT_DEV" --duration-ms 30000 >"$OUT/second.txt" 2>&1 &
 rec=$!
 ft_wait_opened "$rec" "$FT_DEV" 15 || ft_fail "second evreader did not open $FT_DEV"
