@@ -44,23 +44,16 @@ struct CalibrateCommand: Subcommand {
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
         ])
 
-    let device: String?
-    let output: String
+    let capture: CaptureOptions
     let calibrationProtocol: CalibrationProtocol
     let trials: Int
     let name: String?
     let options: RecorderOptions
-    let grab: Bool
-    let keys: KeyOptions
-    let replay: String?
-    let fast: Bool
     let quiet: Bool
-    let force: Bool
+    var output: String { capture.output }
 
     init(_ arguments: ParsedArguments) throws {
-        device = arguments.positional("DEVICE")
-        guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
-        self.output = output
+        capture = try CaptureOptions(arguments, command: Self.spec.name, takesPacing: false)
         guard let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)) else {
             throw ParseError.missingArgument("--protocol PROTOCOL")
         }
@@ -68,31 +61,14 @@ struct CalibrateCommand: Subcommand {
         trials = try arguments.int("trials", in: 1...1000) ?? CalibrationProtocol.defaultTrials
         name = arguments.string("name")
         var options = RecorderOptions()
-        if let milliseconds = try arguments.int("flush-ms", in: 1...1000) { options.flushIntervalNs = Int64(milliseconds) * 1_000_000 }
         options.label = "calibrate --protocol \(chosen)"
         self.options = options
-        grab = arguments.flag("grab")
-        replay = arguments.string("replay")
-        fast = arguments.flag("fast")
         quiet = arguments.flag("quiet")
-        force = arguments.flag("force")
-        if replay == nil, fast { throw ParseError.conflict("'--fast' needs '--replay RECORDING'") }
-        if replay != nil, let device { throw ParseError.conflict("give either DEVICE ('\(device)') or '--replay', not both") }
-        if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
-        keys = try KeyOptions(arguments, replay: replay != nil)
     }
 
     func run() throws -> Int32 {
-        try RecordCommand.checkOutput(output, force: force, inputs: replay.map { [$0] } ?? [])
-        let source: any CaptureSource
         var options = self.options
-        if let replay {
-            source = try ReplaySource(path: replay, speed: fast ? nil : 1)
-        } else {
-            let path = try device.map { try InputDevices.resolve($0) } ?? RecordCommand.onlyPressureDevice(command: Self.spec.name)
-            source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
-            options.keyCodes = keys.handling
-        }
+        let source = try capture.openSource(&options)
         guard let axis = source.device.contactPressureAxis else {
             source.close()
             throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: there is nothing to calibrate",
@@ -100,7 +76,7 @@ struct CalibrateCommand: Subcommand {
         }
         let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials)
         let stop = try StopSignal()
-        let recorder = try Recorder(source: calibration, path: output, name: name, options: options, replace: force)
+        let recorder = try Recorder(source: calibration, path: output, name: name, options: options, replace: capture.force)
         let terminal = !quiet && isatty(STDERR_FILENO) == 1
         let bar = ProgressLine(enabled: terminal)
         let marks = Self.referenceMarks(calibrationProtocol, axis: axis)

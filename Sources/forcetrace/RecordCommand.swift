@@ -2,31 +2,6 @@ import ForceTrace
 import Foundation
 import HDF5
 
-/// `--show-keycodes` and `--allow-keyboard`, shared by `record` and `calibrate`.
-struct KeyOptions {
-    let handling: KeyCodeHandling
-    let allowKeyboard: Bool
-
-    init(_ arguments: ParsedArguments, replay: Bool) throws {
-        handling = arguments.flag("show-keycodes") ? .asIs : .obfuscated
-        allowKeyboard = arguments.flag("allow-keyboard")
-        if replay, handling == .asIs || allowKeyboard {
-            throw ParseError.conflict("'\(allowKeyboard ? "--allow-keyboard" : "--show-keycodes")' applies to a live DEVICE; '--replay' keeps its recording's key codes as they are")
-        }
-    }
-
-    /// Opens `path` for capture under the keyboard rules: refuses a keyboard
-    /// without --allow-keyboard, warns before the first event when the device
-    /// has keys, and obfuscates common keys unless --show-keycodes.
-    func openLiveSource(path: String, grab: Bool, command: String) throws -> any CaptureSource {
-        let live = try LiveDeviceSource(path: path, grab: grab) { description in
-            try KeyboardPolicy.check(description, path: path, allowKeyboard: allowKeyboard, command: command)
-        }
-        if let warning = KeyboardPolicy.warning(live.device, path: path, handling: handling) { printError(warning) }
-        return handling == .obfuscated && live.device.hasCommonKeys ? KeyObfuscatingSource(live) : live
-    }
-}
-
 /// Exit status of `record` when the device disappeared mid-recording: the
 /// file is closed and complete, but the capture did not end as asked.
 enum RecordExitStatus {
@@ -90,61 +65,29 @@ struct RecordCommand: Subcommand {
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
         ])
 
-    let device: String?
-    let output: String
+    let capture: CaptureOptions
     let options: RecorderOptions
-    let grab: Bool
     let name: String?
     let quiet: Bool
-    let replay: String?
-    let description: String?
-    let speed: Double?
-    let force: Bool
-    let keys: KeyOptions
+    var output: String { capture.output }
 
     init(_ arguments: ParsedArguments) throws {
-        device = arguments.positional("DEVICE")
-        guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
-        self.output = output
+        capture = try CaptureOptions(arguments, command: Self.spec.name, takesPacing: true)
         var options = RecorderOptions()
         if let seconds = try arguments.double("duration", in: 0.001...1e9) { options.durationNs = Int64(seconds * 1e9) }
         if let events = try arguments.int("max-events", in: 1...Int.max) { options.maxEvents = Int64(events) }
-        if let milliseconds = try arguments.int("flush-ms", in: 1...1000) { options.flushIntervalNs = Int64(milliseconds) * 1_000_000 }
         options.compression = try Compression(deflateLevel: arguments.int("compression", in: 0...9) ?? 4)
         options.label = arguments.string("label")
         self.options = options
-        grab = arguments.flag("grab")
         name = arguments.string("name")
         quiet = arguments.flag("quiet")
-        force = arguments.flag("force")
-        replay = arguments.string("replay")
-        description = arguments.string("desc")
-        if replay == nil, description != nil { throw ParseError.conflict("'--desc' needs '--replay RECORDING'") }
-        let fast = arguments.flag("fast")
-        let scale = try arguments.double("speed", in: 0.001...1e6)
-        if replay == nil, fast || scale != nil {
-            throw ParseError.conflict("'\(fast ? "--fast" : "--speed")' needs '--replay RECORDING'")
-        }
-        if fast, scale != nil { throw ParseError.conflict("'--speed' and '--fast' cannot be combined") }
-        if replay != nil, let device { throw ParseError.conflict("give either DEVICE ('\(device)') or '--replay', not both") }
-        if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
-        keys = try KeyOptions(arguments, replay: replay != nil)
-        speed = fast ? nil : (scale ?? 1)
     }
 
     func run() throws -> Int32 {
-        try Self.checkOutput(output, force: force, inputs: replay.map { [$0] } ?? [])
-        let source: any CaptureSource
         var options = self.options
-        if let replay {
-            source = try ReplaySource(path: replay, options: DecodeOptions(descriptionPath: description), speed: speed)
-        } else {
-            let path = try device.map { try InputDevices.resolve($0) } ?? Self.onlyPressureDevice(command: Self.spec.name)
-            source = try keys.openLiveSource(path: path, grab: grab, command: Self.spec.name)
-            options.keyCodes = keys.handling
-        }
+        let source = try capture.openSource(&options)
         let stop = try StopSignal()
-        let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: force)
+        let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: capture.force)
         let statusLine = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         if !quiet && isatty(STDERR_FILENO) == 1 {
             printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
@@ -168,7 +111,7 @@ struct RecordCommand: Subcommand {
         case .sessionComplete: why = "every trial done"
         }
         if let replayed = source as? ReplaySource, replayed.skippedRecordings > 0 {
-            printError("warning: \(replay ?? ""): holds more than one recording; only the first was replayed ('forcetrace import' takes them all)")
+            printError("warning: \(capture.replay ?? ""): holds more than one recording; only the first was replayed ('forcetrace import' takes them all)")
         }
         print(String(format: "%@: /recordings/%@: %.3f s, %lld events, %lld frames, %lld contacts, %d resyncs (%@)",
                      output, summary.name, Double(result.elapsedNs) / 1e9, summary.events, summary.frames,
@@ -184,30 +127,6 @@ struct RecordCommand: Subcommand {
             return RecordExitStatus.deviceRemoved
         }
         return ExitStatus.success
-    }
-
-    /// The output is created beside its path and moved there once it is a
-    /// valid trace, so refuse to clobber by accident, refuse an input as the
-    /// output, and with --force refuse a file another process holds.
-    static func checkOutput(_ output: String, force: Bool, inputs: [String] = []) throws {
-        try OutputPath.check(output, replace: force, inputs: inputs)
-        if force { try OutputPath.refuseIfHeld(output) }
-    }
-
-    /// Without DEVICE: the single device whose contacts have pressure.
-    static func onlyPressureDevice(command: String) throws -> String {
-        let entries = try InputDevices.list()
-        let capable = entries.filter { $0.description?.forceCapability == .available }
-        if capable.count == 1 { return capable[0].path }
-        let unreadable = entries.filter { $0.error != nil }.count
-        if capable.isEmpty {
-            throw DeviceError(path: InputDevices.defaultDirectory, "no device with per-contact pressure found"
-                              + (unreadable > 0 ? " (\(unreadable) could not be opened)" : ""),
-                              hint: "name the device: 'forcetrace \(command) DEVICE -o FILE.h5'; 'forcetrace devices' lists them")
-        }
-        throw DeviceError(path: InputDevices.defaultDirectory,
-                          "\(capable.count) devices have pressure: " + capable.map { "\($0.path) (\($0.description!.name))" }.joined(separator: ", "),
-                          hint: "name the one to use: 'forcetrace \(command) DEVICE -o FILE.h5'")
     }
 
     static func statusText(_ status: RecorderStatus) -> String {

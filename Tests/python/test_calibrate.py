@@ -77,6 +77,31 @@ def test_calibrate_usage_errors(forcetrace, tmp_path):
     assert result.returncode == 2 and "expected one of app, touchpad, pen" in result.stderr
 
 
+@pytest.mark.parametrize("arguments, message", [
+    (["--fast"], "Error: '--fast' needs '--replay RECORDING'"),
+    (["/dev/input/event3", "--replay", "x.evemu"], "Error: give either DEVICE ('/dev/input/event3') or '--replay', not both"),
+    (["--replay", "x.evemu", "--grab"], "Error: '--grab' needs a live DEVICE, not '--replay'"),
+    (["--replay", "x.evemu", "--show-keycodes"],
+     "Error: '--show-keycodes' applies to a live DEVICE; '--replay' keeps its recording's key codes as they are"),
+    (["/dev/input/event3", "--flush-ms", "0"], "Error: Invalid value '0' for '--flush-ms': expected an integer from 1 to 1000"),
+    (["--replay", "x.evemu", "--speed", "2"], "Error: Unknown option '--speed'"),
+])
+def test_calibrate_shares_records_capture_rules(forcetrace, tmp_path, arguments, message):
+    result = run(forcetrace, "calibrate", "--protocol", "app", *arguments, "-o", tmp_path / "x.h5", check=False)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0] == message
+    assert not (tmp_path / "x.h5").exists()
+
+
+def test_calibrate_refuses_an_existing_output_without_force(forcetrace, tmp_path):
+    output = tmp_path / "x.h5"
+    output.write_bytes(b"keep me")
+    result = run(forcetrace, "calibrate", "--protocol", "touchpad", "--replay", SAMPLES / "calibration" / "touchpad.evemu",
+                 "--fast", "-o", output, check=False)
+    assert result.returncode == 1 and str(output) in result.stderr
+    assert output.read_bytes() == b"keep me"
+
+
 def test_suggest_without_labels_says_what_to_do(forcetrace, tmp_path):
     run(forcetrace, "record", "--replay", SAMPLES / "touchscreen-mixed.evemu", "--fast", "-o", tmp_path / "r.h5")
     result = run(forcetrace, "suggest", tmp_path / "r.h5", check=False)

@@ -80,7 +80,7 @@ public struct CalibrationSession: Sendable {
 /// Runs a calibration session on the events a capture source delivers, on
 /// their way to the recorder: the file gets every event, and the session
 /// ends the capture once it has every trial.
-public final class CalibrationSource: CaptureSource {
+public final class CalibrationSource: WrappingCaptureSource {
     public let inner: any CaptureSource
     public private(set) var session: CalibrationSession
     private var updates: [SessionUpdate] = []
@@ -91,14 +91,6 @@ public final class CalibrationSource: CaptureSource {
         session = CalibrationSession(protocol: calibrationProtocol, trials: trials, device: inner.device)
         for event in inner.initialEvents { _ = session.feed(event) }
     }
-
-    public var device: DeviceDescription { inner.device }
-    public var clock: RecordingClock { inner.clock }
-    public var t0Ns: Int64 { inner.t0Ns }
-    public var sourceName: RecordingSource { inner.sourceName }
-    public var defaultRecordingName: String { inner.defaultRecordingName }
-    public var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { inner.synDroppedPolicy }
-    public var initialEvents: [InputEvent] { inner.initialEvents }
 
     /// What happened since the last call.
     public func takeUpdates() -> [SessionUpdate] {
@@ -129,6 +121,4 @@ public final class CalibrationSource: CaptureSource {
         if let end { ended = end }
         return (taken, end)
     }
-
-    public func close() { inner.close() }
 }

@@ -39,6 +39,23 @@ public protocol CaptureSource: AnyObject {
     func close()
 }
 
+/// A source that changes or watches another's events and is otherwise that
+/// source: device, clock, origin, names and close are forwarded to `inner`.
+public protocol WrappingCaptureSource: CaptureSource {
+    var inner: any CaptureSource { get }
+}
+
+extension WrappingCaptureSource {
+    public var device: DeviceDescription { inner.device }
+    public var clock: RecordingClock { inner.clock }
+    public var t0Ns: Int64 { inner.t0Ns }
+    public var sourceName: RecordingSource { inner.sourceName }
+    public var defaultRecordingName: String { inner.defaultRecordingName }
+    public var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { inner.synDroppedPolicy }
+    public var initialEvents: [InputEvent] { inner.initialEvents }
+    public func close() { inner.close() }
+}
+
 /// A live /dev/input/event* device read through libevdev.
 ///
 /// A reader thread drains the device from the moment it is opened, so

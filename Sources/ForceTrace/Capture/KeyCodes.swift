@@ -125,7 +125,7 @@ public enum KeyboardPolicy {
 /// (`KeyboardKeys.obfuscate(frame:)`) before the recorder sees them. It holds
 /// back the events of a frame until its SYN_REPORT, because MSC_SCAN comes
 /// before the key it belongs to.
-public final class KeyObfuscatingSource: CaptureSource {
+public final class KeyObfuscatingSource: WrappingCaptureSource {
     public let inner: any CaptureSource
     public let initialEvents: [InputEvent]
     private var frame: [InputEvent] = []
@@ -138,13 +138,6 @@ public final class KeyObfuscatingSource: CaptureSource {
         KeyboardKeys.obfuscate(frame: &initial)
         initialEvents = initial
     }
-
-    public var device: DeviceDescription { inner.device }
-    public var clock: RecordingClock { inner.clock }
-    public var t0Ns: Int64 { inner.t0Ns }
-    public var sourceName: RecordingSource { inner.sourceName }
-    public var defaultRecordingName: String { inner.defaultRecordingName }
-    public var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { inner.synDroppedPolicy }
 
     private func flushFrame() {
         KeyboardKeys.obfuscate(frame: &frame)
@@ -176,8 +169,6 @@ public final class KeyObfuscatingSource: CaptureSource {
         ready.removeFirst(count)
         return (items, ready.isEmpty ? ended : nil)
     }
-
-    public func close() { inner.close() }
 }
 
 /// Common key presses in a recording, for the warning on imports.

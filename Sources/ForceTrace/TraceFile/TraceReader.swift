@@ -120,7 +120,7 @@ public final class TraceRecording {
         let fileSize = stat(filePath, &info) == 0 ? UInt64(info.st_size) : 0
         try TraceValidation.checkExtents(group, fileSize: fileSize, file: filePath, recording: name)
         typealias A = RecordingAttribute
-        func string(_ name: String) throws -> String? { try group.attribute(name)?.stringValue }
+        func string(_ name: String) throws -> String? { try group.attribute(name).flatMap(\.stringValue) }
         source = RecordingSource(try string(A.source) ?? "")
         clock = RecordingClock(rawValue: try string(A.clock) ?? "") ?? .relative
         t0Ns = try TraceValidation.integerAttribute(group, A.t0Ns, file: filePath, recording: name) ?? 0
