@@ -30,6 +30,7 @@ struct ReportCommand: Subcommand {
             .value("smooth", "ema:A", "Find crossings on an exponential moving average (0 < A ≤ 1)."),
             .value("tolerance", "T[mm]", "x/y change still counted as stationary: device units, or mm (default 0)."),
             .value("k", "N", "Points per contact on the duration-normalized curve grid (default 64)."),
+            .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
             .flag("merge", "Read --save files (FILE.h5 are parts) and print their merged report, as report over all their inputs with --contacts 0."),
         ])
 
@@ -41,6 +42,7 @@ struct ReportCommand: Subcommand {
     let contactLimit: Int?
     let options: AnalysisOptions
     let merge: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         inputs = arguments.positionalList("FILE.h5")
@@ -53,6 +55,7 @@ struct ReportCommand: Subcommand {
         save = arguments.string("save")
         html = arguments.string("html")
         force = arguments.flag("force")
+        quiet = arguments.flag("quiet")
         if let text = arguments.string("contacts") {
             if text == "all" {
                 contactLimit = nil
@@ -156,7 +159,7 @@ struct ReportCommand: Subcommand {
             // Also a hard link or bind mount of an input; and before the analysis, not after.
             try OutputPath.check(output, replace: force, inputs: files)
         }
-        let progress = ProgressLine()
+        let progress = ProgressLine(quiet: quiet)
         let analyses = try analyseInParallel(files, options: options, progress: progress)
         progress.clear()
         let report = PressureReport(options: options, files: analyses)
@@ -206,20 +209,21 @@ struct ReportCommand: Subcommand {
 
     /// Analyses every file, up to one per core at a time; the first error wins.
     func analyseInParallel(_ files: [String], options: AnalysisOptions, progress: ProgressLine) throws -> [FileAnalysis] {
-        let state = ParallelState(count: files.count, progress: progress)
+        let state = ParallelState(files: files, progress: progress)
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             do {
                 let reader = try TraceReader(path: files[index])
                 if reader.markedOpenByWriter { warnMarkedOpen(files[index]) }
+                let opened = try reader.recordingNames.map { try reader.recording($0) }
+                state.start(index, samples: try opened.reduce(0) { $0 + (try $1.rowCount(.samples)) })
                 var recordings: [RecordingAnalysis] = []
-                for name in reader.recordingNames {
-                    let recording = try reader.recording(name)
-                    recordings.append(try PressureAnalyzer.analyze(recording, options: options) { done, rows in
-                        state.progress("\(files[index]): \(name): \(done)/\(rows) samples")
+                for recording in opened {
+                    recordings.append(try PressureAnalyzer.analyze(recording, options: options) { done, _ in
+                        state.progress(index, samplesInRecording: done)
                     })
+                    state.recordingDone(index)
                 }
                 state.finish(index, .success(FileAnalysis(file: files[index], recordings: recordings)))
-                state.progress("\(state.finishedCount)/\(files.count) files analysed")
             } catch {
                 state.finish(index, .failure(error))
             }
@@ -240,28 +244,51 @@ private final class JSONStandardOutput {
     }
 }
 
-/// Results of the parallel analysis, behind a lock.
+/// Results of the parallel analysis, and the samples done, behind a lock.
 private final class ParallelState: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Result<FileAnalysis, any Error>?]
-    private(set) var finishedCount = 0
+    private let label: String
+    /// Per file: its samples (once opened), those of its finished
+    /// recordings, and those of the recording being analysed.
+    private var totals: [Int?], finished: [Int], current: [Int]
 
     private let line: ProgressLine
 
-    init(count: Int, progress: ProgressLine) {
-        slots = Array(repeating: nil, count: count)
+    init(files: [String], progress: ProgressLine) {
+        slots = Array(repeating: nil, count: files.count)
+        label = files.count == 1 ? "analysing \(files[0])" : "analysing \(files.count) files"
+        totals = Array(repeating: nil, count: files.count)
+        finished = Array(repeating: 0, count: files.count)
+        current = finished
         line = progress
+    }
+
+    func start(_ index: Int, samples: Int) {
+        lock.withLock { totals[index] = samples }
+    }
+
+    func recordingDone(_ index: Int) {
+        lock.withLock { finished[index] += current[index]; current[index] = 0 }
     }
 
     func finish(_ index: Int, _ result: Result<FileAnalysis, any Error>) {
         lock.lock(); defer { lock.unlock() }
         slots[index] = result
-        finishedCount += 1
     }
 
-    func progress(_ text: @autoclosure () -> String) {
+    /// Samples done over every file; the time left from each file's share
+    /// done (a file not yet opened counts as none done).
+    func progress(_ index: Int, samplesInRecording done: Int) {
+        guard line.isEnabled else { return }
         lock.lock(); defer { lock.unlock() }
-        line.update(text())
+        current[index] = done
+        let shares = totals.indices.map { file -> Double in
+            guard let total = totals[file], total > 0 else { return totals[file] == 0 ? 1 : 0 }
+            return min(1, Double(finished[file] + current[file]) / Double(total))
+        }
+        let done = zip(finished, current).reduce(0) { $0 + $1.0 + $1.1 }
+        line.count(label, done: Int64(done), unit: "samples", fraction: shares.reduce(0, +) / Double(shares.count))
     }
 
     var results: [Result<FileAnalysis, any Error>?] {

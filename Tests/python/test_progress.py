@@ -1,5 +1,5 @@
 """Progress lines: on a terminal, import, simulate, export and record --replay
-show the events done, their rate and the time left on one updating stderr line
+show the events done (report: the samples analysed), their rate and the time left on one updating stderr line
 (ProgressLine); with --quiet, or off a terminal, they print nothing there.
 The terminal is a real pseudo-terminal (pty), as a user's shell gives."""
 import os
@@ -51,16 +51,20 @@ def recording(forcetrace, tmp_path_factory):
     run(forcetrace, "simulate", "--seed", "5", "--presses", PRESSES, "-o", path)
     trace = directory / "big.h5"
     run(forcetrace, "import", path, "-o", trace)
-    return path, trace
+    # Eight copies: report analyses about 0.5 M samples, well over 0.2 s.
+    many = directory / "many.h5"
+    run(forcetrace, "import", *[trace] * 8, "-o", many)
+    return path, trace, many
 
 
 def commands(forcetrace, recording, tmp_path):
-    path, trace = recording
+    path, trace, many = recording
     return {
         "import": [forcetrace, "import", str(path), "-o", str(tmp_path / "i.h5")],
         "simulate": [forcetrace, "simulate", "--seed", "5", "--presses", PRESSES, "-o", str(tmp_path / "s.evemu")],
         "export": [forcetrace, "export", str(trace), "--format", "evemu", "-o", str(tmp_path / "e.evemu")],
         "record --replay": [forcetrace, "record", "--replay", str(path), "--fast", "-o", str(tmp_path / "r.h5")],
+        "report": [forcetrace, "report", str(many), "--contacts", "0"],
     }
 
 
@@ -71,6 +75,8 @@ LINE = {
     "export": r"exporting \S+: [\d.]+ (M |k )?events, [\d.]+ (M |k )?events/s, (\d+ min )?\d+ s left",
     # The recorder's status line, with the replay's time left.
     "record --replay": r"\d+ events\s+\d+ ev/s .*\d+ s left",
+    # Over all the file's recordings: "analysing many.h5: 204 k samples, 672 k samples/s, 1 s left"
+    "report": r"analysing \S*many\.h5: [\d.]+ (M |k )?samples, [\d.]+ (M |k )?samples/s, (\d+ min )?\d+ s left",
 }
 
 
