@@ -214,6 +214,37 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(streamed, report.jsonBytes())
     }
 
+    /// Integers at every digit count and both ends, and keys and strings of
+    /// every length around the 8-byte copies, are written as Swift prints them.
+    func testIntegersKeysAndStringsAtEveryLength() {
+        var values: [Int64] = [0, 9, -9, Int64.max, Int64.min, Int64.min + 1]
+        var power: Int64 = 10
+        for _ in 1...18 {
+            values += [power - 1, power, power + 1, -power, -(power - 1)]
+            power = power.multipliedReportingOverflow(by: 10).partialValue
+        }
+        var out = JSONWriter(capacity: 16)
+        out.beginArray(flat: true)
+        for value in values { out.int(value) }
+        out.endArray()
+        XCTAssertEqual(String(decoding: out.finish(), as: UTF8.self), "[" + values.map(String.init).joined(separator: ", ") + "]\n")
+        // Keys are StaticStrings: one literal per length, 1 to 26 bytes.
+        let keys: [StaticString] = ["a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "abcdefghi",
+                                    "abcdefghij", "abcdefghijk", "abcdefghijkl", "abcdefghijklm", "abcdefghijklmn",
+                                    "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnopqr",
+                                    "abcdefghijklmnopqrs", "abcdefghijklmnopqrst", "abcdefghijklmnopqrstu",
+                                    "abcdefghijklmnopqrstuv", "abcdefghijklmnopqrstuvw", "abcdefghijklmnopqrstuvwx",
+                                    "abcdefghijklmnopqrstuvwxy", "abcdefghijklmnopqrstuvwxyz"]
+        var object = JSONWriter(capacity: 16)
+        object.beginObject()
+        for (index, key) in keys.enumerated() { object.key(key); object.string(String(repeating: "é", count: index) + "x") }
+        object.endObject()
+        let expected = keys.enumerated().map { index, key in
+            "  \"\(key)\": \"" + String(repeating: "é", count: index) + "x\""
+        }.joined(separator: ",\n")
+        XCTAssertEqual(String(decoding: object.finish(), as: UTF8.self), "{\n" + expected + "\n}\n")
+    }
+
     /// Seconds written from nanoseconds parse to exactly Double(ns) / 1e9.
     func testSecondsAreExact() throws {
         let values: [Int64] = [0, 1, 10, 999_999_999, 1_000_000_000, 1_500_000_000, 123_456_789_012, -2_000_000_001, 7_000_000_000_000_000]
