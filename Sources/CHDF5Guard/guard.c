@@ -85,3 +85,29 @@ int CHDF5Guard_Aread(int64_t attribute, int64_t memory_type, void *buffer, const
     struct attribute_read arguments = {attribute, memory_type, buffer};
     return guarded(attribute_read, &arguments, exit_message);
 }
+
+struct attribute_names {
+    hid_t object;
+    void (*name_found)(const char *, void *);
+    void *context;
+};
+
+static herr_t attribute_name(hid_t location, const char *name, const H5A_info_t *info, void *arguments) {
+    (void)location;
+    (void)info;
+    struct attribute_names *a = arguments;
+    a->name_found(name, a->context);
+    return 0;
+}
+
+static herr_t attribute_names(void *arguments) {
+    struct attribute_names *a = arguments;
+    hsize_t index = 0;
+    return H5Aiterate2(a->object, H5_INDEX_NAME, H5_ITER_INC, &index, attribute_name, a);
+}
+
+int CHDF5Guard_Anames(int64_t object, void (*name_found)(const char *name, void *context), void *context,
+                      const char *exit_message) {
+    struct attribute_names arguments = {object, name_found, context};
+    return guarded(attribute_names, &arguments, exit_message);
+}

@@ -202,13 +202,23 @@ func readAttribute(on object: hid_t, _ name: String, context: String) throws -> 
 
 func listAttributes(on object: hid_t, context: String) throws -> [String] {
     var names: [String] = []
-    var index: hsize_t = 0
-    try withUnsafeMutablePointer(to: &names) { pointer in
-        try checkStatus(H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &index, { _, name, _, data in
-            guard let name, let data else { return 0 }
-            data.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name))
-            return 0
-        }, pointer), "H5Aiterate2", context)
+    let fault = HDF5Error(function: "H5Aiterate2", context: context, stack: ["its list of attributes is damaged"])
+    let status = withUnsafeMutablePointer(to: &names) { pointer in
+        guardedRead(fault) {
+            CHDF5Guard_Anames(object, { name, data in
+                guard let name, let data else { return }
+                data.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name))
+            }, pointer, $0)
+        }
+    }
+    if status == -2 { throw fault }
+    // A list HDF5 could not decode also faults later, when HDF5 frees that
+    // object header as the file closes (a flipped byte did): no HDF5 call
+    // may follow, as after a fault.
+    if status < 0 {
+        let error = HDF5Error.capture("H5Aiterate2", context)
+        hdf5Poisoned = true
+        throw error
     }
     return names
 }

@@ -245,6 +245,28 @@ func datasetChunkRows(_ id: hid_t) -> Int? {
     return Int(clamping: chunk)
 }
 
+/// A dataset creation property list: chunks of `chunkRows` rows, and
+/// shuffle and deflate as `compression` says. Close it with `H5Pclose`.
+func chunkedCreationList(chunkRows: Int, compression: Compression, _ where_: String) throws -> hid_t {
+    let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
+    var done = false
+    defer { if !done { H5Pclose(dcpl) } }
+    var chunk = hsize_t(chunkRows)
+    try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
+    if compression.deflateLevel > 0 {
+        guard H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 else {
+            throw HDF5Error(function: "H5Zfilter_avail", context: where_,
+                            stack: ["this HDF5 library has no deflate filter; use compression level 0"])
+        }
+        if compression.shuffle {
+            try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_)
+        }
+        try checkStatus(H5Pset_deflate(dcpl, UInt32(compression.deflateLevel)), "H5Pset_deflate", where_)
+    }
+    done = true
+    return dcpl
+}
+
 extension Group {
     /// Creates an empty extendible column, chunked by `chunkRows` and
     /// compressed with `compression`.
@@ -263,20 +285,8 @@ extension Group {
             var maximum = CHDF5_S_UNLIMITED()
             let space = try checkID(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where_)
             defer { H5Sclose(space) }
-            let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
+            let dcpl = try chunkedCreationList(chunkRows: chunkRows, compression: compression, where_)
             defer { H5Pclose(dcpl) }
-            var chunk = hsize_t(chunkRows)
-            try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
-            if compression.deflateLevel > 0 {
-                guard H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 else {
-                    throw HDF5Error(function: "H5Zfilter_avail", context: where_,
-                                    stack: ["this HDF5 library has no deflate filter; use compression level 0"])
-                }
-                if compression.shuffle {
-                    try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_)
-                }
-                try checkStatus(H5Pset_deflate(dcpl, UInt32(compression.deflateLevel)), "H5Pset_deflate", where_)
-            }
             let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
                                             CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
             return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: 0,

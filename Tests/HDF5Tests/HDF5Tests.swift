@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import CHDF5
 @testable import HDF5
 
 final class HDF5Tests: XCTestCase {
@@ -62,6 +63,50 @@ final class HDF5Tests: XCTestCase {
         flag.lock.withLock { flag.done = true }
         while !flusher.isFinished { usleep(1000) }
         try file.close()
+    }
+
+    /// copyValues: shuffle+deflate and unfiltered chunks go across as stored
+    /// (same bytes, same chunking), a chunk never written comes back as the
+    /// fill value, and an empty column stays empty.
+    func testCopyValuesKeepsStoredChunksAndValues() throws {
+        let source = try File.create(path("copy-source.h5"))
+        let values = (0..<10).map { Int32($0 * 1_000 - 3_000) }
+        for (name, compression) in [("deflated", Compression.standard), ("plain", Compression.none)] {
+            let column: Column<Int32> = try source.root.createColumn(name, chunkRows: 4, compression: compression)
+            try column.append(contentsOf: values)
+            try column.close()
+        }
+        let empty: Column<Int64> = try source.root.createColumn("empty", chunkRows: 8)
+        try empty.close()
+        // Rows 4..<12 grown but never written: chunk 1 is not stored.
+        let sparse: Column<Int16> = try source.root.createColumn("sparse", chunkRows: 4)
+        try sparse.append(contentsOf: [7, 8, 9, 10])
+        try sparse.close()
+        let root = try source.root
+        try withHDF5 {
+            let id = H5Dopen2(try root.handle.validID("/"), "sparse", CHDF5_P_DEFAULT())
+            defer { H5Dclose(id) }
+            var rows: hsize_t = 12
+            XCTAssertGreaterThanOrEqual(id, 0, "H5Dopen2")
+            XCTAssertGreaterThanOrEqual(H5Dset_extent(id, &rows), 0)
+        }
+        try source.flush()
+        let copy = try File.create(path("copy-target.h5"))
+        for name in ["deflated", "plain", "empty", "sparse"] {
+            try source.root.copyValues(name, to: copy.root, chunkRows: 16, compression: .standard)
+        }
+        try copy.close()
+        let reopened = try File.open(path("copy-target.h5"))
+        for name in ["deflated", "plain"] {
+            let column: Column<Int32> = try reopened.root.openColumn(name)
+            XCTAssertEqual(try column.readAll(), values, name)
+            XCTAssertEqual(try reopened.root.storage(of: name).chunkRows, 4, "\(name): the source's chunking")
+            XCTAssertEqual(try reopened.root.storage(of: name).storedBytes, try source.root.storage(of: name).storedBytes, name)
+        }
+        XCTAssertEqual(try (reopened.root.openColumn("empty") as Column<Int64>).readAll(), [])
+        XCTAssertEqual(try (reopened.root.openColumn("sparse") as Column<Int16>).readAll(), [7, 8, 9, 10, 0, 0, 0, 0, 0, 0, 0, 0])
+        try reopened.close()
+        try source.close()
     }
 
     func testEveryScalarTypeRoundTrips() throws {

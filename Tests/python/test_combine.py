@@ -371,6 +371,37 @@ def test_byte_flips_in_a_trace_input(forcetrace, tmp_path):
     assert problems == [], problems[:10]
 
 
+# Flipped bytes of the small trace that crashed `import` inside libhdf5:
+# listing a damaged attribute list (H5Aiterate2, segfault), H5Ocopy of a
+# column (segfaults, a double free in H5D__chunk_copy), and closing a source
+# whose attribute list failed to decode (116057, after the copy stopped using
+# H5Ocopy). Found by sweeping 2 800 more offsets past the 150 above; pinned
+# here, and they keep their meaning while the small trace's layout stays as it is.
+CRASHED_IMPORT = [7680, 14178, 48930, 49634, 116057]
+
+
+@pytest.mark.parametrize("offset", CRASHED_IMPORT)
+def test_flips_that_crashed_the_copy(forcetrace, tmp_path, offset):
+    from test_byte_flips import small_trace_metadata
+    data, metadata = small_trace_metadata(forcetrace, tmp_path)
+    assert offset in metadata
+    damaged = bytearray(data)
+    damaged[offset] ^= 0xFF
+    path, out = tmp_path / "flipped.h5", tmp_path / "out.h5"
+    path.write_bytes(bytes(damaged))
+    result = subprocess.run([forcetrace, "import", path, "-o", out], capture_output=True, text=True, timeout=60)
+    assert result.returncode in (0, 1), result.stderr[-2000:]
+    if result.returncode == 1:
+        assert result.stderr.startswith(f"Error: {path}: ") and not out.exists(), result.stderr
+    else:
+        assert run(forcetrace, "info", out, check=False).returncode in (0, 1)
+        with h5py.File(out, "r") as copied, h5py.File(path, "r") as source:
+            name = next(iter(source["recordings"]))
+            for table in ("events", "samples", "contacts"):
+                for column in source["recordings"][name][table]:
+                    assert np.array_equal(copied["recordings"][name][table][column][:], source["recordings"][name][table][column][:])
+
+
 def test_killed_recorders_file_is_copied_up_to_its_last_flush(forcetrace, traces, tmp_path):
     from test_record import RECORDING, start_paced_replay, wait_for_file
     samples, _ = traces

@@ -27,4 +27,10 @@ int CHDF5Guard_Dread(int64_t dataset, int64_t memory_type, int64_t memory_space,
 // global heap (found by forcetrace's byte-flip test, Tests/python/test_byte_flips.py).
 int CHDF5Guard_Aread(int64_t attribute, int64_t memory_type, void *buffer, const char *exit_message);
 
+// H5Aiterate2 by name, calling name_found(name, context) for each attribute:
+// a damaged attribute list faults inside HDF5 while it lists the names
+// (found by importing byte-flipped trace files, which lists them to copy).
+int CHDF5Guard_Anames(int64_t object, void (*name_found)(const char *name, void *context), void *context,
+                      const char *exit_message);
+
 #endif

@@ -3,8 +3,8 @@ import HDF5
 
 /// Recordings copied from one trace file into another (`forcetrace import
 /// TRACE.h5 ...`). Each recording is first read whole, block by block,
-/// through the reader's validation, then its group is copied with H5Ocopy:
-/// every table, attribute, label column and unit comes across as it is,
+/// through the reader's validation, then its group is copied table by table,
+/// column by column: every table, attribute, label column and unit comes across as it is,
 /// including what this forcetrace does not know (docs/ARCHITECTURE.md,
 /// "Combining trace files", says why not decode and re-encode).
 public enum TraceCopy {
@@ -56,7 +56,8 @@ extension TraceWriter {
         var copied: [TraceCopy.Copied] = []
         for item in checked {
             let target = uniqueName(name ?? item.name)
-            try Self.copyGroup(try reader.recordings.openGroup(item.name), to: try recordings.createGroup(target))
+            try Self.copyGroup(try reader.recordings.openGroup(item.name), to: try recordings.createGroup(target),
+                               chunkRows: options.chunkRows, compression: options.compression)
             try Self.attachScales(in: try recordings.openGroup(target))
             var summary = item.summary
             summary.name = target
@@ -73,15 +74,6 @@ extension TraceWriter {
     /// copy gets its scales anew (`TraceSchema.attachDimensionScales`).
     static let scaleAttributes: Set<String> = ["DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME", "_Netcdf4Dimid"]
 
-    /// Copies a recording group: every attribute read and written one by
-    /// one, each table's datasets with H5Ocopy of their data only. Not one
-    /// H5Ocopy of the whole group, for two reasons: HDF5 before 1.14.4
-    /// crashes copying a variable-length string attribute kept in dense
-    /// storage (HDF5 issue 2414), which is where a newest-format file (the
-    /// recorder's, calibrate's) keeps a recording's dozen attributes; and
-    /// H5Ocopy converts every attribute, the scales' references included,
-    /// outside the guard that makes damaged attributes an error, not a crash.
-    /// The dimension scales themselves are not copied but made again.
     /// Each table's dimension scale, attached to every column of it: the
     /// schema's, and the others of as many rows (a calibration's `peak`).
     static func attachScales(in group: Group) throws {
@@ -97,35 +89,82 @@ extension TraceWriter {
         }
     }
 
-    static func copyGroup(_ source: Group, to destination: Group) throws {
-        for attribute in try source.attributeNames() {
-            if let value = try source.attribute(attribute) { try destination.setAttribute(attribute, value) }
+    /// Copies a recording group: every attribute listed, read and written
+    /// one by one under the fault guard, each column's values with
+    /// `Group.copyValues` (chunks as stored), never `H5Ocopy` of a known
+    /// table: HDF5 before 1.14.4 crashes copying a variable-length string
+    /// attribute kept in dense storage (HDF5 issue 2414), which is where a
+    /// newest-format file (the recorder's, calibrate's) keeps a recording's
+    /// dozen attributes; H5Ocopy converts every attribute, the scales'
+    /// references included, outside the guard; and it copies a column's
+    /// object header and chunk index as stored, which crashed inside HDF5
+    /// on damaged ones. The dimension scales are not copied but made again.
+    /// `chunkRows` and `compression` apply to columns that are re-encoded.
+    static func copyGroup(_ source: Group, to destination: Group, chunkRows: Int, compression: Compression) throws {
+        let plan = try CopyPlan(source)
+        for (name, value) in plan.attributes { try destination.setAttribute(name, value) }
+        for name in plan.unknownTables {
+            // Something a newer forcetrace added: copied whole, as it is.
+            try source.copy(name, to: destination)
         }
-        for tableName in try source.memberNames() {
-            guard let known = TraceSchema.Table(rawValue: tableName) else {
-                // Something a newer forcetrace added: copied whole, as it is.
-                try source.copy(tableName, to: destination)
-                continue
+        for table in plan.tables {
+            let from = try source.openGroup(table.name)
+            let copy = try destination.createGroup(table.name)
+            for (name, value) in table.attributes { try copy.setAttribute(name, value) }
+            for column in table.columns {
+                try from.copyValues(column.name, to: copy, chunkRows: chunkRows, compression: compression)
+                if let described = column.schema { try copy.describe(described) }
+                for (name, value) in column.attributes { try copy.setAttribute(name, value, onMember: column.name) }
             }
-            let table = try source.openGroup(tableName)
-            let copy = try destination.createGroup(tableName)
-            for attribute in try table.attributeNames() {
-                if let value = try table.attribute(attribute) { try copy.setAttribute(attribute, value) }
-            }
-            let schema = known.columns + (known == .labels ? TraceSchema.Labels.calibrationOnly : [])
-            for column in try table.memberNames() where column != known.dimension {
-                try table.copy(column, to: copy, attributes: false)
-                // The schema's own columns get its units and long_name (files from before
-                // them gain them) rather than the source's; the rest is copied.
-                var skipped = scaleAttributes
-                if let described = schema.first(where: { $0.name == column }) {
-                    try copy.describe(described)
-                    skipped.formUnion(["units", "long_name"])
+        }
+    }
+
+    /// Everything of a recording group that is copied by value, read before
+    /// anything is written: a damaged attribute list then fails the copy
+    /// while the output holds nothing of it (HDF5 crashed flushing an output
+    /// that had its columns when the listing failed after them).
+    struct CopyPlan {
+        struct Column {
+            var name: String
+            /// The schema's description, which replaces the source's units and long_name.
+            var schema: ColumnSchema?
+            var attributes: [(String, AttributeValue)]
+        }
+        struct Table {
+            var name: String
+            var attributes: [(String, AttributeValue)]
+            var columns: [Column]
+        }
+        var attributes: [(String, AttributeValue)]
+        var unknownTables: [String] = []
+        var tables: [Table] = []
+
+        init(_ source: Group) throws {
+            attributes = try Self.values(of: try source.attributeNames()) { try source.attribute($0) }
+            for tableName in try source.memberNames() {
+                guard let known = TraceSchema.Table(rawValue: tableName) else {
+                    unknownTables.append(tableName)
+                    continue
                 }
-                for attribute in try table.attributeNames(ofMember: column) where !skipped.contains(attribute) {
-                    if let value = try table.attribute(attribute, ofMember: column) { try copy.setAttribute(attribute, value, onMember: column) }
+                let table = try source.openGroup(tableName)
+                let schema = known.columns + (known == .labels ? TraceSchema.Labels.calibrationOnly : [])
+                var columns: [Column] = []
+                for name in try table.memberNames() where name != known.dimension {
+                    let described = schema.first(where: { $0.name == name })
+                    // The schema's own columns get its units and long_name (files from before
+                    // them gain them) rather than the source's; the rest is copied.
+                    let skipped = described == nil ? scaleAttributes : scaleAttributes.union(["units", "long_name"])
+                    let names = try table.attributeNames(ofMember: name).filter { !skipped.contains($0) }
+                    columns.append(Column(name: name, schema: described,
+                                          attributes: try Self.values(of: names) { try table.attribute($0, ofMember: name) }))
                 }
+                tables.append(Table(name: tableName, attributes: try Self.values(of: try table.attributeNames()) { try table.attribute($0) },
+                                    columns: columns))
             }
+        }
+
+        private static func values(of names: [String], _ read: (String) throws -> AttributeValue?) throws -> [(String, AttributeValue)] {
+            try names.compactMap { name in try read(name).map { (name, $0) } }
         }
     }
 }
