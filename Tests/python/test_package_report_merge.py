@@ -119,6 +119,24 @@ def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inpu
     assert result.returncode == 2 and "--merge" in result.stderr
 
 
+def test_merge_refuses_a_part_whose_state_declares_more_than_the_file_holds(forcetrace, inputs, tmp_path):
+    """A damaged extent in a part's state (here: 2^40 rows, never written) is
+    an error naming the part and the dataset, before any read allocates it
+    (the old binary aborted allocating 8 TB)."""
+    (part,) = parts_of(forcetrace, inputs[:1], tmp_path)
+    with h5py.File(part, "r+") as f:
+        name = next(iter(f["recordings"]))
+        state = f["recordings"][name]["state"]
+        values = state["class_counts"][:]
+        del state["class_counts"]
+        grown = state.create_dataset("class_counts", data=values, chunks=(4,), maxshape=(None,))
+        grown.resize((1 << 40,))
+    result = run(forcetrace, "report", "--merge", part, check=False)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stderr.startswith(f"Error: {part}: recordings/{name}/state/class_counts declares 1099511627776 rows"), result.stderr
+    assert "hint: the file is damaged" in result.stderr
+
+
 def test_merged_html_is_the_page_without_the_per_contact_paths(forcetrace, inputs, tmp_path):
     """--html from --merge: the same page as report --contacts 0, less the x/y paths (they need the samples)."""
     import re

@@ -184,9 +184,18 @@ public enum ReportFile {
     }
 
     /// Reads back the aggregate `writeStatistics` stored under `group/state`.
-    public static func readStatistics(from group: Group, file: String) throws -> PressureStatistics {
+    /// - Parameter place: the group's path in the file, for errors ("recordings/NAME").
+    public static func readStatistics(from group: Group, file: String, place: String = "") throws -> PressureStatistics {
         let state = try group.openGroup("state")
         var statistics = PressureStatistics()
+        // Declared sizes first, as for trace tables: a damaged extent would make the read allocate without bound.
+        let fileSize = TraceValidation.fileSize(file)
+        for field in PressureStatistics.fields where state.contains(field.name) {
+            if let problem = TraceValidation.extentProblem(try state.storage(of: field.name), fileSize: fileSize) {
+                throw ForceTraceError(file: file, "\(place.isEmpty ? "" : place + "/")state/\(field.name) \(problem)",
+                                      hint: "the file is damaged; save the report again from its inputs")
+            }
+        }
         for field in PressureStatistics.fields {
             guard state.contains(field.name) else {
                 throw ForceTraceError(file: file, "state/\(field.name) is missing; the report was saved by another version")

@@ -169,7 +169,7 @@ public enum ReportMerge {
         }
         let pressureCode = try int(group, "pressure_axis_code", part: part, where: place)
         let positions = device.positionAxes
-        var statistics = try ReportFile.readStatistics(from: group, file: part)
+        var statistics = try ReportFile.readStatistics(from: group, file: part, place: place)
         if !curves {
             statistics.curveBands = CurveBands()
             statistics.alignedBands = CurveBands()

@@ -65,8 +65,6 @@ public enum TraceValidation {
     /// chunks without bound.
     static func checkExtents(_ group: Group, fileSize: UInt64, file: String, recording: String) throws {
         var violations: [Violation] = []
-        let limit = fileSize.multipliedReportingOverflow(by: maximumCompressionRatio)
-        let byteLimit = (limit.overflow ? .max : limit.partialValue) &+ (16 << 20)
         for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
             let group = try group.openGroup(table.rawValue)
             for column in table.columns where group.contains(column.name) {
@@ -76,12 +74,8 @@ public enum TraceValidation {
                 case .scalar(let kind): integer = kind != .float32 && kind != .float64
                 case .string: integer = false
                 }
-                if storage.logicalBytes > byteLimit {
-                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
-                                                message: "declares \(storage.rows) rows (\(storage.logicalBytes) bytes), more than a \(fileSize)-byte file can hold even compressed"))
-                } else if storage.declaredChunks > fileSize / minimumChunkBytes + 16 {
-                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
-                                                message: "declares \(storage.rows) rows in \(storage.declaredChunks) chunks of \(storage.chunkRows ?? 0), more chunks than a \(fileSize)-byte file can index"))
+                if let message = extentProblem(storage, fileSize: fileSize) {
+                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil, message: message))
                 } else if integer && !storage.isInteger {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
                                                 message: "holds floating-point values; trace format 1 stores integers here"))
@@ -89,6 +83,27 @@ public enum TraceValidation {
             }
         }
         if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// What is wrong with a dataset's declared size in a file of
+    /// `fileSize` bytes, or nil: more bytes than the file could hold even
+    /// compressed, or more chunks than it could index.
+    static func extentProblem(_ storage: DatasetStorage, fileSize: UInt64) -> String? {
+        let limit = fileSize.multipliedReportingOverflow(by: maximumCompressionRatio)
+        let byteLimit = (limit.overflow ? .max : limit.partialValue) &+ (16 << 20)
+        if storage.logicalBytes > byteLimit {
+            return "declares \(storage.rows) rows (\(storage.logicalBytes) bytes), more than a \(fileSize)-byte file can hold even compressed"
+        }
+        if storage.declaredChunks > fileSize / minimumChunkBytes + 16 {
+            return "declares \(storage.rows) rows in \(storage.declaredChunks) chunks of \(storage.chunkRows ?? 0), more chunks than a \(fileSize)-byte file can index"
+        }
+        return nil
+    }
+
+    /// The size of the file at `path` for `extentProblem`, 0 when it cannot be told.
+    static func fileSize(_ path: String) -> UInt64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : 0
     }
 
     /// Metadata checks, made when a recording is opened: cheap, no table is read.
