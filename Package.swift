@@ -1,12 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds skip the run-time exclusivity checks: on the import's
-// per-event path (column buffers, the decoder) they cost more than the
-// parsing itself (perf, docs/ARCHITECTURE.md "Import"). Debug builds, which
-// the tests run, keep them.
-let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
 let package = Package(
     name: "forcetrace",
     products: [
@@ -41,9 +35,9 @@ let package = Package(
         // H5Dread with faults on damaged files turned into errors (see its header).
         .target(name: "CHDF5Guard", dependencies: ["CHDF5"]),
         // The thin safe layer over HDF5: no hid_t escapes it.
-        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard", "CDeflate"], swiftSettings: releaseSettings),
+        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard", "CDeflate"]),
         // The library: decoding, formats, trace files, analysis.
-        .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"], swiftSettings: releaseSettings),
+        .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"]),
         // The command-line layer, one file per subcommand.
         .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
         // forcetrace's bare read of the samples columns, a yardstick in `make bench`.

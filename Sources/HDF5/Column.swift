@@ -61,8 +61,8 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     let fileHandle: Handle
     public let chunkRows: Int
     /// Rows already in the file (or queued for it in `pipeline`).
-    public private(set) var storedCount: Int
-    @usableFromInline var pending: [Element] = []
+    @exclusivity(unchecked) public private(set) var storedCount: Int
+    @exclusivity(unchecked) @usableFromInline var pending: [Element] = []
     /// Where full chunks go to be compressed off this thread; nil: `H5Dwrite`.
     let pipeline: ChunkPipeline?
     let compression: Compression

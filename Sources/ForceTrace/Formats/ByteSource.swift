@@ -11,14 +11,14 @@ public final class ByteSource {
     public let path: String?
     private var descriptor: Int32
     private let ownsDescriptor: Bool
-    private(set) var buffer: [UInt8]
+    @exclusivity(unchecked) private(set) var buffer: [UInt8]
     /// The window: buffer[start..<end] is read but not consumed.
-    private(set) var start = 0
-    private(set) var end = 0
+    @exclusivity(unchecked) private(set) var start = 0
+    @exclusivity(unchecked) private(set) var end = 0
     /// Input offset of buffer[0].
-    private var bufferOffset = 0
+    @exclusivity(unchecked) private var bufferOffset = 0
     /// Whether the input has no bytes beyond `end`.
-    public private(set) var atEnd = false
+    @exclusivity(unchecked) public private(set) var atEnd = false
 
     /// Bytes asked of read(2) at a time.
     static let blockSize = 1 << 20

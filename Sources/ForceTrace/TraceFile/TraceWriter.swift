@@ -137,10 +137,10 @@ public final class RecordingWriter {
     let group: Group
     public let name: String
     public let t0Ns: Int64
-    public private(set) var decoder: TraceDecoder
-    private var lastTimeNs: Int64 = 0
-    private var eventCount: Int64 = 0
-    private var markerCount: Int64 = 0
+    @exclusivity(unchecked) public private(set) var decoder: TraceDecoder
+    @exclusivity(unchecked) private var lastTimeNs: Int64 = 0
+    @exclusivity(unchecked) private var eventCount: Int64 = 0
+    @exclusivity(unchecked) private var markerCount: Int64 = 0
     private var finished = false
 
     private let eventTime: Column<Int64>
