@@ -38,11 +38,12 @@ public final class RecordingBuilder {
         var events = 0
         var frames = 0
     }
-    private var current: Current?
-    private var chunk: [InputEvent] = []
-    private var held: [InputEvent] = []
+    // Touched per event (add): no run-time exclusivity checks (docs/ARCHITECTURE.md, "Import").
+    @exclusivity(unchecked) private var current: Current?
+    @exclusivity(unchecked) private var chunk: [InputEvent] = []
+    @exclusivity(unchecked) private var held: [InputEvent] = []
     private var pendingEnd: RecordingEnding?
-    private var framesInInput = 0
+    @exclusivity(unchecked) private var framesInInput = 0
 
     /// - Parameters:
     ///   - file: the input's name in messages ("standard input" for "-").
