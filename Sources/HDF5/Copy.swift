@@ -54,16 +54,15 @@ extension Group {
             }
             var rows: hsize_t = 0
             try checkStatus(H5Sget_simple_extent_dims(sourceSpace, &rows, nil), "H5Sget_simple_extent_dims", from)
-            // The type is made anew from what it says, never copied: a
-            // damaged datatype message copied into the new file crashed
-            // HDF5 when it flushed that file.
+            // The type is made anew from its class, size and string form, not
+            // copied: the new file holds only a type this code wrote, and a
+            // committed type would belong to the source file.
             let storedType = try checkID(H5Dget_type(source), "H5Dget_type", from)
             defer { H5Tclose(storedType) }
             let type = try Self.freshType(like: storedType, from)
             defer { H5Tclose(type) }
             let variable = H5Tis_variable_str(type) > 0
-            let memoryType = type
-            let rowBytes = H5Tget_size(memoryType)
+            let rowBytes = H5Tget_size(type)
             guard rowBytes > 0, rowBytes <= 1 << 16 else {
                 throw HDF5Error(function: "H5Tget_size", context: from, stack: ["a row of \(rowBytes) bytes"])
             }
@@ -109,9 +108,9 @@ extension Group {
                 defer { H5Sclose(memorySpace) }
                 try checkStatus(H5Sselect_hyperslab(sourceSpace, H5S_SELECT_SET, &start, nil, &count, nil), "H5Sselect_hyperslab", from)
                 try checkStatus(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nil, &count, nil), "H5Sselect_hyperslab", to)
-                try checkStatus(H5Dread(source, memoryType, memorySpace, sourceSpace, CHDF5_P_DEFAULT(), buffer), "H5Dread", from)
-                let written = H5Dwrite(target, memoryType, memorySpace, space, CHDF5_P_DEFAULT(), buffer)
-                if variable { _ = H5Dvlen_reclaim(memoryType, memorySpace, CHDF5_P_DEFAULT(), buffer) }
+                try checkStatus(H5Dread(source, type, memorySpace, sourceSpace, CHDF5_P_DEFAULT(), buffer), "H5Dread", from)
+                let written = H5Dwrite(target, type, memorySpace, space, CHDF5_P_DEFAULT(), buffer)
+                if variable { _ = H5Dvlen_reclaim(type, memorySpace, CHDF5_P_DEFAULT(), buffer) }
                 try checkStatus(written, "H5Dwrite", to)
                 start += count
             }

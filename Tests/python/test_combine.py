@@ -380,10 +380,16 @@ def test_byte_flips_in_a_trace_input(forcetrace, tmp_path):
 CRASHED_IMPORT = [7680, 14178, 48930, 49634, 116057]
 
 
-@pytest.mark.parametrize("offset", CRASHED_IMPORT)
-def test_flips_that_crashed_the_copy(forcetrace, tmp_path, offset):
+@pytest.fixture(scope="module")
+def small_trace(forcetrace, tmp_path_factory):
+    """The byte-flip tests' small trace and its metadata offsets, made once for the pinned flips."""
     from test_byte_flips import small_trace_metadata
-    data, metadata = small_trace_metadata(forcetrace, tmp_path)
+    return small_trace_metadata(forcetrace, tmp_path_factory.mktemp("small-trace"))
+
+
+@pytest.mark.parametrize("offset", CRASHED_IMPORT)
+def test_flips_that_crashed_the_copy(forcetrace, small_trace, tmp_path, offset):
+    data, metadata = small_trace
     assert offset in metadata
     damaged = bytearray(data)
     damaged[offset] ^= 0xFF

@@ -124,27 +124,21 @@ struct JSONWriter: TextOutputStream {
             return true
         }
         if plain == true { return }
+        // Escapes needed (or storage not contiguous): scalar by scalar.
         bytes.append(UInt8(ascii: "\""))
-        var utf8 = value.utf8
-        if utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            var copy = value
-            copy.withUTF8 { bytes.append(contentsOf: $0) }
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": append("\\\"")
-                case "\\": append("\\\\")
-                case "\n": append("\\n")
-                case "\r": append("\\r")
-                case "\t": append("\\t")
-                case let control where control.value < 0x20:
-                    append("\\u00")
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(hex[Int(control.value >> 4)]); bytes.append(hex[Int(control.value & 15)])
-                default:
-                    utf8 = String(scalar).utf8
-                    bytes.append(contentsOf: Array(utf8))
-                }
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": append("\\\"")
+            case "\\": append("\\\\")
+            case "\n": append("\\n")
+            case "\r": append("\\r")
+            case "\t": append("\\t")
+            case let control where control.value < 0x20:
+                append("\\u00")
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(hex[Int(control.value >> 4)]); bytes.append(hex[Int(control.value & 15)])
+            default:
+                bytes.append(contentsOf: Array(String(scalar).utf8))
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -116,9 +116,7 @@ public final class TraceRecording {
         for table in TraceSchema.Table.allCases where table.isRequired && !group.contains(table.rawValue) {
             throw fail("missing the \(table.rawValue) table")
         }
-        var info = stat()
-        let fileSize = stat(filePath, &info) == 0 ? UInt64(info.st_size) : 0
-        try TraceValidation.checkExtents(group, fileSize: fileSize, file: filePath, recording: name)
+        try TraceValidation.checkExtents(group, fileSize: TraceValidation.fileSize(filePath), file: filePath, recording: name)
         typealias A = RecordingAttribute
         func string(_ name: String) throws -> String? { try group.attribute(name).flatMap(\.stringValue) }
         source = RecordingSource(try string(A.source) ?? "")

@@ -208,39 +208,42 @@ public final class RecordingWriter {
         try capabilities.write(S.Capabilities.code, pairs.map(\.1))
 
         let chunk = options.chunkRows
-        let compression = options.compression
+        // Every column: the file's compression, full chunks through the pipeline.
+        func column<Element>(_ table: Group, _ schema: TypedColumn<Element>, chunkRows: Int = chunk) throws -> Column<Element> {
+            try table.createColumn(schema, chunkRows: chunkRows, compression: options.compression, pipeline: pipeline)
+        }
         let events = try group.createGroup(S.Table.events.rawValue)
-        eventTime = try events.createColumn(S.Events.tNs, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        eventType = try events.createColumn(S.Events.type, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        eventCode = try events.createColumn(S.Events.code, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        eventValue = try events.createColumn(S.Events.value, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        eventTime = try column(events, S.Events.tNs)
+        eventType = try column(events, S.Events.type)
+        eventCode = try column(events, S.Events.code)
+        eventValue = try column(events, S.Events.value)
 
         let samples = try group.createGroup(S.Table.samples.rawValue)
-        sampleTime = try samples.createColumn(S.Samples.tNs, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        sampleContact = try samples.createColumn(S.Samples.contact, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        sampleSlot = try samples.createColumn(S.Samples.slot, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        sampleX = try samples.createColumn(S.Samples.x, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        sampleY = try samples.createColumn(S.Samples.y, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        samplePressure = try samples.createColumn(S.Samples.pressure, chunkRows: chunk, compression: compression, pipeline: pipeline)
-        sampleFlags = try samples.createColumn(S.Samples.flags, chunkRows: chunk, compression: compression, pipeline: pipeline)
+        sampleTime = try column(samples, S.Samples.tNs)
+        sampleContact = try column(samples, S.Samples.contact)
+        sampleSlot = try column(samples, S.Samples.slot)
+        sampleX = try column(samples, S.Samples.x)
+        sampleY = try column(samples, S.Samples.y)
+        samplePressure = try column(samples, S.Samples.pressure)
+        sampleFlags = try column(samples, S.Samples.flags)
 
         // Contacts and markers are short tables: smaller chunks.
         let small = max(1, min(chunk, 4096))
         let contacts = try group.createGroup(S.Table.contacts.rawValue)
-        contactID = try contacts.createColumn(S.Contacts.id, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactSlot = try contacts.createColumn(S.Contacts.slot, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactTrackingID = try contacts.createColumn(S.Contacts.trackingID, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactTool = try contacts.createColumn(S.Contacts.tool, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactDown = try contacts.createColumn(S.Contacts.tDownNs, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactUp = try contacts.createColumn(S.Contacts.tUpNs, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactFirst = try contacts.createColumn(S.Contacts.firstSample, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactLast = try contacts.createColumn(S.Contacts.lastSample, chunkRows: small, compression: compression, pipeline: pipeline)
-        contactCount = try contacts.createColumn(S.Contacts.sampleCount, chunkRows: small, compression: compression, pipeline: pipeline)
+        contactID = try column(contacts, S.Contacts.id, chunkRows: small)
+        contactSlot = try column(contacts, S.Contacts.slot, chunkRows: small)
+        contactTrackingID = try column(contacts, S.Contacts.trackingID, chunkRows: small)
+        contactTool = try column(contacts, S.Contacts.tool, chunkRows: small)
+        contactDown = try column(contacts, S.Contacts.tDownNs, chunkRows: small)
+        contactUp = try column(contacts, S.Contacts.tUpNs, chunkRows: small)
+        contactFirst = try column(contacts, S.Contacts.firstSample, chunkRows: small)
+        contactLast = try column(contacts, S.Contacts.lastSample, chunkRows: small)
+        contactCount = try column(contacts, S.Contacts.sampleCount, chunkRows: small)
 
         let markers = try group.createGroup(S.Table.markers.rawValue)
-        markerTime = try markers.createColumn(S.Markers.tNs, chunkRows: small, compression: compression, pipeline: pipeline)
-        markerKind = try markers.createColumn(S.Markers.kind, chunkRows: small, compression: compression, pipeline: pipeline)
-        markerEvent = try markers.createColumn(S.Markers.eventIndex, chunkRows: small, compression: compression, pipeline: pipeline)
+        markerTime = try column(markers, S.Markers.tNs, chunkRows: small)
+        markerKind = try column(markers, S.Markers.kind, chunkRows: small)
+        markerEvent = try column(markers, S.Markers.eventIndex, chunkRows: small)
         try markers.setAttribute(RecordingAttribute.markerKinds, .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
     }
 
