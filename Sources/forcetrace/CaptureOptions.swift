@@ -85,8 +85,8 @@ struct CaptureOptions {
     /// valid trace, so refuse to clobber by accident, refuse an input as the
     /// output, and with --force refuse a file another process holds.
     static func checkOutput(_ output: String, force: Bool, inputs: [String] = []) throws {
-        try OutputPath.check(output, replace: force, inputs: inputs)
-        if force { try OutputPath.refuseIfHeld(output) }
+        let target = try OutputTarget.resolve(output, replace: force, inputs: inputs)
+        if force { try OutputPath.refuseIfHeld(target.path, shownAs: output) }
     }
 
     /// Without DEVICE: the single device whose contacts have pressure.

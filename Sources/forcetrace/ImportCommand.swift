@@ -79,7 +79,7 @@ struct ImportCommand: Subcommand {
     func run() throws -> Int32 {
         // Before parsing: a wrong output path fails at once, not after minutes.
         let readFiles = inputs + (description.map { [$0] } ?? [])
-        try OutputPath.check(output, replace: force, inputs: readFiles)
+        _ = try OutputTarget.resolve(output, replace: force, inputs: readFiles)
         let progress = ProgressLine(quiet: quiet)
         // Written to a temporary file, renamed only when every input imported.
         let target = try AtomicOutput(path: output, replace: force, inputs: readFiles)
@@ -111,6 +111,10 @@ struct ImportCommand: Subcommand {
             }
         }
         try writer.close()
+        // Key presses as typed (an input recorded with --show-keycodes) stay the owner's.
+        let check = try TraceReader(path: target.temporaryPath)
+        if try check.holdsTypedKeys() { target.access = .ownerOnly }
+        try check.close()
         try target.commit()
         progress.clear()
         for item in written {

@@ -21,7 +21,7 @@ struct SimulateCommand: Subcommand {
         'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
         """,
         options: [
-            .value("output", short: "o", "FILE.evemu", "Recording to write (required)."),
+            .value("output", short: "o", "FILE.evemu", "Recording to write (required); - for standard output."),
             .value("seed", "N", "Random seed (default 1)."),
             .value("presses", "N", "Number of presses (default 24)."),
             .value("rate", "HZ", "Sensor scan rate (default 120)."),
@@ -81,8 +81,7 @@ struct SimulateCommand: Subcommand {
 
     func run() throws -> Int32 {
         if let calibration { return try runCalibration(calibration) }
-        let target = try AtomicOutput(path: output, replace: force)
-        let stream = try ByteOutput(path: target.temporaryPath)
+        let (stream, target) = try openOutput()
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): seed \(options.seed), \(options.presses) presses, \(options.rateHz) Hz"
         // Streamed frame by frame into the file: memory holds the script, not the events.
         let progress = ProgressLine(quiet: quiet)
@@ -96,9 +95,9 @@ struct SimulateCommand: Subcommand {
         }
         let written = try Simulator.stream(options, into: counting!)
         try stream.close()
-        try target.commit()
+        try target?.commit()
         progress.clear()
-        print("\(output): \(written.presses) contacts, \(written.events) events")
+        report("\(output): \(written.presses) contacts, \(written.events) events")
         return ExitStatus.success
     }
 
@@ -111,8 +110,7 @@ struct SimulateCommand: Subcommand {
             let range = simulation.peakRanges[trialClass]!
             comment += "\nforcetrace-calibration: class=\(trialClass.rawValue) peaks=\(range.lowerBound)..\(range.upperBound)"
         }
-        let target = try AtomicOutput(path: output, replace: force)
-        let stream = try ByteOutput(path: target.temporaryPath)
+        let (stream, target) = try openOutput()
         let recording = simulation.recording
         let encoder = try EvemuCodec().encoder(to: stream, count: 1, comment: comment)
         try encoder.begin(RecordingHeader(device: recording.device, clock: recording.clock, t0Ns: recording.t0Ns,
@@ -121,9 +119,21 @@ struct SimulateCommand: Subcommand {
         try encoder.end()
         try encoder.finish()
         try stream.close()
-        try target.commit()
+        try target?.commit()
         let flawed = simulation.trials.filter { $0.flaw != nil }.count
-        print("\(output): \(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
+        report("\(output): \(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
         return ExitStatus.success
+    }
+
+    /// Standard output for "-", else a temporary that `commit` moves into place.
+    private func openOutput() throws -> (ByteOutput, AtomicOutput?) {
+        if output == "-" { return (ByteOutput.standardOutput(), nil) }
+        let target = try AtomicOutput(path: output, replace: force)
+        return (try ByteOutput(path: target.temporaryPath), target)
+    }
+
+    /// The closing line: on standard error when standard output holds the recording.
+    private func report(_ line: String) {
+        if output == "-" { printError("standard output" + line.dropFirst(1)) } else { print(line) }
     }
 }

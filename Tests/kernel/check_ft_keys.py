@@ -78,6 +78,9 @@ def check_recording(c, d, step, shown):
                 f"{step}: info warns about unobfuscated key presses", info_err)
     else:
         c.check(info_err == "", f"{step}: info has no key warning", info_err)
+    mode = read_text(os.path.join(s, "mode"), "")
+    c.check(mode == ("600" if shown else "644"),
+            f"{step}: the file's mode is {'600 (keys as typed)' if shown else '644 (0666 minus the umask 022)'}", mode)
     for name in ("rec.yaml", "rec.evemu"):
         text = read_text(os.path.join(s, name), "")
         c.check(f"\n# keycodes: {handling}\n" in text, f"{step}: export {name} carries '# keycodes: {handling}'")

@@ -22,6 +22,8 @@ record_typing() {
 	[ "$FT_RC" = 0 ] || ft_fail "forcetrace record $* exited with $FT_RC: $(tail -n 5 "$OUT/recorder.err")"
 	ft_wait_pid "$FT_PLAYER_PID" 60
 	ft_assert_hdf5 "$OUT/rec.h5"
+	# Keys as typed make the file its owner's alone (0600), whatever the umask.
+	stat -c %a "$OUT/rec.h5" >"$OUT/mode"
 	forcetrace info "$OUT/rec.h5" >"$OUT/info.txt" 2>"$OUT/info.err"
 	forcetrace info --json "$OUT/rec.h5" >"$OUT/info.json" 2>/dev/null
 	forcetrace export "$OUT/rec.h5" --format libinput -o "$OUT/rec.yaml" 2>"$OUT/export.err"

@@ -215,3 +215,11 @@ extension TraceRecording {
             + "it may hold what was typed, passwords included; share it only if that is fine"
     }
 }
+
+extension TraceReader {
+    /// Whether any recording holds common key presses as typed: such a file
+    /// is written readable by its owner only (`OutputAccess.ownerOnly`).
+    public func holdsTypedKeys() throws -> Bool {
+        try recordingNames.contains { try recording($0).unobfuscatedKeysWarning() != nil }
+    }
+}

@@ -70,6 +70,7 @@ public struct RecorderResult: Sendable {
 /// normally and adds `import_status = "complete"` and `stop_reason`.
 /// The events go through the same `RecordingWriter` and decoder as `import`.
 public final class Recorder {
+    /// The file being recorded (where the output path's link points, if it is one).
     public let path: String
     public let source: any CaptureSource
     public let options: RecorderOptions
@@ -92,7 +93,6 @@ public final class Recorder {
     ///   when another process holds that file open.
     public init(source: any CaptureSource, path: String, name: String? = nil, options: RecorderOptions = RecorderOptions(),
                 replace: Bool = true) throws {
-        self.path = path
         self.source = source
         self.options = options
         var writeOptions = TraceWriteOptions()
@@ -101,16 +101,11 @@ public final class Recorder {
         writeOptions.compressOnWorker = false
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
-        if replace { try OutputPath.refuseIfHeld(path) }
-        let temporary = TemporaryFiles.path(beside: path, kind: "partial")
-        TemporaryFiles.removeStale(beside: path)
-        TemporaryFiles.register(temporary)
-        do {
-            trace = try TraceWriter(creating: temporary, options: writeOptions)
-        } catch {
-            TemporaryFiles.remove(temporary)
-            throw error
-        }
+        let output = try AtomicOutput(path: path, replace: replace,
+                                      access: options.keyCodes == .asIs ? .ownerOnly : .standard)
+        // The file recorded: a link's target, when the path is a link.
+        self.path = output.target.path
+        trace = try TraceWriter(creating: output.temporaryPath, options: writeOptions)
         do {
             recording = try trace.addRecording(name: name ?? source.defaultRecordingName, device: source.device,
                                                source: source.sourceName, clock: source.clock, t0Ns: source.t0Ns,
@@ -123,20 +118,13 @@ public final class Recorder {
             }
             try trace.startSWMRWrite()
             try sync()
-            if replace {
-                try OutputPath.refuseIfHeld(path)
-                _ = try Syscall.valueOrErrno("rename", path) { Foundation.rename(temporary, path) }.get()
-            } else {
-                try OutputPath.linkExclusively(temporary, to: path)
-            }
-            TemporaryFiles.remove(temporary)
-            try OutputPath.fsyncDirectory(of: path)
-            liveLock = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+            try output.commit()
+            liveLock = Foundation.open(self.path, O_RDONLY | O_CLOEXEC)
             if liveLock >= 0 { flock(liveLock, LOCK_SH | LOCK_NB) }
         } catch {
             // Nothing was recorded yet: leave no half-made file behind.
             try? trace.close()
-            TemporaryFiles.remove(temporary)
+            output.discard()
             throw error
         }
     }
@@ -260,7 +248,6 @@ public final class Recorder {
     /// when a write fails; or any error), the original is marked in place.
     /// - Returns: why it was not compacted, or nil.
     private func finalize(reason: StopReason) throws -> String? {
-        let compacted = TemporaryFiles.path(beside: path, kind: "compact")
         func mark(_ group: Group) throws {
             try group.setAttribute(RecordingAttribute.stopReason, .string(reason.rawValue))
             try group.setAttribute(RecordingAttribute.importStatus, .string(ImportStatus.complete.rawValue))
@@ -269,13 +256,13 @@ public final class Recorder {
         if let free = Self.freeBytes(besides: path), let size = Self.fileSize(path), free < size + Self.compactionMargin {
             notCompacted = "only \(free / 1024) KiB free beside it, too little for a compacted copy"
         } else {
-            TemporaryFiles.register(compacted)
             do {
-                try compact(into: compacted, mark: mark)
-                TemporaryFiles.remove(compacted)
+                // Replaces the live file, keeping its mode.
+                let compacted = try AtomicOutput(path: path, replace: true, kind: .compact)
+                try compact(into: compacted.temporaryPath, mark: mark)
+                try compacted.commit()
                 return nil
             } catch {
-                TemporaryFiles.remove(compacted)
                 notCompacted = "the compacted copy failed (\(error))"
             }
         }
@@ -315,7 +302,6 @@ public final class Recorder {
         try copy.sync()
         try copy.close()
         try original.close()
-        try Syscall.rename(compacted, over: path)
     }
 
     static func fileSize(_ path: String) -> UInt64? {

@@ -112,15 +112,4 @@ enum Syscall {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
-
-    /// Renames `source` over `destination`, then fsyncs the directory so
-    /// the rename itself survives a crash.
-    /// The corresponding C functions are `rename(2)` and `fsync(2)`.
-    static func rename(_ source: String, over destination: String) throws {
-        _ = try valueOrErrno("rename", destination) { Foundation.rename(source, destination) }.get()
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        let fd = try open(directory, flags: O_RDONLY | O_DIRECTORY)
-        defer { close(fd) }
-        _ = try valueOrErrno("fsync", directory) { fsync(fd) }.get()
-    }
 }

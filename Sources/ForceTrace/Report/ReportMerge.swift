@@ -116,6 +116,7 @@ public enum ReportMerge {
             throw ForceTraceError(file: part, "is not a saved report (its 'format' attribute is not \"\(ReportFile.formatName)\")",
                                   hint: "--merge reads files written by 'forcetrace report --save'; run report on trace files without --merge")
         }
+        do { try TraceValidation.refuseForeignObjects(root, file: part) } catch { try? file.close(); throw error }
         let version = try root.attribute("format_version")?.intValue ?? 0
         guard version <= ReportFile.formatVersion else {
             try? file.close()

@@ -1,55 +1,200 @@
 import Foundation
 
-/// Writes to a hidden temporary file beside `path` and moves it into place
-/// only on `commit()`, so a failed or interrupted run never leaves a file
-/// that looks complete and never harms the file already at `path`:
+/// Writes to a temporary file in a private folder beside the output and
+/// moves it into place only on `commit()`, so a failed or interrupted run
+/// never leaves a file that looks complete and never harms the file already
+/// there:
 ///
-/// - without `replace`, `commit()` refuses a file that appeared at `path`
-///   meanwhile (another process wrote it), instead of replacing it;
-/// - with `replace`, the old file is replaced by one rename, never removed first;
-/// - the temporary is fsynced before the rename and the directory after it;
+/// - the output is resolved first (`OutputTarget`): a link is written
+///   through to the file it names, never replaced;
+/// - the temporary cannot be hijacked (`TemporaryFile`: `mkdtemp`, 0700);
+/// - without `replace`, `commit()` refuses a file that appeared at the
+///   output meanwhile (another process wrote it), instead of replacing it;
+/// - with `replace`, the old file is replaced by one rename, never removed
+///   first, and the new file gets its mode (and owner, where allowed);
+/// - a new file is 0666 minus the umask, or 0600 when `access` is
+///   `.ownerOnly` (recordings that keep key codes as typed);
+/// - the temporary is fsynced before the rename and the folder after it;
 /// - the temporary is removed on error, on SIGINT/SIGTERM/SIGHUP, and, after
-///   a SIGKILL, by the next run writing `path` (see `TemporaryFiles`).
+///   a SIGKILL, by the next run writing the output (see `TemporaryFiles`).
 public final class AtomicOutput {
-    public let path: String
-    public let temporaryPath: String
+    /// The output as the user named it.
+    public var path: String { target.requested }
+    public let target: OutputTarget
+    /// The file to write; it exists (empty, mode 0600) from `init` on.
+    public var temporaryPath: String { temporary.path }
+    /// Who may read the finished file. Settable until `commit()`: an import
+    /// learns only at its end whether it holds key codes as typed.
+    public var access: OutputAccess
+    private let temporary: TemporaryFile
     private let replace: Bool
     private var finished = false
 
     /// - Parameters:
     ///   - replace: allow replacing an existing file at `path` (`--force`).
     ///   - inputs: the files the command reads; `path` must not be one of them.
-    public init(path: String, replace: Bool, inputs: [String] = []) throws {
-        self.path = path
+    ///   - kind: what the temporary is for (its folder's name says it).
+    public init(path: String, replace: Bool, inputs: [String] = [], access: OutputAccess = .standard,
+                kind: TemporaryFile.Kind = .partial) throws {
+        target = try OutputTarget.resolve(path, replace: replace, inputs: inputs)
         self.replace = replace
-        try OutputPath.check(path, replace: replace, inputs: inputs)
-        if replace { try OutputPath.refuseIfHeld(path) }
-        temporaryPath = TemporaryFiles.path(beside: path, kind: "partial")
-        TemporaryFiles.removeStale(beside: path)
-        TemporaryFiles.register(temporaryPath)
+        self.access = access
+        if replace { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
+        TemporaryFiles.removeStale(beside: target.path)
+        temporary = try TemporaryFiles.create(for: target.path, kind: kind, shownAs: path)
     }
 
-    /// Moves the finished temporary file to `path`.
-    /// - Throws: `InputError` when the temporary cannot be synced or moved,
-    ///   or, without `replace`, when a file appeared at `path` meanwhile.
+    /// Moves the finished temporary file to the output.
+    /// - Throws: `ForceTraceError` when the temporary cannot be synced or
+    ///   moved, or, without `replace`, when a file appeared there meanwhile.
     public func commit() throws {
-        defer { finished = true; TemporaryFiles.remove(temporaryPath) }
-        try OutputPath.fsync(temporaryPath, output: path)
-        if replace {
-            try OutputPath.refuseIfHeld(path)
-            guard rename(temporaryPath, path) == 0 else { throw writeError(path, "cannot move the finished file into place", errno: errno) }
-        } else {
-            try OutputPath.linkExclusively(temporaryPath, to: path)
+        defer { finished = true; TemporaryFiles.remove(temporary) }
+        let fd = open(temporary.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw writeError(path, "cannot reopen the finished temporary file", errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw writeError(path, "cannot write the file to disk (fsync)", errno: errno) }
+        var replaced = stat()
+        let replacing = replace && stat(target.path, &replaced) == 0 && (replaced.st_mode & S_IFMT) == S_IFREG
+        guard fchmod(fd, access.mode(replacing: replacing ? replaced.st_mode : nil)) == 0 else {
+            throw writeError(path, "cannot set the file's mode", errno: errno)
         }
-        try OutputPath.fsyncDirectory(of: path)
+        // Another user's file keeps its owner (root replacing it), except
+        // when it would then hold key presses as typed.
+        if replacing, access == .standard, replaced.st_uid != geteuid() || replaced.st_gid != getegid() {
+            _ = fchown(fd, geteuid() == 0 ? replaced.st_uid : uid_t.max, replaced.st_gid)
+        }
+        if replace {
+            try OutputPath.refuseIfHeld(target.path, shownAs: path)
+            guard rename(temporary.path, target.path) == 0 else { throw writeError(path, "cannot move the finished file into place", errno: errno) }
+        } else {
+            try OutputPath.linkExclusively(temporary.path, to: target.path, shownAs: path)
+        }
+        OutputPath.fsyncDirectory(of: target.path)
     }
 
     public func discard() {
-        if !finished { TemporaryFiles.remove(temporaryPath) }
+        if !finished { TemporaryFiles.remove(temporary) }
         finished = true
     }
 
     deinit { discard() }
+}
+
+/// Who may read an output file.
+public enum OutputAccess: Sendable, Equatable {
+    /// 0666 minus the umask, as any new file; a replaced file's mode is kept.
+    case standard
+    /// 0600, whatever the umask; a replaced file's mode keeps only its
+    /// owner's bits. For recordings that hold key presses as typed.
+    case ownerOnly
+
+    /// The process's umask, read once (reading it means setting it).
+    private static let umaskBits: mode_t = {
+        let bits = umask(0o022)
+        umask(bits)
+        return bits
+    }()
+
+    /// The mode of the finished file; `replacing` is the replaced file's mode.
+    func mode(replacing: mode_t?) -> mode_t {
+        let permissions = replacing.map { $0 & 0o777 } ?? (0o666 & ~Self.umaskBits)
+        return self == .ownerOnly ? permissions & 0o600 : permissions
+    }
+}
+
+/// An output as the user named it and the file that will be written: the
+/// path itself, or, when it is a symbolic link, the existing regular file
+/// the link names (written through, as `cp` and shells do; the link stays).
+public struct OutputTarget: Sendable, Equatable {
+    /// As given, for messages.
+    public let requested: String
+    /// The file that is created or replaced.
+    public let path: String
+    /// Whether a file is there now (to be replaced with `--force`).
+    public let exists: Bool
+
+    /// Links followed before giving up (the kernel's limit, `ELOOP`).
+    static let maximumLinks = 40
+
+    /// Resolves `requested` and refuses what cannot be an output: an empty
+    /// path; a dangling link; a link in a sticky world-writable folder (such
+    /// as /tmp) that neither this user nor the folder's owner owns, which the
+    /// kernel's `fs.protected_symlinks` would not follow either; a folder, a
+    /// device, FIFO or socket; an existing file without `replace`; the same
+    /// file (inode) as one of `inputs` ("-" is standard input); a folder that
+    /// cannot be written.
+    public static func resolve(_ requested: String, replace: Bool, inputs: [String] = []) throws -> OutputTarget {
+        guard !requested.isEmpty else {
+            throw ForceTraceError(file: "(empty path)", "the output path is empty", hint: "name a file, e.g. -o out.h5")
+        }
+        guard requested != "-" else {
+            throw ForceTraceError(file: "-", "standard output cannot take this output: it is written to a file and moved into place when complete",
+                                  hint: "name a file; 'export', 'simulate' and 'suggest' write to standard output with '-o -'")
+        }
+        // What the path names, as the kernel sees it (through every link,
+        // magic /proc links included): a folder or special file is refused
+        // before any link is read.
+        var info = stat()
+        let exists = stat(requested, &info) == 0
+        if exists {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: throw ForceTraceError(file: requested, "is a directory; expected an output file path")
+            case S_IFREG: break
+            default:
+                throw ForceTraceError(file: requested, "is not a regular file (a device, FIFO or socket); forcetrace writes outputs through a temporary file and a rename",
+                                      hint: "write to a regular file, or to standard output with '-o -' where the command allows it")
+            }
+            if !replace { throw ForceTraceError(file: requested, "already exists", hint: "pass --force to replace it") }
+            for input in inputs where OutputPath.sameFile(info, input) {
+                throw ForceTraceError(file: requested, "is also an input (\(input == "-" ? "standard input" : input)); writing it would destroy what is being read",
+                                      hint: "write to another file")
+            }
+        }
+        // The file to replace or create: the end of the chain of links.
+        var path = requested
+        var links = 0
+        var link = stat()
+        while lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK {
+            links += 1
+            guard links <= maximumLinks else { throw writeError(requested, "cannot be resolved", errno: ELOOP) }
+            let (directory, _) = TemporaryFiles.split(path)
+            try refuseUnprotectedLink(path, owner: link.st_uid, in: directory, requested: requested)
+            guard let destination = readLink(path) else { throw writeError(requested, "cannot read the link", errno: errno) }
+            path = destination.hasPrefix("/") ? destination : directory + "/" + destination
+        }
+        if links > 0, !exists {
+            throw ForceTraceError(file: requested, "is a symbolic link to \(path), which does not exist; forcetrace writes through a link only to an existing file",
+                                  hint: "create the file first, remove the link, or write to \(path) itself")
+        }
+        if exists, lstat(path, &link) != 0 || link.st_ino != info.st_ino || link.st_dev != info.st_dev {
+            throw ForceTraceError(file: requested, "is a link that does not resolve to a path (\(path))", hint: "name the file itself")
+        }
+        let (directory, _) = TemporaryFiles.split(path)
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw ForceTraceError(file: requested, "cannot be written: the directory \(directory) does not exist or is not writable")
+        }
+        return OutputTarget(requested: requested, path: path, exists: exists)
+    }
+
+    /// The kernel's `fs.protected_symlinks` rule, applied here because a
+    /// rename never follows the link it replaces: in a sticky world-writable
+    /// folder, follow only links owned by this user or by the folder's owner.
+    private static func refuseUnprotectedLink(_ link: String, owner: uid_t, in directory: String, requested: String) throws {
+        var folder = stat()
+        guard stat(directory, &folder) == 0 else { return }
+        let shared = folder.st_mode & S_ISVTX != 0 && folder.st_mode & S_IWOTH != 0
+        guard shared, owner != geteuid(), owner != folder.st_uid else { return }
+        throw ForceTraceError(file: requested, "is a symbolic link (\(link)) owned by another user (uid \(owner)) in the shared folder \(directory); forcetrace does not write through it",
+                              hint: "remove the link, or name the file it points to yourself")
+    }
+
+    /// The corresponding C function is `readlink(2)`.
+    private static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
 
 /// A failed write of an output: names the file; ENOSPC and EDQUOT name the
@@ -64,29 +209,10 @@ public func writeError(_ file: String, _ what: String, errno code: Int32) -> Inp
 
 /// Checks on output paths shared by every command that writes a file.
 public enum OutputPath {
-    /// Refuses an output that is a directory or a special file, that exists
-    /// without `replace`, or that is the same file (inode) as one of `inputs`
-    /// ("-" is standard input).
+    /// Refuses what cannot be the output `path` (see `OutputTarget.resolve`):
+    /// the early check commands make before their work.
     public static func check(_ path: String, replace: Bool, inputs: [String] = []) throws {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: throw InputError(file: path, "is a directory; expected an output file path")
-            case S_IFREG: break
-            default:
-                throw InputError(file: path, "is not a regular file (a device, FIFO or socket); forcetrace writes outputs through a temporary file and a rename",
-                                 hint: "write to a regular file (export and simulate write to standard output without -o)")
-            }
-            if !replace { throw InputError(file: path, "already exists", hint: "pass --force to replace it") }
-            for input in inputs where sameFile(info, input) {
-                throw InputError(file: path, "is also an input (\(input == "-" ? "standard input" : input)); writing it would destroy what is being read",
-                                 hint: "write to another file")
-            }
-        }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard access(directory.isEmpty ? "." : directory, W_OK | X_OK) == 0 else {
-            throw InputError(file: path, "cannot be written: the directory \(directory) does not exist or is not writable")
-        }
+        _ = try OutputTarget.resolve(path, replace: replace, inputs: inputs)
     }
 
     /// Whether `input` is the file described by `output`.
@@ -99,8 +225,9 @@ public enum OutputPath {
     /// Refuses to replace a file that another process has open through HDF5
     /// (which holds a flock on it: readers shared, writers exclusive) or
     /// that a running recorder holds. Taken before anything is truncated.
+    /// - Parameter shownAs: the output as the user named it, for messages.
     /// The corresponding C function is `flock(2)`.
-    public static func refuseIfHeld(_ path: String) throws {
+    public static func refuseIfHeld(_ path: String, shownAs: String? = nil) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return }
         defer { close(fd) }
@@ -109,44 +236,35 @@ public enum OutputPath {
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             guard code == EWOULDBLOCK else { return }
-            throw InputError(file: path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
-                             hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
+            throw ForceTraceError(file: shownAs ?? path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
+                                  hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
         }
         flock(fd, LOCK_UN)
     }
 
     /// Moves `temporary` to `path` only if nothing is there: link(2) fails
-    /// with EEXIST atomically, where a check and a rename would race.
-    static func linkExclusively(_ temporary: String, to path: String) throws {
+    /// with EEXIST atomically, where a check and a rename would race, and
+    /// never follows a link planted at `path` meanwhile.
+    static func linkExclusively(_ temporary: String, to path: String, shownAs: String) throws {
         if link(temporary, path) == 0 { return }
         let code = errno
-        if code == EEXIST {
-            throw InputError(file: path, "already exists: another process created it while this one was writing; it was left as it is",
-                             hint: "pass --force to replace it, or write to another file")
-        }
+        let appeared = ForceTraceError(file: shownAs, "already exists: another process created it while this one was writing; it was left as it is",
+                                       hint: "pass --force to replace it, or write to another file")
+        if code == EEXIST { throw appeared }
         // Filesystems without hard links (vfat, some FUSE): check, then rename.
         guard code == EPERM || code == EOPNOTSUPP || code == EMLINK else {
-            throw writeError(path, "cannot move the finished file into place", errno: code)
+            throw writeError(shownAs, "cannot move the finished file into place", errno: code)
         }
-        if access(path, F_OK) == 0 {
-            throw InputError(file: path, "already exists: another process created it while this one was writing; it was left as it is",
-                             hint: "pass --force to replace it, or write to another file")
-        }
-        guard rename(temporary, path) == 0 else { throw writeError(path, "cannot move the finished file into place", errno: errno) }
+        var info = stat()
+        if lstat(path, &info) == 0 { throw appeared }
+        guard rename(temporary, path) == 0 else { throw writeError(shownAs, "cannot move the finished file into place", errno: errno) }
     }
 
-    /// Puts `file`'s data on disk before it is renamed into place.
-    static func fsync(_ file: String, output: String) throws {
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw writeError(output, "cannot reopen the finished temporary file", errno: errno) }
-        defer { close(fd) }
-        guard Foundation.fsync(fd) == 0 else { throw writeError(output, "cannot write the file to disk (fsync)", errno: errno) }
-    }
-
-    /// Makes a rename in `path`'s directory survive a crash.
-    static func fsyncDirectory(of path: String) throws {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    /// Makes a rename in `path`'s folder survive a crash. A failure is not an
+    /// error: the file is in place and its data on disk (fsynced before the
+    /// rename); only the rename could be lost to a crash in the next moments.
+    static func fsyncDirectory(of path: String) {
+        let fd = open(TemporaryFiles.split(path).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
         _ = Foundation.fsync(fd)

@@ -1,56 +1,104 @@
 import Foundation
 
-/// Hidden temporary files beside an output (`.NAME.partial-PID`,
-/// `.NAME.compact-PID`): removed on SIGINT, SIGTERM, SIGHUP and on error,
-/// and, when a run was killed (SIGKILL, a crash), by the next run that
+/// The temporary an output is written through: one file in a private folder
+/// beside the output, `.NAME.partial-PID-XXXXXX/NAME`.
+///
+/// The folder is made by `mkdtemp(3)`: its name cannot be predicted, it is
+/// created exclusively (a link or folder planted at that name makes it fail
+/// rather than be used), and its mode 0700 keeps every other user from
+/// planting anything inside it. So the file in it can be opened by path (HDF5
+/// opens files by name, with `O_CREAT|O_TRUNC`) without following anyone
+/// else's link or reusing anyone else's file.
+public struct TemporaryFile: Sendable, Equatable {
+    /// Why it exists; part of the folder's name.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// An output being written (`import`, `export`, `record`, ...).
+        case partial
+        /// The recorder's compacted copy of its live file.
+        case compact
+    }
+
+    /// The file to write, inside `folder`.
+    public let path: String
+    /// The private folder holding it.
+    public let folder: String
+}
+
+/// Temporaries of this process: removed on SIGINT, SIGTERM, SIGHUP and on
+/// error, and, when a run was killed (SIGKILL, a crash), by the next run that
 /// writes the same output once the PID in the name is provably gone.
 public enum TemporaryFiles {
-    /// The suffixes forcetrace gives its temporaries, before "-PID".
-    static let kinds = ["partial", "compact"]
-
     /// Room for this many temporaries at once; one command uses one or two.
     private static let capacity = 16
 
-    /// C strings the signal handler unlinks. Changed only with the handled
-    /// signals blocked, so the handler never sees a half-made entry.
+    /// C strings the signal handler removes: `capacity` pairs of (file,
+    /// folder). Changed only with the handled signals blocked, so the handler
+    /// never sees a half-made entry.
     nonisolated(unsafe) private static let registered: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
-        table.initialize(repeating: nil, count: capacity)
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity * 2)
+        table.initialize(repeating: nil, count: capacity * 2)
         return table
     }()
     static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    /// The temporary beside `path` for this process, e.g. `.out.h5.partial-1234`.
-    public static func path(beside path: String, kind: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(kind)-\(getpid())").path
+    /// Temporary paths this process made, and the output each stands for:
+    /// kept for the life of the process, since errors are rendered after the
+    /// temporary is gone.
+    nonisolated(unsafe) private static var outputs: [(temporary: String, output: String)] = []
+    private static let outputsLock = NSLock()
+
+    /// Creates the private folder beside `output` (`output` is the file
+    /// that will be replaced or created: a link's target, not the link) and
+    /// an empty file in it, mode 0600, and registers both for removal.
+    /// - Parameter shownAs: the output as the user named it, for messages.
+    /// - Throws: when the folder beside `output` cannot be written.
+    /// The corresponding C functions are `mkdtemp(3)` and `open(2)` with
+    /// `O_CREAT|O_EXCL|O_NOFOLLOW`.
+    public static func create(for output: String, kind: TemporaryFile.Kind, shownAs: String) throws -> TemporaryFile {
+        let (directory, name) = split(output)
+        // NAME_MAX is 255: a long output name is cut in the folder's name
+        // (the file inside keeps the whole name).
+        let stem = String(decoding: Array(name.utf8.prefix(200)), as: UTF8.self)
+        var template = Array("\(directory)/.\(stem).\(kind.rawValue)-\(getpid())-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", errno: errno)
+        }
+        let folder = String(cString: made)
+        let file = folder + "/" + name
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            rmdir(folder)
+            throw writeError(shownAs, "cannot create a temporary file in \(folder)", errno: code)
+        }
+        close(fd)
+        let temporary = TemporaryFile(path: file, folder: folder)
+        register(temporary)
+        outputsLock.lock()
+        // The file first: the folder's path is a prefix of it.
+        outputs.append((file, shownAs))
+        outputs.append((folder, split(shownAs).directory))
+        outputsLock.unlock()
+        return temporary
     }
 
-    /// `text` with each of this process's temporary paths replaced by the
-    /// output it stands for (`dir/.out.h5.partial-1234` → `dir/out.h5`).
+    /// `(folder, last component)` of `path`; "." for a bare name.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// `text` with each temporary path of this process replaced by the
+    /// output it stands for (`dir/.out.h5.partial-1234-Ab3xYz/out.h5` →
+    /// `dir/out.h5`, and the folder alone → `dir`).
     public static func outputNames(_ text: String) -> String {
+        outputsLock.lock()
+        let known = outputs
+        outputsLock.unlock()
         var result = text
-        for kind in kinds {
-            let marker = ".\(kind)-\(getpid())"
-            var searchStart = result.startIndex
-            while let found = result.range(of: marker, range: searchStart..<result.endIndex) {
-                if found.upperBound < result.endIndex, result[found.upperBound].isNumber {
-                    searchStart = found.upperBound
-                    continue
-                }
-                var start = found.lowerBound
-                while start > result.startIndex, !"/ '\"".contains(result[result.index(before: start)]) {
-                    start = result.index(before: start)
-                }
-                guard result[start] == ".", result.index(after: start) < found.lowerBound else {
-                    searchStart = found.upperBound
-                    continue
-                }
-                let name = result[result.index(after: start)..<found.lowerBound]
-                let offset = result.distance(from: result.startIndex, to: start) + name.count
-                result.replaceSubrange(start..<found.upperBound, with: name)
-                searchStart = result.index(result.startIndex, offsetBy: offset)
-            }
+        for (temporary, output) in known where result.contains(temporary) {
+            result = result.replacingOccurrences(of: temporary, with: output)
         }
         return result
     }
@@ -58,31 +106,35 @@ public enum TemporaryFiles {
     /// Makes sure `temporary` is removed if a stop signal ends the process
     /// before `unregister`. Signals someone else already handles (the
     /// recorder's StopSignal) keep their handler: they stop cleanly anyway.
-    public static func register(_ temporary: String) {
+    static func register(_ temporary: TemporaryFile) {
         withSignalsBlocked {
             installHandlers()
-            for index in 0..<capacity where registered[index] == nil {
-                registered[index] = strdup(temporary)
+            for index in 0..<capacity where registered[2 * index] == nil {
+                registered[2 * index] = strdup(temporary.path)
+                registered[2 * index + 1] = strdup(temporary.folder)
                 return
             }
         }
     }
 
-    /// Forgets `temporary` (after it was renamed into place or removed).
-    public static func unregister(_ temporary: String) {
+    /// Forgets `temporary` (after it was moved into place or removed).
+    static func unregister(_ temporary: TemporaryFile) {
         withSignalsBlocked {
             for index in 0..<capacity {
-                if let entry = registered[index], String(cString: entry) == temporary {
-                    registered[index] = nil
+                if let entry = registered[2 * index], String(cString: entry) == temporary.path {
                     free(entry)
+                    free(registered[2 * index + 1])
+                    registered[2 * index] = nil
+                    registered[2 * index + 1] = nil
                 }
             }
         }
     }
 
-    /// Removes `temporary` and forgets it.
-    public static func remove(_ temporary: String) {
-        unlink(temporary)
+    /// Removes `temporary`'s file (if it is still there) and folder, and forgets it.
+    public static func remove(_ temporary: TemporaryFile) {
+        unlink(temporary.path)
+        rmdir(temporary.folder)
         unregister(temporary)
     }
 
@@ -111,28 +163,71 @@ public enum TemporaryFiles {
         }
     }
 
+    /// What a killed run left beside an output: its name says which
+    /// process made it, and only that process's death frees it.
+    struct Leftover {
+        let path: String
+        let pid: pid_t
+        /// A private folder (this version), or a bare file (versions before it).
+        let isFolder: Bool
+    }
+
+    /// Parses `name` as one of forcetrace's temporaries for the output named
+    /// `outputName`: `.NAME.KIND-PID-XXXXXX` (a folder) or `.NAME.KIND-PID`
+    /// (a file, as versions before the folders wrote).
+    static func leftover(named name: String, in directory: String, outputName: String) -> Leftover? {
+        let stem = String(decoding: Array(outputName.utf8.prefix(200)), as: UTF8.self)
+        for kind in TemporaryFile.Kind.allCases {
+            let prefix = ".\(stem).\(kind.rawValue)-"
+            guard name.hasPrefix(prefix) else { continue }
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard let pid = pid_t(parts[0]), pid > 0 else { continue }
+            if parts.count == 2, parts[1].utf8.count == 6 { return Leftover(path: directory + "/" + name, pid: pid, isFolder: true) }
+            if parts.count == 1, stem == outputName { return Leftover(path: directory + "/" + name, pid: pid, isFolder: false) }
+        }
+        return nil
+    }
+
     /// Temporaries of earlier runs for the output `path` whose process is
     /// gone (killed, crashed) are removed; those of running processes stay.
+    /// Only what is provably this user's own is touched: a folder or file
+    /// owned by this user, never a link, and inside a folder only its entries
+    /// (`unlinkat`, which never follows a link); a folder that holds another
+    /// folder is left alone.
     /// - Returns: the paths removed.
     @discardableResult
     public static func removeStale(beside path: String) -> [String] {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let prefix = ".\(url.lastPathComponent)."
+        let (directory, outputName) = split(path)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.lastIndex(of: "-"), kinds.contains(String(rest[..<dash])),
-                  let pid = pid_t(rest[rest.index(after: dash)...]), pid > 0, pid != getpid() else { continue }
-            let candidate = directory + "/" + name
+        for name in names {
+            guard let found = leftover(named: name, in: directory, outputName: outputName), found.pid != getpid() else { continue }
             var info = stat()
-            guard lstat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            if processIsGone(pid, fileModified: info.st_mtim.tv_sec) {
-                if unlink(candidate) == 0 { removed.append(candidate) }
-            }
+            guard lstat(found.path, &info) == 0, info.st_uid == geteuid() else { continue }
+            let type = info.st_mode & S_IFMT
+            guard type == (found.isFolder ? S_IFDIR : S_IFREG),
+                  processIsGone(found.pid, fileModified: info.st_mtim.tv_sec) else { continue }
+            if found.isFolder ? removeFolder(found.path) : unlink(found.path) == 0 { removed.append(found.path) }
         }
         return removed
+    }
+
+    /// Empties and removes a temporary folder without following any link in
+    /// it. The corresponding C functions are `openat(2)` with `O_NOFOLLOW`,
+    /// `unlinkat(2)` and `rmdir(2)`.
+    private static func removeFolder(_ folder: String) -> Bool {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        guard let listing = fdopendir(fd) else { close(fd); return false }
+        defer { closedir(listing) }
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { return false }
+            unlinkat(fd, name, 0)
+        }
+        return rmdir(folder) == 0
     }
 
     /// True only when `pid` cannot be the process that wrote a file last
@@ -159,16 +254,17 @@ public enum TemporaryFiles {
         return boot + ticks / hertz
     }
 
-    /// The signal handler: async-signal-safe calls only (unlink, sigaction, raise).
-    fileprivate static func unlinkRegistered() {
+    /// The signal handler: async-signal-safe calls only (unlink, rmdir, sigaction, raise).
+    fileprivate static func removeRegistered() {
         for index in 0..<capacity {
-            if let entry = registered[index] { unlink(entry) }
+            if let file = registered[2 * index] { unlink(file) }
+            if let folder = registered[2 * index + 1] { rmdir(folder) }
         }
     }
 }
 
 private func removeTemporariesAndDie(_ signal: Int32) {
-    TemporaryFiles.unlinkRegistered()
+    TemporaryFiles.removeRegistered()
     // Die of the same signal, so the parent sees how the run ended.
     var action = sigaction()
     action.__sigaction_handler.sa_handler = nil  // SIG_DFL

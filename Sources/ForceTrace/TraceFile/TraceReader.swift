@@ -68,6 +68,7 @@ public final class TraceReader {
         formatVersion = version
         createdUTC = (try? root.attribute(FileAttribute.createdUTC))??.stringValue
         toolVersion = (try? root.attribute(FileAttribute.toolVersion))??.stringValue
+        try TraceValidation.refuseForeignObjects(root, file: path)
         guard root.contains(TraceSchema.recordingsGroup) else {
             throw ForceTraceError(file: path, "has no /recordings group")
         }

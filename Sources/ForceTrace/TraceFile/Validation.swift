@@ -60,6 +60,15 @@ public enum TraceValidation {
         }
     }
 
+    /// Refuses a file that holds anything docs/FORMAT.md does not define
+    /// ("Objects"): links other than hard links (an external link would make
+    /// a read open another file, or block on a FIFO), and objects other than
+    /// groups and datasets. Nothing is followed to find them.
+    public static func refuseForeignObjects(_ root: Group, file: String) throws {
+        guard let first = try root.foreignObjects().first else { return }
+        throw ForceTraceError(file: file, "\(first); forcetrace reads only hard links to groups and datasets in the file itself, and follows no link out of it")
+    }
+
     /// Declared sizes and element types of every table, checked before any
     /// table is read: a damaged extent would make a read allocate or walk
     /// chunks without bound.
