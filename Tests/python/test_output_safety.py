@@ -381,3 +381,17 @@ def test_a_saved_report_with_an_external_link_is_refused_by_merge(forcetrace, tm
         f["elsewhere"] = h5py.ExternalLink(str(trace), "/recordings")
     result = run(forcetrace, "report", "--merge", part, check=False)
     assert result.returncode == 1 and "/elsewhere is an external link to" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("how, says", [
+    ("external", "/recordings/touchscreen-mixed/extra is an external link"),
+    ("soft", "/recordings/touchscreen-mixed/extra is a soft link"),
+    ("datatype", "/recordings/touchscreen-mixed/kind is neither a group nor a dataset"),
+])
+def test_the_python_package_refuses_them_too(forcetrace, tmp_path, how, says):
+    import forcetrace as package
+    trace = linked_trace(forcetrace, tmp_path, how)
+    with pytest.raises(ValueError, match=says):
+        package.open(trace)
+    with pytest.raises(ValueError, match=says):
+        next(package.follow(trace, idle_timeout=1))

@@ -17,12 +17,45 @@ def open_file(path, expected_format):
     if found != expected_format:
         handle.close()
         raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
+    try:
+        refuse_foreign_objects(handle, path)
+    except ValueError:
+        handle.close()
+        raise
     version = int(handle.attrs.get("format_version", 0))
     if version > 1:
         handle.close()
         raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
                          "upgrade the package (pip install ./python)")
     return handle
+
+
+def refuse_foreign_objects(handle, path):
+    """Raises ValueError for anything docs/FORMAT.md ("Objects") does not
+    define: a link other than a hard link (an external one would open another
+    file, or block on a FIFO) or an object other than a group or dataset.
+    Nothing is followed: link messages are read, and objects through hard links."""
+    names = {h5py.h5l.TYPE_SOFT: "a soft link", h5py.h5l.TYPE_EXTERNAL: "an external link"}
+    found = []
+
+    def link(name, info):
+        if info.type != h5py.h5l.TYPE_HARD:
+            found.append(f"/{name.decode('utf-8', 'replace')} is {names.get(info.type, 'a user-defined link')}")
+            return 1
+        return None
+
+    def obj(name, info):
+        if name != b"." and info.type not in (h5py.h5o.TYPE_GROUP, h5py.h5o.TYPE_DATASET):
+            found.append(f"/{name.decode('utf-8', 'replace')} is neither a group nor a dataset")
+            return 1
+        return None
+
+    handle.id.links.visit(link, info=True)
+    if not found:
+        h5py.h5o.visit(handle.id, obj, info=True)
+    if found:
+        raise ValueError(f"{path}: {found[0]}; forcetrace reads only hard links to groups and datasets "
+                         "in the file itself, and follows no link out of it")
 
 
 def decode(value):

@@ -7,6 +7,7 @@ from pathlib import Path
 import h5py
 
 from .trace import Recording, Trace
+from ._h5 import refuse_foreign_objects
 
 SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
 
@@ -17,6 +18,11 @@ class _SWMRTrace(Trace):
     def __init__(self, path):
         self.path = Path(path)
         self._file = h5py.File(path, "r", swmr=True)
+        try:
+            refuse_foreign_objects(self._file, path)
+        except ValueError:
+            self._file.close()
+            raise
         self.attrs = {}
         self.recordings = sorted(self._file["recordings"].keys()) if "recordings" in self._file else []
 
