@@ -131,9 +131,22 @@ def check_section(elements, summary, contacts):
     assert len(quality) == 1
 
 
+def outer_svgs(text):
+    """Each outermost <svg>...</svg> of the page (an svg may hold svgs)."""
+    svgs, depth, start = [], 0, 0
+    for tag in re.finditer(r"<svg\b|</svg>", text):
+        if tag.group() == "<svg":
+            depth, start = depth + 1, start if depth else tag.start()
+        else:
+            depth -= 1
+            if depth == 0:
+                svgs.append(text[start:tag.end()])
+    assert depth == 0, "unbalanced svg tags"
+    return svgs
+
+
 def check_svg_parses(page):
-    text = page.read_text()
-    svgs = re.findall(r"<svg\b.*?</svg>", text, flags=re.S)
+    svgs = outer_svgs(page.read_text())
     assert svgs
     for svg in svgs:
         ET.fromstring(svg)   # raises on anything an XML parser refuses
