@@ -131,9 +131,22 @@ def check_section(elements, summary, contacts):
     assert len(quality) == 1
 
 
+def outer_svgs(text):
+    """Each outermost <svg>...</svg> of the page (an svg may hold svgs)."""
+    svgs, depth, start = [], 0, 0
+    for tag in re.finditer(r"<svg\b|</svg>", text):
+        if tag.group() == "<svg":
+            depth, start = depth + 1, start if depth else tag.start()
+        else:
+            depth -= 1
+            if depth == 0:
+                svgs.append(text[start:tag.end()])
+    assert depth == 0, "unbalanced svg tags"
+    return svgs
+
+
 def check_svg_parses(page):
-    text = page.read_text()
-    svgs = re.findall(r"<svg\b.*?</svg>", text, flags=re.S)
+    svgs = outer_svgs(page.read_text())
     assert svgs
     for svg in svgs:
         ET.fromstring(svg)   # raises on anything an XML parser refuses
@@ -209,3 +222,208 @@ def test_shared_recording(forcetrace, chromium, tmp_path, recording):
     report, dom = check_report(forcetrace, chromium, tmp_path, [trace])
     if any(r["summary"]["data_quality"]["shared_pressure"] for r in report["recordings"]):
         assert "SHARED PRESSURE" in dom
+
+
+# Hostile text through every string of the input that reaches the page.
+# Each payload would change document.title (or add an element) if it ran.
+PAYLOADS = [
+    '<script>document.title="p1"</script>',
+    '"><img src=x onerror=document.title="p2">',
+    "'><svg onload=document.title='p3'>",
+    '</script><script>document.title="p4"</script>',
+    '<style>body{display:none}</style>',
+    'javascript:document.title="p5"',
+    '&amp;&lt;&#39;&quot;&#x3c;',
+    ']]><![CDATA[<x>',
+    '`${document.title="p6"}`',
+    '\u2028\u2029\u202e',
+    ''.join(map(chr, range(1, 32))) + '\x7f\x85',
+]
+HOSTILE = ' '.join(PAYLOADS)
+# A file name holds no '/'; one component at most 255 bytes.
+HOSTILE_NAME = ''.join(PAYLOADS[:3] + PAYLOADS[5:]).replace('/', '')
+TITLE = "forcetrace report"
+
+
+def in_dom(text):
+    """`text` as the DOM holds it: HTML's input stream turns CR and CR LF into LF (and no NUL reaches it)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def yaml_quoted(text):
+    """A YAML double-quoted scalar holding `text` exactly."""
+    out = []
+    for character in text:
+        if character in '"\\':
+            out.append("\\" + character)
+        elif ord(character) < 0x20 or 0x7f <= ord(character) <= 0x9f or character in "\u2028\u2029\u202e":
+            out.append(f"\\u{ord(character):04x}")
+        else:
+            out.append(character)
+    return '"' + "".join(out) + '"'
+
+
+class Page(html.parser.HTMLParser):
+    """The parts of a DOM dump that carry input text, and what scripts left behind."""
+
+    def __init__(self):
+        super().__init__()
+        self.title, self.meta, self.sections, self.tags = "", "", [], []
+        self.headers = []   # attributes of the sortable tables' header cells
+        self.capture, self.text = None, []
+        self.last_dt, self.in_sortable_head = None, False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        self.tags.append((tag, attributes))
+        if tag == "section":
+            self.sections.append({"section": attributes.get("data-section"), "name": attributes.get("data-name"),
+                                  "h2": None, "device": None, "warnings": []})
+        if tag == "table" and "sortable" in attributes.get("class", "").split():
+            self.in_sortable_head = True
+        if tag == "th" and self.in_sortable_head:
+            self.headers.append(attributes)
+        if tag in ("title", "h2", "dt", "dd") or (tag == "p" and attributes.get("class") in ("meta", "warning")):
+            self.capture, self.text = (tag, attributes.get("class")), []
+
+    def handle_endtag(self, tag):
+        if tag == "thead":
+            self.in_sortable_head = False
+        if self.capture is None or self.capture[0] != tag:
+            return
+        text = "".join(self.text)
+        kind = self.capture
+        self.capture = None
+        if kind[0] == "title":
+            self.title = text
+        elif kind == ("p", "meta"):
+            self.meta = text
+        elif kind == ("p", "warning"):
+            self.sections[-1]["warnings"].append(text)
+        elif kind[0] == "h2":
+            self.sections[-1]["h2"] = text
+        elif kind[0] == "dt":
+            self.last_dt = text
+        elif kind[0] == "dd" and self.last_dt == "Device":
+            self.sections[-1]["device"] = text
+
+    def handle_data(self, data):
+        if self.capture is not None:
+            self.text.append(data)
+
+
+def check_hostile_page(chromium, tmp_path, page, report):
+    """Nothing ran or was logged, every input string shows as it is, and the page's own script ran."""
+    dom, console = load(chromium, page, tmp_path, "--dump-dom")
+    assert console == [], "console messages:\n" + "\n".join(console)
+    parsed = Page()
+    parsed.feed(dom)
+    assert parsed.title == TITLE, "a payload ran"
+    tags = [tag for tag, _ in parsed.tags]
+    assert tags.count("script") == 1 and tags.count("style") == 1 and "img" not in tags
+    for tag, attributes in parsed.tags:
+        assert not any(name.startswith("on") or name in ("href", "src", "style") for name in attributes), (tag, attributes)
+    # The script's only work is the contact table (a merged report has none).
+    assert bool(parsed.headers) == any(recording["contacts"] for recording in report["recordings"])
+    assert all(h.get("tabindex") == "0" and h.get("aria-sort") == "none" for h in parsed.headers), "the page's own script did not run"
+    assert parsed.meta == in_dom(f"{report['tool_version']}; inputs: " + ", ".join(f["file"] for f in report["files"]))
+    shown = [s for s in parsed.sections if s["section"] == "recording"]
+    assert len(shown) == len(report["recordings"])
+    for section, recording in zip(shown, report["recordings"]):
+        assert section["name"] == in_dom(recording["name"])
+        assert section["h2"] == in_dom(f"{recording['file']}: /recordings/{recording['name']}")
+        assert section["device"] == in_dom(recording["device"])
+        assert section["warnings"] == [in_dom(f"warning: {w}") for w in recording.get("warnings", [])]
+    return parsed
+
+
+def hostile_traces(forcetrace, tmp_path):
+    """Two trace files in a folder, every name hostile: a libinput record file of two devices (device names,
+    node names, kernel, DMI, label kinds) and an evemu file (device name, label kind)."""
+    folder = tmp_path / HOSTILE_NAME[:120]
+    folder.mkdir()
+    base = tmp_path / "samples.h5"
+    run(forcetrace, "import", *SAMPLES, "-o", base)
+    exported = tmp_path / "samples.yml"
+    run(forcetrace, "export", base, "--format", "libinput", "-o", exported)
+    text = exported.read_text()
+    device = re.compile(r"(?m)^  - evdev:$")
+    assert len(device.findall(text)) == 2 and text.count('kernel: "unknown"') == 1
+    for index in range(2):
+        node = yaml_quoted(f"/dev/input/{HOSTILE_NAME[:60]}{index}")
+        text = device.sub(lambda _: f"  - node: {node}\n    evdev:", text, count=1)
+    text = text.replace('kernel: "unknown"', f"kernel: {yaml_quoted(HOSTILE)}\n  dmi: {yaml_quoted(HOSTILE)}")
+    text = re.sub(r'(\n      name: )"[^"\n]*"', lambda m: m.group(1) + yaml_quoted(HOSTILE), text)
+    text = text.replace("kind=tap ", "kind=" + yaml_quoted(PAYLOADS[0].replace(" ", ""))[1:-1] + " ")
+    libinput = tmp_path / (HOSTILE_NAME[:100] + ".yml")
+    libinput.write_text(text)
+    # evemu is line-based: its name line holds no line break.
+    evemu_name = HOSTILE.replace("\n", "").replace("\r", "")
+    evemu_text = (ROOT / "samples" / "touchscreen-mixed.evemu").read_text()
+    evemu_text = re.sub(r"(?m)^N: .*$", lambda _: "N: " + evemu_name, evemu_text, count=1)
+    evemu_text = evemu_text.replace("kind=tap ", "kind=" + PAYLOADS[3].replace(" ", "") + " ")
+    evemu = tmp_path / (HOSTILE_NAME[100:] + ".evemu")
+    evemu.write_text(evemu_text)
+    traces = [folder / (HOSTILE_NAME[:80] + "-a.h5"), folder / (HOSTILE_NAME[80:] + "-b.h5")]
+    run(forcetrace, "import", libinput, "-o", traces[0])
+    run(forcetrace, "import", evemu, "--format", "evemu", "-o", traces[1])   # control bytes look binary to detection
+    return folder, traces, evemu_name
+
+
+def test_hostile_text_in_every_field(forcetrace, chromium, tmp_path):
+    folder, traces, evemu_name = hostile_traces(forcetrace, tmp_path)
+    for inputs in ([folder], traces):
+        page = tmp_path / "hostile.html"
+        run(forcetrace, "report", *inputs, "--html", page, "--contacts", 3, "--force")
+        report = json.loads(run(forcetrace, "report", *inputs, "--json"))
+        # The hostile strings reached the report: the page is tested on them.
+        assert sorted(f["file"] for f in report["files"]) == sorted(map(str, traces))
+        names = sorted(r["name"] for r in report["recordings"])
+        assert names == sorted([f"{HOSTILE_NAME[:100]}-{HOSTILE_NAME[:60]}{i}" for i in range(2)] + [HOSTILE_NAME[100:]])
+        assert sorted(r["device"] for r in report["recordings"]) == sorted([HOSTILE, HOSTILE, evemu_name])
+        check_hostile_page(chromium, tmp_path, page, report)
+        check_svg_parses(page)
+
+
+def test_hostile_text_in_merged_parts(forcetrace, chromium, tmp_path):
+    """A --save part is a file too: its file, recording and device names and warnings may hold anything, '/' included."""
+    import h5py
+    trace = tmp_path / "samples.h5"
+    run(forcetrace, "import", *SAMPLES, "-o", trace)
+    part = tmp_path / "part.h5"
+    run(forcetrace, "report", trace, "--save", part)
+    with h5py.File(part, "r+") as file:
+        for index, name in enumerate(file["recordings"]):
+            group = file["recordings"][name]
+            for key in ("file", "name", "device_name"):
+                group.attrs[key] = f"{HOSTILE} {key}{index}"
+            group.attrs["warnings"] = [HOSTILE, PAYLOADS[3]]
+        file.attrs["inputs"] = [f"{HOSTILE} file{index}" for index in range(len(file["recordings"]))]
+    page = tmp_path / "merged.html"
+    run(forcetrace, "report", "--merge", part, "--html", page)
+    report = json.loads(run(forcetrace, "report", "--merge", part, "--json"))
+    assert sorted(r["name"] for r in report["recordings"]) == [f"{HOSTILE} name{i}" for i in range(2)]
+    assert sorted(f["file"] for f in report["files"]) == [f"{HOSTILE} file{i}" for i in range(2)]
+    assert all(r["warnings"] == [HOSTILE, PAYLOADS[3]] for r in report["recordings"])
+    check_hostile_page(chromium, tmp_path, page, report)
+
+
+def test_policy_stops_an_escaping_slip(forcetrace, chromium, tmp_path):
+    """Markup planted in a real page, as an escaping bug would leave it: the policy refuses to run or apply it,
+    says so on the console, and the page's own script still runs."""
+    trace = tmp_path / "samples.h5"
+    run(forcetrace, "import", *SAMPLES, "-o", trace)
+    page = tmp_path / "report.html"
+    run(forcetrace, "report", trace, "--html", page)
+    text = page.read_text()
+    planted = ('<script>document.title="slip"</script><img src="data:," onerror="document.title=\'slip\'">'
+               '<a id="slip" href="javascript:document.title=\'slip\'">x</a><style>body{display:none}</style>'
+               '<p id="styled" style="display:none">x</p>')
+    page.write_text(text.replace("</header>", planted + "</header>", 1))
+    dom, console = load(chromium, page, tmp_path, "--dump-dom")
+    parsed = Page()
+    parsed.feed(dom)
+    assert parsed.title == TITLE, "the planted script ran"
+    assert parsed.headers and all(h.get("tabindex") == "0" for h in parsed.headers), "the page's own script did not run"
+    refusals = "\n".join(console)
+    assert refusals.count("Content Security Policy") >= 3, refusals

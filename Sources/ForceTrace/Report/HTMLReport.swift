@@ -11,7 +11,7 @@ extension PressureReport {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+        <meta http-equiv="Content-Security-Policy" content="\(HTMLStyle.contentSecurityPolicy)">
         <title>forcetrace report</title>
         <style>\(HTMLStyle.css)</style>
         </head>
@@ -307,10 +307,16 @@ extension PressureReport {
             caption += String(format: " %.1f stationary events per second of contact; %lld before the peak, %lld after.", rate, rise, after)
         }
         var split = ""
-        let sum = Double(max(1, rise + after))
         if rise + after > 0 {
-            split = "<div class=\"split\" data-chart=\"phase-split\"><span class=\"rise\" style=\"width:\(String(format: "%.1f", 100 * Double(rise) / sum))%\">before the peak \(rise)</span>"
-                + "<span class=\"after\" style=\"width:\(String(format: "%.1f", 100 * Double(after) / sum))%\">after \(after)</span></div>"
+            // SVG, as wide as the chart above: widths are attributes (the policy allows no style), each part clips its label.
+            let riseWidth = 600 * Double(rise) / Double(rise + after)
+            func part(_ name: String, _ x: Double, _ width: Double, _ text: String) -> String {
+                "<svg class=\"\(name)\" x=\"\(SVGChart.number(x))\" y=\"0\" width=\"\(SVGChart.number(width))\" height=\"24\">"
+                    + "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\"/><text class=\"split-label\" x=\"5\" y=\"17\">\(esc(text))</text></svg>"
+            }
+            split = "<svg class=\"split\" data-chart=\"phase-split\" viewBox=\"0 0 600 24\" role=\"img\" aria-label=\"stationary events before and after the peak\" "
+                + "xmlns=\"http://www.w3.org/2000/svg\">" + part("rise", 0, riseWidth, "before the peak \(rise)")
+                + part("after", riseWidth, 600 - riseWidth, "after \(after)") + "</svg>"
         }
         return figure("inflation", title: "Event-rate inflation by position tolerance", svg: chart.svg("inflation", title: "Inflation by tolerance") + split,
                       caption: caption + (statistics.contactsWithPressure > 0 ? " Under each bar: stationary deep presses at that tolerance." : ""),
@@ -367,8 +373,7 @@ extension PressureReport {
                 for found in PressClass.allCases {
                     let count = confusion[label: label, found: found]
                     let share = row > 0 ? Double(count) / Double(row) : 0
-                    let lightness = 96 - 60 * share
-                    out += String(format: "<td style=\"background:hsl(210,55%%,%.0f%%);color:%@\">%lld</td>", lightness, lightness < 60 ? "#fff" : "#000", count)
+                    out += "<td class=\"\(HTMLStyle.shadeClass(share: share))\">\(count)</td>"
                 }
                 out += "</tr>\n"
             }

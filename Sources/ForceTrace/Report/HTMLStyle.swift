@@ -44,8 +44,8 @@ enum HTMLStyle {
     .swatch.cdf.peek { border-top-style: dashed; border-color: var(--peek); } .swatch.cdf.pop { border-color: var(--pop); }
     .swatch.timeout { border-top: 2px dotted #777; } .swatch.suggested.labels { border-top: 2px dotted #009E73; }
     .swatch.suggested.breaks { border-top: 2px dashed #CC79A7; } .swatch.inflation-bar { height: 10px; border: 1px solid #1f5f80; background: #56B4E9; }
-    .split { display: flex; margin-top: .4rem; font-size: .8rem; border: 1px solid #999; }
-    .split span { padding: .15rem .3rem; white-space: nowrap; overflow: hidden; } .split .rise { background: #d9d9d9; } .split .after { background: #8c8c8c; color: #fff; }
+    svg.split { display: block; width: 100%; height: auto; margin-top: .4rem; }
+    .split rect { stroke: #999; stroke-width: 1; } .split .rise rect { fill: #d9d9d9; } .split .after rect { fill: #8c8c8c; } svg .split-label { font-size: 16px; } svg .after .split-label { fill: #fff; }
     .panels { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: .5rem; }
     .panel svg { width: 100%; height: auto; } .panel p { font-size: .75rem; margin: .2rem 0; color: var(--muted); }
     .panel .frame { fill: #fafafa; stroke: #ccc; } .panel .trail { fill: none; stroke: #999; stroke-width: .8; }
@@ -58,6 +58,7 @@ enum HTMLStyle {
     th { background: #f0f0f0; } td:last-child { text-align: left; }
     table.sortable th { cursor: pointer; user-select: none; } table.sortable th[data-dir="asc"]::after { content: " ▲"; } table.sortable th[data-dir="desc"]::after { content: " ▼"; }
     table.confusion { margin: .5rem 0; } table.confusion td { text-align: center; min-width: 4.5rem; }
+    \(shadeRules)
     table.confusion caption { text-align: left; font-size: .85rem; color: var(--muted); }
     table.quantiles { margin-top: .5rem; }
     .scroll { overflow-x: auto; }
@@ -75,14 +76,21 @@ enum HTMLStyle {
     }
     """
 
-    /// Sorts a table by the clicked column, numerically by `data-v` where given.
+    /// Sorts a table by the clicked column (or Enter/Space on a focused
+    /// heading), numerically by `data-v` where given.
     static let script = """
     document.querySelectorAll("table.sortable").forEach(function (table) {
       table.querySelectorAll("thead th").forEach(function (th, column) {
+        th.tabIndex = 0;
+        th.setAttribute("aria-sort", "none");
+        th.addEventListener("keydown", function (event) {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); th.click(); }
+        });
         th.addEventListener("click", function () {
           var direction = th.dataset.dir === "asc" ? -1 : 1;
-          table.querySelectorAll("thead th").forEach(function (other) { delete other.dataset.dir; });
+          table.querySelectorAll("thead th").forEach(function (other) { delete other.dataset.dir; other.setAttribute("aria-sort", "none"); });
           th.dataset.dir = direction > 0 ? "asc" : "desc";
+          th.setAttribute("aria-sort", direction > 0 ? "ascending" : "descending");
           var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
           rows.sort(function (a, b) {
             var x = a.cells[column].dataset.v, y = b.cells[column].dataset.v;
@@ -94,6 +102,25 @@ enum HTMLStyle {
       });
     });
     """
+
+    /// The page's Content-Security-Policy: no fetch of any kind, and only the
+    /// page's own script and stylesheet, by hash. An escaping slip then can
+    /// neither run script nor restyle the page (hide a warning, overlay a
+    /// number); the page must hold no event-handler or style attributes,
+    /// which a hash does not allow. SVG presentation attributes (`fill`) are
+    /// not styles to CSP.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'sha256-\(SHA256.base64(script))'; "
+        + "style-src 'sha256-\(SHA256.base64(css))'; base-uri 'none'; form-action 'none'"
+
+    /// The lightness (per cent) of a confusion cell, 36 (the whole row) to 96
+    /// (none of it): a class per step, since the policy allows no style attribute.
+    static func shadeClass(share: Double) -> String {
+        "shade-\(Int((96 - 60 * min(1, max(0, share))).rounded()))"
+    }
+
+    static var shadeRules: String {
+        (36...96).map { "td.shade-\($0) { background: hsl(210,55%,\($0)%); color: \($0 < 60 ? "#fff" : "#000"); }" }.joined(separator: " ")
+    }
 
     /// A sequential ramp whose lightness falls steadily (viridis-like endpoints),
     /// readable in greyscale and under colour-vision deficiencies.
