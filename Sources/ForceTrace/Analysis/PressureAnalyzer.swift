@@ -59,6 +59,24 @@ public struct ContactPath: Sendable {
 public enum PressureAnalyzer {
     public static func analyze(_ recording: TraceRecording, options: AnalysisOptions = AnalysisOptions(),
                                progress: ((_ rowsDone: Int, _ rows: Int) -> Void)? = nil) throws -> RecordingAnalysis {
+        if recording.isUnfinished {
+            // Live, or its recorder was killed: analysed from the events it kept.
+            let rebuilt = try RebuiltRecording(recording)
+            var analysis = try analyzeWhole(rebuilt.recording, options: options, progress: progress)
+            analysis.file = recording.filePath
+            analysis.importStatus = recording.importStatus
+            let down = analysis.contacts.filter { $0.tUpNs < 0 }.count
+            analysis.warnings.insert("not finished (still being recorded, or its recorder was killed): analysed from the "
+                                     + "\(rebuilt.events) events it kept, decoded again; \(down) of its \(analysis.contacts.count) "
+                                     + "contacts were still down at its end", at: 0)
+            return analysis
+        }
+        return try analyzeWhole(recording, options: options, progress: progress)
+    }
+
+    /// `analyze` of a recording whose tables are whole.
+    private static func analyzeWhole(_ recording: TraceRecording, options: AnalysisOptions,
+                                     progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
         let table = try recording.contacts()
         for (row, contact) in table.enumerated() where contact.id != Int32(row) {
             throw ForceTraceError(file: recording.filePath,

@@ -16,6 +16,8 @@ public struct TemporaryFile: Sendable, Equatable {
         case partial
         /// The recorder's compacted copy of its live file.
         case compact
+        /// An unfinished recording decoded again for analysis (`RebuiltRecording`).
+        case rebuilt
     }
 
     /// The file to write, inside `folder`.

@@ -100,6 +100,10 @@ public final class TraceRecording {
     public let t0Ns: Int64
     /// Absent while a writer has it (or crashed), or for a value this forcetrace does not know.
     public let importStatus: ImportStatus?
+    /// No `import_status`: a recorder is still writing it, or was killed
+    /// (docs/FORMAT.md, "Crash recovery"). Its `contacts` table then lacks
+    /// the contacts still down at its last flush.
+    public var isUnfinished: Bool { importStatus == nil }
     /// Why a `partial` recording is partial.
     public let importError: String?
     /// Live recordings, once closed cleanly.
@@ -217,10 +221,11 @@ public final class TraceRecording {
         let type = try open(TraceSchema.Events.type)
         let code = try open(TraceSchema.Events.code)
         let value = try open(TraceSchema.Events.value)
-        let count = time.count
-        guard type.count == count, code.count == count, value.count == count else {
-            throw fail("the events columns differ in length")
-        }
+        let lengths = [time.count, type.count, code.count, value.count]
+        // A writer that was killed may have flushed some columns further than
+        // others: what all of them hold is what it kept.
+        guard isUnfinished || Set(lengths).count == 1 else { throw fail("the events columns differ in length") }
+        let count = lengths.min()!
         var start = 0
         while start < count {
             let range = start..<min(count, start + blockRows)

@@ -1,0 +1,100 @@
+"""Issue 20: every file a crash or a live recorder leaves can be reported.
+
+A recorder's `contacts` table gets a contact's row only once it has lifted
+(in id order), so a file read while recording, or left by SIGKILL, lacks the
+contacts down at its last flush. `report` analyses such a recording from the
+events it kept, decoded again: its numbers must equal those of the same
+events exported and imported afresh."""
+import concurrent.futures
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import run
+
+KILLS = 50
+
+
+@pytest.fixture(scope="module")
+def script(forcetrace, tmp_path_factory):
+    """A short simulated session: 12 presses in about 3.6 s."""
+    path = tmp_path_factory.mktemp("script") / "presses.evemu"
+    run(forcetrace, "simulate", "--seed", "11", "--presses", "12", "-o", path)
+    return path
+
+
+def report_json(forcetrace, path):
+    result = run(forcetrace, "report", path, "--json", check=False, timeout=120)
+    assert result.returncode == 0, f"report {path} exited {result.returncode}: {result.stderr}"
+    return json.loads(result.stdout), result.stderr
+
+
+def comparable(report):
+    """The numbers, without what names the file or says how it was read."""
+    recordings = [{k: v for k, v in r.items() if k not in ("file", "warnings")} for r in report["recordings"]]
+    return recordings, report["total"]
+
+
+def killed_at(forcetrace, script, output, delay):
+    process = subprocess.Popen([forcetrace, "record", "--replay", str(script), "--speed", "2", "-q", "--flush-ms", "50",
+                                "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=60)
+    return process.returncode
+
+
+def test_report_of_a_recorder_killed_at_50_moments_equals_the_events_it_kept(forcetrace, script, tmp_path):
+    # 50 moments spread over the replay (about 1.8 s at --speed 2), five recorders at a time.
+    moments = [0.25 + 1.7 * k / (KILLS - 1) for k in range(KILLS)]
+    outputs = [tmp_path / f"killed-{k:02d}.h5" for k in range(KILLS)]
+    with concurrent.futures.ThreadPoolExecutor(5) as pool:
+        codes = list(pool.map(lambda job: killed_at(forcetrace, script, *job), zip(outputs, moments)))
+    assert all(code == -signal.SIGKILL for code in codes), codes
+    made = [path for path in outputs if path.exists()]
+    # A file appears only once it is a valid trace; the earliest kills may come before.
+    assert len(made) >= KILLS - 5, f"only {len(made)} of {KILLS} recorders made their file"
+    still_down = 0
+    for path in made:
+        killed, stderr = report_json(forcetrace, path)
+        kept = path.with_suffix(".evemu")
+        run(forcetrace, "export", path, "--format", "evemu", "-o", kept)
+        fresh = path.with_name(path.stem + "-fresh.h5")
+        run(forcetrace, "import", kept, "-o", fresh, "--name", killed["recordings"][0]["name"])
+        reference, _ = report_json(forcetrace, fresh)
+        assert comparable(killed) == comparable(reference), path.name
+        warnings = [w for r in killed["recordings"] for w in r["warnings"]]
+        assert any("not finished (still being recorded, or its recorder was killed)" in w for w in warnings), warnings
+        still_down += sum(c["still_down"] for r in killed["recordings"] for c in r["contacts"])
+    # The kills caught contacts while down, which the contacts table lacked.
+    assert still_down >= 10, still_down
+
+
+def test_report_while_the_recorder_writes_50_times(forcetrace, script, tmp_path):
+    output = tmp_path / "live.h5"
+    recorder = subprocess.Popen([forcetrace, "record", "--replay", str(script), "--speed", "0.5", "-q",
+                                 "--flush-ms", "50", "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not output.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert output.exists(), "the recorder never made its file"
+        failures = []
+        for _ in range(50):
+            result = run(forcetrace, "report", output, "--json", check=False, timeout=60)
+            if result.returncode != 0:
+                failures.append(result.stderr)
+            else:
+                json.loads(result.stdout)
+        assert recorder.poll() is None, "the recording ended before the 50 reports: make the script longer"
+        assert failures == [], failures[:3]
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.communicate(timeout=60)
+    assert recorder.returncode == 0
+    # Finished: no rebuild, no warning.
+    final, stderr = report_json(forcetrace, output)
+    assert "not finished" not in stderr and not any("not finished" in w for w in final["recordings"][0]["warnings"])
