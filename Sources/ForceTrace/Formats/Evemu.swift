@@ -400,7 +400,7 @@ public enum Evemu {
     /// Only forcetrace's marker turns escapes on, so a backslash in a name
     /// of an evemu-record file is never misread. libevemu reads the escaped
     /// text of such a name, one line without control characters.
-    struct HeaderStrings: Equatable {
+    struct HeaderStrings {
         var escaped: Bool
         var name: String
         var kernel: String?
