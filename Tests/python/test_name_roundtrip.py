@@ -7,6 +7,7 @@ through `import`: the same strings, labels and events, no forged line. The
 exports are also read by the formats' own readers: PyYAML (pure and libyaml)
 for libinput, libevemu's evemu_read (Tests/python/evemu_reader.c) for evemu.
 """
+import os
 import pathlib
 import shutil
 import subprocess
@@ -74,16 +75,20 @@ def assert_same(before, after, what):
             assert np.array_equal(events2[column], events[column]), f"{what}: events/{column}"
 
 
-def source_yaml(forcetrace, tmp_path, name, kernel, dmi, kind):
+@pytest.fixture(scope="module")
+def plain_yaml(forcetrace, tmp_path_factory):
+    """The sample as libinput record YAML, with its plain name."""
+    directory = tmp_path_factory.mktemp("plain")
+    run(forcetrace, "import", SAMPLE, "-o", directory / "sample.h5")
+    run(forcetrace, "export", directory / "sample.h5", "--format", "libinput", "-o", directory / "plain.yml")
+    return (directory / "plain.yml").read_text(encoding="utf-8")
+
+
+def source_yaml(plain_yaml, tmp_path, name, kernel, dmi, kind):
     """A libinput record file of the sample's events, with these strings: its
     description and labels written by PyYAML, so forcetrace's YAML reader
     alone decides what they are."""
-    trace = tmp_path / "sample.h5"
-    if not trace.exists():
-        run(forcetrace, "import", SAMPLE, "-o", trace)
-    plain = tmp_path / "plain.yml"
-    run(forcetrace, "export", trace, "--format", "libinput", "-o", plain, "--force")
-    data = yaml.safe_load(plain.read_text(encoding="utf-8"))
+    data = yaml.safe_load(plain_yaml)
     data["system"] = {"kernel": kernel, "dmi": dmi}
     device = data["devices"][0]
     device["evdev"]["name"] = name
@@ -99,7 +104,6 @@ def source_yaml(forcetrace, tmp_path, name, kernel, dmi, kind):
 def evemu_reader(tmp_path_factory):
     """libevemu's own reader, built from evemu_reader.c; `make test-python`
     installs libevemu-dev. Skipped where it is absent, unless CI."""
-    import os
     if shutil.which("gcc") is None or not pathlib.Path("/usr/include/evemu.h").exists():
         if os.environ.get("CI"):
             pytest.fail("libevemu-dev or gcc is missing: `make test-python` installs them")
@@ -154,12 +158,12 @@ def check_libinput_with_pyyaml(path, name, kernel, dmi):
 
 
 @pytest.mark.parametrize("case", sorted(NAMES))
-def test_hostile_strings_round_trip_through_every_export(forcetrace, tmp_path, evemu_reader, case):
+def test_hostile_strings_round_trip_through_every_export(forcetrace, tmp_path, evemu_reader, plain_yaml, case):
     name = NAMES[case]
     kernel = "6.1.0-k " + name
     dmi = "dmi:bvn" + name + ":"
     kind = "k" + name.replace(" ", "").replace("\\", "")
-    source = source_yaml(forcetrace, tmp_path, name, kernel, dmi, kind)
+    source = source_yaml(plain_yaml, tmp_path, name, kernel, dmi, kind)
     first = tmp_path / "first.h5"
     run(forcetrace, "import", source, "-o", first)
     original = labels_and_events(first)
