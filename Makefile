@@ -48,7 +48,7 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build libinput-tools chromium
+test: build libinput-tools libevemu chromium
 	@mkdir -p out; rm -f out/test-kernel.status
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
@@ -66,10 +66,17 @@ libinput-tools:
 	@dpkg -s libinput-tools python3-yaml >/dev/null 2>&1 || { echo "installing libinput-tools python3-yaml"; apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libinput-tools python3-yaml >/dev/null; }
 
+# libevemu-dev and gcc: test_name_roundtrip.py reads every evemu export with
+# libevemu's own evemu_read (Tests/python/evemu_reader.c, built by the test).
+.PHONY: libevemu
+libevemu:
+	@dpkg -s libevemu-dev gcc pkg-config >/dev/null 2>&1 || { echo "installing libevemu-dev gcc pkg-config"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevemu-dev gcc pkg-config >/dev/null; }
+
 test-swift: libinput-tools
 	FORCETRACE_REQUIRE_LIBINPUT=1 $(SWIFT) test --disable-swift-testing
 
-test-python: build libinput-tools
+test-python: build libinput-tools libevemu
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
 
 # The four notebooks alone, each in a fresh kernel (also part of test-python).

@@ -20,6 +20,9 @@ public enum Evemu {
         var system = SystemInfo()
         /// `# forcetrace-label:` comments.
         var groundTruth = GroundTruth()
+        /// Whether a `# forcetrace-escaped:` line came before: the `N:`,
+        /// `# Kernel:` and `# DMI:` values after it are escaped (`TextEscaping`).
+        var escaped = false
 
         var isEmpty: Bool { name == nil && id == nil && typeBytes.isEmpty && axes.isEmpty }
     }
@@ -157,15 +160,26 @@ public enum Evemu {
                 }
                 return InputError(file: file, location: .line(lineNumber), message)
             }
+            /// A string field as written: escaped only after the marker.
+            func value(_ text: Substring, of field: String) throws -> String {
+                guard header.escaped else { return String(text) }
+                guard let decoded = TextEscaping.unescaped(text) else {
+                    throw fail("malformed escape in the \(field) value, which '\(Evemu.escapedPrefix)' marks as escaped; expected \\\\, \\n, \\r, \\t, \\xHH or \\uHHHH after each backslash")
+                }
+                return decoded
+            }
             var line = fullLine
             // Leading spaces are tolerated, like evemu's own sscanf-based reader.
             while let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { line = line.dropFirst() }
             guard let first = line.first else { continue }
             if first == UInt8(ascii: "#") {
                 let comment = String(decoding: line, as: UTF8.self)
-                if comment.hasPrefix("# EVEMU ") { header.version = String(comment.dropFirst(8)).trimmingCharacters(in: .whitespaces) }
-                if comment.hasPrefix(Evemu.kernelPrefix) { header.system.kernel = String(comment.dropFirst(Evemu.kernelPrefix.count)) }
-                if comment.hasPrefix(Evemu.dmiPrefix) { header.system.dmi = String(comment.dropFirst(Evemu.dmiPrefix.count)) }
+                if comment.hasPrefix(Evemu.versionPrefix) { header.version = String(comment.dropFirst(Evemu.versionPrefix.count)).trimmingCharacters(in: .whitespaces) }
+                if comment.hasPrefix(Evemu.escapedPrefix) { header.escaped = true }
+                if comment.hasPrefix(Evemu.kernelPrefix) {
+                    header.system.kernel = try value(comment.dropFirst(Evemu.kernelPrefix.count), of: "'# Kernel:'")
+                }
+                if comment.hasPrefix(Evemu.dmiPrefix) { header.system.dmi = try value(comment.dropFirst(Evemu.dmiPrefix.count), of: "'# DMI:'") }
                 if comment.hasPrefix(GroundTruth.evemuPrefix),
                    let problem = header.groundTruth.parseEvemuComment(comment.dropFirst(GroundTruth.evemuPrefix.count)) {
                     throw fail(problem)
@@ -205,7 +219,8 @@ public enum Evemu {
                 sawEvent = true
                 if try !handle(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)), header) { return }
             case UInt8(ascii: "N"):
-                header.name = fields.rest()
+                // Marked files keep trailing blanks, as libevemu does; others drop them, as forcetrace always has.
+                header.name = try header.escaped ? value(Substring(fields.rest(keepingTrailingBlanks: true)), of: "'N:'") : fields.rest()
                 header.nameLine = lineNumber
             case UInt8(ascii: "I"):
                 var id: [UInt16] = []
@@ -372,24 +387,69 @@ public enum Evemu {
         output.write(String(decoding: bytes.memory, as: UTF8.self))
     }
 
+    static let versionPrefix = "# EVEMU "
     static let kernelPrefix = "# Kernel: "
     static let dmiPrefix = "# DMI: "
+    /// Marks the `N:`, `# Kernel:` and `# DMI:` values after it as escaped.
+    static let escapedPrefix = "# forcetrace-escaped:"
+    static let escapedLine = "\(escapedPrefix) N:, Kernel: and DMI: values below use the escapes \\\\ \\n \\r \\t \\xHH \\uHHHH"
+
+    /// The `N:`, `# Kernel:` and `# DMI:` values as an export writes them.
+    /// As they are, like evemu-record, when each fits on its line and reads
+    /// back the same; otherwise all three escaped, after `escapedLine`.
+    /// Only forcetrace's marker turns escapes on, so a backslash in a name
+    /// of an evemu-record file is never misread. libevemu reads the escaped
+    /// text of such a name, one line without control characters.
+    struct HeaderStrings {
+        var escaped: Bool
+        var name: String
+        var kernel: String?
+        var dmi: String?
+
+        init(_ device: DeviceDescription) {
+            let system = device.system
+            let blanks: Set<Character> = [" ", "\t"]
+            // Import drops the N: value's leading and trailing blanks in files without the marker.
+            escaped = TextEscaping.needsEscaping(device.name) || device.name.first.map(blanks.contains) == true
+                || device.name.last.map(blanks.contains) == true
+                || [system.kernel, system.dmi].contains { $0.map(TextEscaping.needsEscaping) == true }
+            guard escaped else {
+                name = device.name; kernel = system.kernel; dmi = system.dmi
+                return
+            }
+            // libevemu and import skip the blanks after "N:": a leading space is written \x20.
+            let leadingSpaces = device.name.prefix { $0 == " " }.count
+            name = String(repeating: "\\x20", count: leadingSpaces) + TextEscaping.escaped(device.name.dropFirst(leadingSpaces))
+            kernel = system.kernel.map { TextEscaping.escaped($0) }
+            dmi = system.dmi.map { TextEscaping.escaped($0) }
+        }
+    }
+
+    /// A free comment line: escaped, and kept from reading as one of the
+    /// comments import acts on (`# Kernel:`, `# forcetrace-label:`, ...).
+    static func commentLine(_ text: some StringProtocol) -> String {
+        let line = "# " + TextEscaping.escaped(text)
+        let meaningful = [versionPrefix, kernelPrefix, dmiPrefix, escapedPrefix, GroundTruth.evemuPrefix]
+        return meaningful.contains(where: line.hasPrefix) ? "#  " + line.dropFirst(2) : line
+    }
 
     /// The device header: comments, then N:, I:, P:, B:, A:, L:, S: lines.
     static func header(_ device: DeviceDescription, groundTruth: GroundTruth, comment: String?) -> String {
         var output = ""
-        output.write("# EVEMU 1.3\n")
+        output.write("\(versionPrefix)1.3\n")
+        let strings = HeaderStrings(device)
+        if strings.escaped { output.write(escapedLine + "\n") }
         // Where evemu-record puts them; read back as the device's system.
-        if let kernel = device.system.kernel { output.write("\(kernelPrefix)\(kernel)\n") }
-        if let dmi = device.system.dmi { output.write("\(dmiPrefix)\(dmi)\n") }
-        output.write("# Input device name: \"\(device.name)\"\n")
+        if let kernel = strings.kernel { output.write("\(kernelPrefix)\(kernel)\n") }
+        if let dmi = strings.dmi { output.write("\(dmiPrefix)\(dmi)\n") }
+        output.write("# Input device name: \"\(strings.name)\"\n")
         output.write(String(format: "# Input device ID: bus %#04x vendor %#04x product %#04x version %#04x\n",
                             device.bus, device.vendor, device.product, device.version))
         if let comment {
-            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
+            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write(commentLine(line) + "\n") }
         }
         for line in groundTruth.evemuComments() { output.write(line + "\n") }
-        output.write("N: \(device.name)\n")
+        output.write("N: \(strings.name)\n")
         output.write(String(format: "I: %04x %04x %04x %04x\n", device.bus, device.vendor, device.product, device.version))
         writeBitLines(prefix: "P:", codes: device.properties, maxCode: max(InputProperty.max, device.properties.max() ?? 0), to: &output)
         for type in device.codes.keys.sorted() {

@@ -42,11 +42,18 @@ public struct GroundTruth: Equatable, Sendable {
         for label in labels {
             var line = "\(Self.evemuPrefix) press slot=\(label.slot) tracking_id=\(label.trackingID) "
             line += "t=\(Timestamp(ns: label.tNs).decimal) class=\(label.label.rawValue)"
-            if let kind = label.kind { line += " kind=\(kind)" }
+            if let kind = label.kind { line += " kind=\(Self.escapedWord(kind))" }
             if let peak = label.intendedPeak { line += " peak=\(String(format: "%.4f", peak))" }
             lines.append(line)
         }
         return lines
+    }
+
+    /// A free-text value as one word of a label line: `TextEscaping`, with the
+    /// space that separates words as `\x20`. Label lines are forcetrace's own,
+    /// so their values are always read with escapes decoded.
+    static func escapedWord(_ text: String) -> String {
+        TextEscaping.escaped(text, also: [" "])
     }
 
     /// Parses the text after `# forcetrace-label:`. Returns an error message
@@ -73,8 +80,15 @@ public struct GroundTruth: Equatable, Sendable {
             guard let pressClass = PressClass(label: String(label)) else {
                 return "unknown class '\(label)'; expected tap, peek-press or pop-press (or peek, pop, deep)"
             }
+            var kind: String?
+            if let written = fields["kind"] {
+                guard let decoded = TextEscaping.unescaped(written) else {
+                    return "malformed escape in 'kind=\(written)'; expected \\\\, \\n, \\r, \\t, \\xHH or \\uHHHH after each backslash"
+                }
+                kind = decoded
+            }
             labels.append(ContactLabel(slot: slot, trackingID: tracking, tNs: time.ns, label: pressClass,
-                                       kind: fields["kind"].map(String.init), intendedPeak: fields["peak"].flatMap { Double($0) }))
+                                       kind: kind, intendedPeak: fields["peak"].flatMap { Double($0) }))
         default:
             return "unknown label record '\(what)'; expected 'thresholds' or 'press'"
         }

@@ -554,7 +554,7 @@ public enum LibinputRecord {
     static func fileHeader(count: Int, comment: String?, system: SystemInfo) -> String {
         var output = "# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n"
         if let comment {
-            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(line)\n") }
+            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) { output.write("# \(TextEscaping.escaped(line))\n") }
         }
         output.write("version: 1\nndevices: \(count)\nlibinput:\n  version: \"unknown\"\nsystem:\n  kernel: \(quoted(system.kernel ?? "unknown"))\n")
         if let dmi = system.dmi { output.write("  dmi: \(quoted(dmi))\n") }
@@ -573,7 +573,7 @@ public enum LibinputRecord {
         } else {
             output.write("  - evdev:\n")
         }
-        output.write("      # Name: \(device.name.filter { !$0.isNewline })\n")
+        output.write("      # Name: \(TextEscaping.escaped(device.name))\n")
         output.write("      name: \(quoted(device.name))\n")
         output.write("      id: [\(device.bus), \(device.vendor), \(device.product), \(device.version)]\n")
         output.write("      codes:\n")
@@ -635,27 +635,8 @@ public enum LibinputRecord {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
-    /// A YAML double-quoted scalar.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7f || (0x80...0x9f).contains(scalar.value) {
-                    result += String(format: "\\x%02x", scalar.value)
-                } else if scalar.value == 0xfeff || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x85 {
-                    result += String(format: "\\u%04x", scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    /// A YAML double-quoted scalar that YAML readers decode to exactly `text`.
+    static func quoted(_ text: String) -> String { TextEscaping.yamlQuoted(text) }
 }
 
 extension RecordingFormat {

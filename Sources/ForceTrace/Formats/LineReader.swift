@@ -135,10 +135,12 @@ struct FieldScanner {
     }
 
     /// The rest of the line, trimmed.
-    mutating func rest() -> String {
+    /// The rest of the line after the blanks that start it, without its
+    /// trailing blanks unless `keepingTrailingBlanks`.
+    mutating func rest(keepingTrailingBlanks: Bool = false) -> String {
         skipSpaces()
         var end = line.endIndex
-        while end > index && (line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t")) { end -= 1 }
+        while !keepingTrailingBlanks && end > index && (line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t")) { end -= 1 }
         defer { index = line.endIndex }
         return String(decoding: line[index..<end], as: UTF8.self)
     }
