@@ -21,6 +21,8 @@ public final class ChunkPipeline: @unchecked Sendable {
     private var busy = false
     private var failure: (any Error)?
     private var stopped = false
+    /// The worker has returned: nothing of this pipeline touches HDF5 any more.
+    private var exited = false
     private var worker: Thread?
 
     public init(capacity: Int = 8) {
@@ -60,13 +62,24 @@ public final class ChunkPipeline: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Stops the worker; chunks still queued are dropped (the writer
-    /// drains first when it closes normally).
+    /// Whether the worker is compressing or storing a chunk now (tests).
+    var isBusy: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return busy
+    }
+
+    /// Stops the worker and waits for it to end; chunks still queued are
+    /// dropped (the writer drains first when it closes normally), the one
+    /// being stored is finished. Waiting matters: a process must not exit
+    /// while the worker is inside libdeflate or HDF5, where exit's HDF5
+    /// cleanup would meet it (a full disk made import crash so, 1 run in 7).
     public func shutdown() {
         condition.lock()
         stopped = true
         queue.removeAll()
         condition.broadcast()
+        while !exited { condition.wait() }
         condition.unlock()
     }
 
@@ -77,7 +90,12 @@ public final class ChunkPipeline: @unchecked Sendable {
         while true {
             condition.lock()
             while queue.isEmpty && !stopped { condition.wait() }
-            if stopped { condition.unlock(); return }
+            if stopped {
+                exited = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
             let job = queue.removeFirst()
             busy = true
             condition.broadcast()

@@ -132,4 +132,32 @@ final class ChunkPipelineTests: XCTestCase {
         }
         try file.close()
     }
+
+    /// `shutdown` returns only once the worker is done with HDF5: the chunk it
+    /// was storing is in the file when the file is closed right after. Before,
+    /// shutdown returned at once, the file closed under the worker, and the
+    /// chunk was lost (exit's HDF5 cleanup met such a worker: a crash).
+    func testShutdownWaitsForTheChunkBeingStored() throws {
+        let filePath = path("shutdown.h5")
+        let rows = 1 << 22
+        let pipeline = ChunkPipeline(capacity: 1)
+        let file = try File.create(filePath)
+        // Random values: the slowest to deflate, so the worker is still busy when shutdown comes.
+        let column: Column<UInt64> = try file.root.createColumn("n", chunkRows: rows, compression: try Compression(deflateLevel: 9),
+                                                                pipeline: pipeline)
+        var state: UInt64 = 7
+        for _ in 0..<rows {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            try column.append(state >> 11 ^ state)
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !pipeline.isBusy && Date() < deadline { usleep(100) }
+        XCTAssertTrue(pipeline.isBusy, "the worker never took the chunk")
+        pipeline.shutdown()
+        XCTAssertFalse(pipeline.isBusy)
+        try column.close()
+        try file.close()
+        let stored: [UInt64] = try File.open(filePath).root.readArray("n")
+        XCTAssertEqual(stored.count, rows)
+    }
 }

@@ -7,6 +7,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import h5py
@@ -282,6 +283,37 @@ def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):
             result = subprocess.run([forcetrace, "report", str(trace), "--json"], stdout=out, stderr=subprocess.PIPE,
                                     text=True, timeout=60)
         assert result.returncode == 1 and "no space left on the device" in result.stderr, result.stderr
+
+
+def test_a_full_disk_200_times_never_crashes(forcetrace, tmp_path):
+    """Issue 20: on a full disk, import's error ended in exit()'s HDF5
+    cleanup while the chunk compressor was still inside libdeflate (a crash,
+    about 1 run in 7 on the release build). Every run must exit 1, by the
+    error, never by a signal; two disks fill side by side."""
+    script = tmp_path / "presses.evemu"
+    run(forcetrace, "simulate", "--seed", "2", "--presses", "300", "-o", script)
+
+    def fill_200_times(index, codes):
+        with small_tmpfs(tmp_path / f"disk{index}", "300k") as disk:
+            for _ in range(100):
+                output = disk / "out.h5"
+                result = subprocess.run([forcetrace, "import", str(script), "-o", str(output), "-q"],
+                                        capture_output=True, text=True, timeout=60)
+                codes.append((result.returncode, result.stderr))
+                for leftover in disk.iterdir():
+                    leftover.unlink()
+
+    codes = ([], [])
+    threads = [threading.Thread(target=fill_200_times, args=(index, codes[index])) for index in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results = codes[0] + codes[1]
+    assert len(results) == 200
+    crashed = [(code, err) for code, err in results if code != 1]
+    assert crashed == [], crashed[:3]
+    assert all("no space left on the device" in err for _, err in results), results[0][1]
 
 
 # --- Signals -------------------------------------------------------------------
