@@ -31,6 +31,7 @@
  *   --no-lift           flood: do not lift the finger after the hold; the
  *                       device is destroyed with the contact still down
  *   --name NAME         device name (default "forcetrace-test-touch")
+ *   --id BUS:VENDOR:PRODUCT  the device's ids, hex (default 6:1d6b:7f01, BUS_VIRTUAL)
  *   --touchpad          INPUT_PROP_POINTER and BTN_LEFT instead of INPUT_PROP_DIRECT
  *   --keys              also KEY_A..KEY_Z with EV_MSC/MSC_SCAN (AT set 1 scancodes),
  *                       like a laptop whose keyboard and touchpad share a node
@@ -176,6 +177,9 @@ static int letter_key(char c)
 	return keys[c - 'a'];
 }
 
+/* --id; the defaults are arbitrary test ids */
+static unsigned opt_bus = BUS_VIRTUAL, opt_vendor = 0x1d6b, opt_product = 0x7f01;
+
 static void create_device(const char *name)
 {
 	struct libevdev *dev = libevdev_new();
@@ -184,9 +188,9 @@ static void create_device(const char *name)
 	if (!dev)
 		die("libevdev_new failed");
 	libevdev_set_name(dev, name);
-	libevdev_set_id_bustype(dev, BUS_VIRTUAL);
-	libevdev_set_id_vendor(dev, 0x1d6b); /* arbitrary test ids */
-	libevdev_set_id_product(dev, 0x7f01);
+	libevdev_set_id_bustype(dev, opt_bus);
+	libevdev_set_id_vendor(dev, opt_vendor);
+	libevdev_set_id_product(dev, opt_product);
 	libevdev_set_id_version(dev, 1);
 	if (opt_touchpad) {
 		libevdev_enable_property(dev, INPUT_PROP_POINTER);
@@ -713,7 +717,8 @@ static void usage(void)
 	      "       player calibrate app|touchpad ROUNDS [options]\n"
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
-	      "         --devnode-file FILE --no-lift --name NAME --touchpad --keys\n",
+	      "         --devnode-file FILE --no-lift --name NAME --id BUS:VENDOR:PRODUCT\n"
+	      "         --touchpad --keys\n",
 	      stderr);
 	exit(2);
 }
@@ -739,6 +744,7 @@ int main(int argc, char **argv)
 		{ "devnode-file", required_argument, 0, 'n' },
 		{ "no-lift", no_argument, 0, 'L' },
 		{ "name", required_argument, 0, 'N' },
+		{ "id", required_argument, 0, 'I' },
 		{ "wait-signal", no_argument, 0, 'W' },
 		{ "touchpad", no_argument, 0, 'T' },
 		{ "keys", no_argument, 0, 'K' },
@@ -786,6 +792,13 @@ int main(int argc, char **argv)
 		case 'n': devnode_file = optarg; break;
 		case 'L': o.lift = 0; break;
 		case 'N': name = optarg; break;
+		case 'I': {
+			int used = 0;
+			if (sscanf(optarg, "%x:%x:%x%n", &opt_bus, &opt_vendor, &opt_product, &used) != 3 ||
+			    optarg[used] != '\0' || opt_bus > 0xffff || opt_vendor > 0xffff || opt_product > 0xffff)
+				die("bad --id: %s (BUS:VENDOR:PRODUCT in hex)", optarg);
+			break;
+		}
 		case 'W': wait_signal = 1; break;
 		case 'T': opt_touchpad = 1; break;
 		case 'K': opt_keys = 1; break;

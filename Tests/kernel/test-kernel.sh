@@ -39,7 +39,8 @@ say() { echo "test-kernel: $*"; }
 fail() { say "FAIL: $*"; echo "test-kernel: 0 passed, 1 failed"; exit 1; }
 
 # ---- 1. packages (idempotent) ----
-PKGS=(qemu-system-x86 linux-image-amd64 busybox-static cpio libevdev-dev evemu-tools pkg-config gcc)
+# libinput-tools and udev: ft-quirks runs `libinput quirks list` with udevd in the guest.
+PKGS=(qemu-system-x86 linux-image-amd64 busybox-static cpio libevdev-dev evemu-tools pkg-config gcc libinput-tools udev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
@@ -86,7 +87,10 @@ fi
 # ---- 4. initramfs ----
 t0=$(date +%s)
 "$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" \
-	/usr/bin/evemu-record "${bins[@]}" || fail "mkinitramfs failed"
+	/usr/bin/evemu-record /usr/libexec/libinput/libinput-quirks /usr/bin/udevadm /lib/systemd/systemd-udevd \
+	--file /usr/share/libinput --file /usr/lib/udev/rules.d/60-input-id.rules \
+	--file "$HERE/../../samples/calibration/touchpad.evemu:/usr/share/ft/touchpad.evemu" \
+	"${bins[@]}" || fail "mkinitramfs failed"
 
 # ---- 5. guest run ----
 "$HERE/run-guest.sh" --initrd "$WORK/initramfs.cpio.gz" --out "$WORK/out" \

@@ -130,7 +130,7 @@ extension CalibrationSuggestion {
     /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
     /// - Parameter date: written into the comment.
     public func quirks(date: Date = Date()) -> Result<String, InputError> {
-        var attributes: [String] = []
+        var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
         switch calibrationProtocol {
@@ -140,9 +140,9 @@ extension CalibrationSuggestion {
         case .touchpad:
             guard let touchpad else { return .failure(InputError(file: file, "no touchpad suggestion")) }
             udevType = "touchpad"
-            if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append("AttrPressureRange=\(n):\(m)") }
-            if let p = touchpad.thumb.value { attributes.append("AttrThumbPressureThreshold=\(p)") }
-            if let o = touchpad.palm.value { attributes.append("AttrPalmPressureThreshold=\(o)") }
+            if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append(("AttrPressureRange", "\(n):\(m)")) }
+            if let p = touchpad.thumb.value { attributes.append(("AttrThumbPressureThreshold", "\(p)")) }
+            if let o = touchpad.palm.value { attributes.append(("AttrPalmPressureThreshold", "\(o)")) }
             for (name, value) in [("AttrPressureRange", touchpad.begin), ("AttrThumbPressureThreshold", touchpad.thumb),
                                   ("AttrPalmPressureThreshold", touchpad.palm)] {
                 if case .omitted(let reason) = value { comments.append("\(name) left out: \(reason)") }
@@ -160,7 +160,7 @@ extension CalibrationSuggestion {
             guard let pen else { return .failure(InputError(file: file, "no pen suggestion")) }
             udevType = "tablet"
             if let tip = pen.tip.value, let release = pen.release.value {
-                attributes.append("AttrPressureRange=\(tip):\(release)")
+                attributes.append(("AttrPressureRange", "\(tip):\(release)"))
                 comments.append("every one of the \(counts[.strokeLight] ?? 0) light strokes (lowest peak \(pen.lowestLight ?? 0)) reaches the tip threshold; hover noise up to \(pen.hoverMax ?? axis.minimum)")
                 comments.append("libinput 1.26 up to MR 1420 (commit b58d5a16) read a tablet's AttrPressureRange swapped; check the result with your version")
             } else if case .omitted(let reason) = pen.tip {
@@ -173,21 +173,24 @@ extension CalibrationSuggestion {
                                        hint: "repeat the calibration; 'forcetrace suggest \(file)' shows the trials' peaks"))
         }
         let stamp = ISO8601DateFormatter().string(from: date)
-        var text = "# Written by forcetrace \(ForceTraceVersion.string) suggest on \(stamp)\n"
-        text += "# from \(file.filter { !$0.isNewline }):/recordings/\(recording.filter { !$0.isNewline }), \(calibrationProtocol.rawValue) calibration\n"
-        for comment in comments { text += "# \(comment)\n" }
-        for note in notes { text += "# note: \(note)\n" }
-        let name = device.name.filter { !$0.isNewline && $0 != "]" }
-        text += "[forcetrace \(recording.filter { !$0.isNewline && $0 != "]" })]\n"
-        if !name.isEmpty { text += "MatchName=\(name)\n" }
-        if let bus = Self.libinputBus(device.bus) {
-            text += "MatchBus=\(bus)\n"
-        } else {
-            text += String(format: "# MatchBus left out: bus 0x%04x has no libinput name\n", device.bus)
+        var section = QuirksSection()
+        section.comment("Written by forcetrace \(ForceTraceVersion.string) suggest on \(stamp)")
+        section.comment("from \(file):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
+        for comment in comments { section.comment(comment) }
+        for note in notes { section.comment("note: \(note)") }
+        section.header("forcetrace \(recording)")
+        if !device.name.isEmpty, let problem = section.matchName(device.name) {
+            section.comment("MatchName left out: \(problem); the ids below alone match, so this applies to every device with them")
         }
-        text += String(format: "MatchVendor=0x%04X\nMatchProduct=0x%04X\n", device.vendor, device.product)
-        text += "MatchUdevType=\(udevType)\n"
-        for attribute in attributes { text += "\(attribute)\n" }
-        return .success(text)
+        if let bus = Self.libinputBus(device.bus) {
+            section.entry("MatchBus", bus)
+        } else {
+            section.comment(String(format: "MatchBus left out: bus 0x%04x has no libinput name", device.bus))
+        }
+        section.entry("MatchVendor", String(format: "0x%04X", device.vendor))
+        section.entry("MatchProduct", String(format: "0x%04X", device.product))
+        section.entry("MatchUdevType", udevType)
+        for attribute in attributes { section.entry(attribute.key, attribute.value) }
+        return .success(section.text)
     }
 }
