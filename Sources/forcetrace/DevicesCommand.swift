@@ -30,7 +30,7 @@ struct DevicesCommand: Subcommand {
     func run() throws -> Int32 {
         let entries = try InputDevices.list()
         if json {
-            print(JSONText.encode(entries.map(Self.jsonObject)), terminator: "")
+            printExact(JSONText.encode(entries.map(Self.jsonObject)))
         } else if entries.isEmpty {
             printError("\(InputDevices.defaultDirectory) has no event devices")
         } else {
@@ -39,8 +39,7 @@ struct DevicesCommand: Subcommand {
         let failed = entries.filter { $0.error != nil }
         guard failed.isEmpty else {
             if failed.contains(where: { $0.error?.errno == EACCES || $0.error?.errno == EPERM }) {
-                printError("warning: \(failed.count) of \(entries.count) devices could not be opened: evdev nodes belong to the 'input' group; "
-                           + "add yourself (usermod -aG input $USER, then log in again) or run as root")
+                printError("warning: \(failed.count) of \(entries.count) devices could not be opened: evdev nodes belong to the 'input' group; add yourself (usermod -aG input $USER, then log in again) or run as root")
             } else {
                 printError("warning: \(failed.count) of \(entries.count) devices could not be opened")
             }
@@ -89,12 +88,13 @@ struct DevicesCommand: Subcommand {
         ]
     }
 
-    static func text(_ entry: InputDeviceEntry) -> String {
+    /// One device as text; its name and path shown escaped.
+    static func text(_ entry: InputDeviceEntry) -> TerminalText {
         guard let device = entry.description else {
             return "\(entry.path)\n  cannot be opened: \(entry.error?.message ?? "unknown error")\n"
         }
-        var text = "\(entry.path)  \"\(device.name)\"\n"
-        text += String(format: "  bus %@  vendor 0x%04x  product 0x%04x\n", busName(device.bus), device.vendor, device.product)
+        var text: TerminalText = "\(entry.path)  \"\(device.name)\"\n"
+        text += "\(String(format: "  bus %@  vendor 0x%04x  product 0x%04x", busName(device.bus), device.vendor, device.product))\n"
         text += device.contactProtocol == .slots
             ? "  multitouch protocol B, \(device.slotCount) slots\n" : "  not multitouch protocol B\n"
         if let axis = device.contactPressureAxis {
@@ -106,8 +106,9 @@ struct DevicesCommand: Subcommand {
         }
         text += "  pen: \(device.isPen ? "yes" : "no")\n"
         if device.hasKeyboardKeys {
-            text += "  keyboard: yes (letter keys; record stores common keys as KEY_A"
-                + (device.forceCapability == .unavailable ? ", and needs --allow-keyboard)\n" : ")\n")
+            text += device.forceCapability == .unavailable
+                ? "  keyboard: yes (letter keys; record stores common keys as KEY_A, and needs --allow-keyboard)\n"
+                : "  keyboard: yes (letter keys; record stores common keys as KEY_A)\n"
         }
         text += "  pressure-capable: \(device.forceCapability.rawValue)\n"
         return text

@@ -248,7 +248,7 @@ private final class JSONStandardOutput {
 private final class ParallelState: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Result<FileAnalysis, any Error>?]
-    private let label: String
+    private let label: TerminalText
     /// Per file: its samples (once opened), those of its finished
     /// recordings, and those of the recording being analysed.
     private var totals: [Int?], finished: [Int], current: [Int]
