@@ -1,3 +1,4 @@
+import ForceTrace
 import Foundation
 
 /// One option a command accepts.
@@ -8,14 +9,14 @@ struct OptionSpec {
     let short: Character?
     /// Name of the value in help ("FILE"), or nil for a flag.
     let valueName: String?
-    let help: String
+    let help: TerminalText
     var repeatable = false
 
-    static func flag(_ long: String, short: Character? = nil, _ help: String) -> OptionSpec {
+    static func flag(_ long: String, short: Character? = nil, _ help: TerminalText) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: nil, help: help)
     }
 
-    static func value(_ long: String, short: Character? = nil, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+    static func value(_ long: String, short: Character? = nil, _ valueName: String, _ help: TerminalText, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: valueName, help: help, repeatable: repeatable)
     }
 }
@@ -23,21 +24,23 @@ struct OptionSpec {
 /// One positional argument.
 struct PositionalSpec {
     let name: String
-    let help: String
+    let help: TerminalText
     var optional = false
     var repeating = false
 }
 
-/// What a command is called, what it does and what it takes.
+/// What a command is called, what it does and what it takes. The texts are
+/// `TerminalText`: literals of this source, with their own newlines.
 struct CommandSpec {
     let name: String
-    let abstract: String
-    var discussion: String = ""
+    let abstract: TerminalText
+    var discussion: TerminalText = ""
     var positionals: [PositionalSpec] = []
     var options: [OptionSpec] = []
 }
 
-/// A usage error: it carries the bad token so the message can show it.
+/// A usage error: it carries the bad token so the message can show it
+/// (escaped: `message` is interpolated into terminal text).
 enum ParseError: Error, Equatable {
     case unknownOption(String)
     case missingValue(option: String)
@@ -179,14 +182,14 @@ extension CommandSpec {
         return parts.joined(separator: " ")
     }
 
-    var helpText: String {
-        var text = "OVERVIEW: \(abstract)\n"
+    var helpText: TerminalText {
+        var text: TerminalText = "OVERVIEW: \(abstract)\n"
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         text += "\nUSAGE: \(usageLine)\n"
         if !positionals.isEmpty {
             text += "\nARGUMENTS:\n"
             for positional in positionals {
-                text += "  " + positional.name.padding(toLength: 24, withPad: " ", startingAt: 0) + positional.help + "\n"
+                text += "  \(TerminalText(escaping: positional.name).padded(to: 24))\(positional.help)\n"
             }
         }
         text += "\nOPTIONS:\n"
@@ -194,10 +197,11 @@ extension CommandSpec {
             var left = option.short.map { "-\($0), " } ?? ""
             left += "--\(option.long)"
             if let valueName = option.valueName { left += " \(valueName)" }
+            let shown = TerminalText(escaping: left)
             if left.count >= 24 {
-                text += "  \(left)\n" + String(repeating: " ", count: 26) + option.help + "\n"
+                text += "  \(shown)\n                          \(option.help)\n"
             } else {
-                text += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + option.help + "\n"
+                text += "  \(shown.padded(to: 24))\(option.help)\n"
             }
         }
         return text

@@ -80,13 +80,12 @@ struct CalibrateCommand: Subcommand {
         let terminal = !quiet && isatty(STDERR_FILENO) == 1
         let bar = ProgressLine(enabled: terminal)
         let marks = Self.referenceMarks(calibrationProtocol, axis: axis)
-        say("\(calibrationProtocol.rawValue) calibration of \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)), "
-            + "\(calibration.session.schedule.count) trials, recording to \(output); Ctrl-C stops")
+        say("\(calibrationProtocol.rawValue) calibration of \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)), \(calibration.session.schedule.count) trials, recording to \(output); Ctrl-C stops")
         prompt(calibration.session)
         let result = try recorder.run(stop: stop) { _ in
             report(calibration.takeUpdates(), calibration.session, bar: bar)
             if terminal, let pressure = calibration.session.currentPressure {
-                bar.update(Self.bar(pressure, axis: axis, marks: marks))
+                bar.update("\(Self.bar(pressure, axis: axis, marks: marks))")
             }
         }
         report(calibration.takeUpdates(), calibration.session, bar: bar)
@@ -99,7 +98,9 @@ struct CalibrateCommand: Subcommand {
         print(suggestion.text, terminator: "")
         if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks() {
             print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
-            print(quirk, terminator: "")
+            // Shown to a person: each line of the section escaped.
+            print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),
+                  terminator: "")
         }
         print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName)")
         if result.reason == .deviceRemoved {
@@ -107,8 +108,7 @@ struct CalibrateCommand: Subcommand {
             return RecordExitStatus.deviceRemoved
         }
         guard session.isComplete else {
-            printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); "
-                       + "the suggestion uses those, and \(output) keeps them")
+            printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); the suggestion uses those, and \(output) keeps them")
             return ExitStatus.failure
         }
         return ExitStatus.success
@@ -116,7 +116,7 @@ struct CalibrateCommand: Subcommand {
 
     /// Prompts and results go to standard output, flushed at once: a person
     /// or a script waits on each.
-    private func say(_ line: String) {
+    private func say(_ line: TerminalText) {
         print(line)
         fflush(nil)  // all streams: stdout is not concurrency-safe to name in Swift 6
     }
@@ -133,8 +133,7 @@ struct CalibrateCommand: Subcommand {
             switch update {
             case .kept(let trial, let number):
                 let observation = trial.observation
-                say(String(format: "%d/%d  %@: kept, peak %d, %.0f ms", number, session.schedule.count, trial.trialClass.rawValue,
-                           observation.peak, Double(observation.durationNs) / 1e6))
+                say("\(String(format: "%d/%d  %@: kept, peak %d, %.0f ms", number, session.schedule.count, trial.trialClass.rawValue, observation.peak, Double(observation.durationNs) / 1e6))")
             case .discarded(let wanted, let why, let number):
                 say("\(number)/\(session.schedule.count)  \(wanted.rawValue): discarded: \(why.message); again")
             }

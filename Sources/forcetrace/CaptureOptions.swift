@@ -21,7 +21,7 @@ struct KeyOptions {
         let live = try LiveDeviceSource(path: path, grab: grab) { description in
             try KeyboardPolicy.check(description, path: path, allowKeyboard: allowKeyboard, command: command)
         }
-        if let warning = KeyboardPolicy.warning(live.device, path: path, handling: handling) { printError(warning) }
+        if let warning = KeyboardPolicy.warning(live.device, path: path, handling: handling) { printError("\(warning)") }
         return handling == .obfuscated && live.device.hasCommonKeys ? KeyObfuscatingSource(live) : live
     }
 }

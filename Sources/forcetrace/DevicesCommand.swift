@@ -30,40 +30,22 @@ struct DevicesCommand: Subcommand {
     func run() throws -> Int32 {
         let entries = try InputDevices.list()
         if json {
-            print(JSONText.encode(entries.map(Self.jsonObject)), terminator: "")
+            printExact(JSONText.encode(entries.map(Self.jsonObject)))
         } else if entries.isEmpty {
             printError("\(InputDevices.defaultDirectory) has no event devices")
         } else {
-            print(entries.map(Self.text).joined(separator: "\n"), terminator: "")
+            print(entries.map(\.text).joined(separator: "\n"), terminator: "")
         }
         let failed = entries.filter { $0.error != nil }
         guard failed.isEmpty else {
             if failed.contains(where: { $0.error?.errno == EACCES || $0.error?.errno == EPERM }) {
-                printError("warning: \(failed.count) of \(entries.count) devices could not be opened: evdev nodes belong to the 'input' group; "
-                           + "add yourself (usermod -aG input $USER, then log in again) or run as root")
+                printError("warning: \(failed.count) of \(entries.count) devices could not be opened: evdev nodes belong to the 'input' group; add yourself (usermod -aG input $USER, then log in again) or run as root")
             } else {
                 printError("warning: \(failed.count) of \(entries.count) devices could not be opened")
             }
             return ExitStatus.failure
         }
         return ExitStatus.success
-    }
-
-    /// Kernel BUS_* names for the buses input devices sit on.
-    static func busName(_ bus: UInt16) -> String {
-        switch bus {
-        case 0x01: "pci"
-        case 0x03: "usb"
-        case 0x05: "bluetooth"
-        case 0x06: "virtual"
-        case 0x10: "isa"
-        case 0x11: "i8042"
-        case 0x18: "i2c"
-        case 0x19: "host"
-        case 0x1c: "spi"
-        case 0x1d: "rmi"
-        default: String(format: "0x%04x", bus)
-        }
     }
 
     static func jsonObject(_ entry: InputDeviceEntry) -> [String: Any] {
@@ -77,7 +59,7 @@ struct DevicesCommand: Subcommand {
         return [
             "path": entry.path,
             "name": device.name,
-            "bus": Int(device.bus), "bus_name": busName(device.bus),
+            "bus": Int(device.bus), "bus_name": InputDevices.busName(device.bus),
             "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
             "properties": device.properties.map { EventNames.property($0) },
             "mt_protocol_b": device.contactProtocol == .slots,
@@ -87,29 +69,5 @@ struct DevicesCommand: Subcommand {
             "keyboard": device.hasKeyboardKeys,
             "force_capability": device.forceCapability.rawValue,
         ]
-    }
-
-    static func text(_ entry: InputDeviceEntry) -> String {
-        guard let device = entry.description else {
-            return "\(entry.path)\n  cannot be opened: \(entry.error?.message ?? "unknown error")\n"
-        }
-        var text = "\(entry.path)  \"\(device.name)\"\n"
-        text += String(format: "  bus %@  vendor 0x%04x  product 0x%04x\n", busName(device.bus), device.vendor, device.product)
-        text += device.contactProtocol == .slots
-            ? "  multitouch protocol B, \(device.slotCount) slots\n" : "  not multitouch protocol B\n"
-        if let axis = device.contactPressureAxis {
-            text += "  pressure: \(axis.name) (0x\(String(axis.code, radix: 16))) \(axis.minimum)..\(axis.maximum), resolution \(axis.resolution)\n"
-        } else if device.forceCapability == .shared, let axis = device.axis(AbsoluteAxis.pressure) {
-            text += "  pressure: \(axis.name) \(axis.minimum)..\(axis.maximum) for all contacts together, none per contact\n"
-        } else {
-            text += "  no pressure axis\n"
-        }
-        text += "  pen: \(device.isPen ? "yes" : "no")\n"
-        if device.hasKeyboardKeys {
-            text += "  keyboard: yes (letter keys; record stores common keys as KEY_A"
-                + (device.forceCapability == .unavailable ? ", and needs --allow-keyboard)\n" : ")\n")
-        }
-        text += "  pressure-capable: \(device.forceCapability.rawValue)\n"
-        return text
     }
 }

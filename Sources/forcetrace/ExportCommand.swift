@@ -59,7 +59,7 @@ struct ExportCommand: Subcommand {
         }
         let progress = ProgressLine(quiet: quiet)
         let total = try traces.reduce(0) { $0 + (try $1.rowCount(.events)) }
-        let label = "exporting " + (chosen.count == 1 ? chosen[0] : "\(chosen.count) recordings")
+        let label: TerminalText = chosen.count == 1 ? "exporting \(chosen[0])" : "exporting \(chosen.count) recordings"
         func counted(_ encoder: any RecordingEncoder) -> any RecordingEncoder {
             guard progress.isEnabled else { return encoder }
             return CountingEncoder(encoder) { events, _ in

@@ -91,7 +91,7 @@ struct ImportCommand: Subcommand {
         // In input order, whether decoded or copied from a trace file.
         var written: [(summary: RecordingSummary, source: String, damage: InputError?, warnings: [String])] = []
         for (index, input) in inputs.enumerated() {
-            let label = inputs.count == 1 ? "importing \(input)" : "importing \(index + 1)/\(inputs.count): \(input)"
+            let label: TerminalText = inputs.count == 1 ? "importing \(input)" : "importing \(index + 1)/\(inputs.count): \(input)"
             if TraceCopy.isTraceFile(input) {
                 progress.update(label)
                 let reader = try TraceReader(path: input)

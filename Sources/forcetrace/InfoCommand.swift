@@ -19,7 +19,7 @@ struct InfoCommand: Subcommand {
 
     func run() throws -> Int32 {
         let info = try TraceFileInfo(TraceReader(path: input))
-        print(json ? info.json : info.text, terminator: "")
+        if json { printExact(info.json) } else { print(info.text, terminator: "") }
         for recording in info.recordings {
             if let warning = recording.keyWarning { printError("warning: \(input): \(recording.name): \(warning)") }
         }

@@ -97,7 +97,7 @@ struct RecordCommand: Subcommand {
             guard statusLine.isEnabled else { return }
             // A replay's time left, from how much of its file is decoded.
             let left = replayed.flatMap { ProgressLine.timeLeft(elapsed: Double(status.elapsedNs) / 1e9, fraction: $0.fractionRead) }
-            statusLine.update(Self.statusText(status) + (left.map { "  " + $0 } ?? ""))
+            statusLine.update("\(Self.statusText(status))\(left.map { "  " + $0 } ?? "")")
         }
         statusLine.clear()
         let summary = result.summary
@@ -113,9 +113,9 @@ struct RecordCommand: Subcommand {
         if let replayed = source as? ReplaySource, replayed.skippedRecordings > 0 {
             printError("warning: \(capture.replay ?? ""): holds more than one recording; only the first was replayed ('forcetrace import' takes them all)")
         }
-        print(String(format: "%@: /recordings/%@: %.3f s, %lld events, %lld frames, %lld contacts, %d resyncs (%@)",
-                     output, summary.name, Double(result.elapsedNs) / 1e9, summary.events, summary.frames,
-                     summary.contacts, result.resyncs, why))
+        let counts = String(format: "%.3f s, %lld events, %lld frames, %lld contacts, %d resyncs", Double(result.elapsedNs) / 1e9,
+                            summary.events, summary.frames, summary.contacts, result.resyncs)
+        print("\(output): /recordings/\(summary.name): \(counts) (\(why))")
         if let why = result.notCompacted {
             printError("warning: \(output): marked complete in place, not compacted: \(why); the file keeps the live recording's dead space")
         }

@@ -118,10 +118,7 @@ struct ReportCommand: Subcommand {
                 files.append(input)
                 continue
             }
-            let found = (FileManager.default.enumerator(atPath: input)?.compactMap { $0 as? String } ?? [])
-                .filter { $0.hasSuffix(".h5") || $0.hasSuffix(".hdf5") }
-                .filter { !URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(".") }
-                .sorted()
+            let found = traceFiles(in: input)
                 .map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
                 .filter { path in
                     // A folder often holds its own --save output beside the traces.
@@ -137,6 +134,39 @@ struct ReportCommand: Subcommand {
             files.append(contentsOf: found)
         }
         return files
+    }
+
+    /// The .h5 and .hdf5 files below `folder` (not hidden ones; symbolic links
+    /// to folders are not followed), as paths relative to it, sorted.
+    /// File names are bytes: a name that is not UTF-8 cannot be a `String`
+    /// path, so it is passed over with a note that shows its bytes.
+    static func traceFiles(in folder: String) -> [String] {
+        var found: [String] = []
+        func walk(_ relative: [UInt8]) {
+            let directory = Array(folder.utf8) + (relative.isEmpty ? [] : [UInt8(ascii: "/")] + relative)
+            guard let stream = opendir(directory.map { CChar(bitPattern: $0) } + [0]) else { return }
+            defer { closedir(stream) }
+            var names: [[UInt8]] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+                if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
+            }
+            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+                var status = stat()
+                guard lstat((directory + [UInt8(ascii: "/")] + name).map { CChar(bitPattern: $0) } + [0], &status) == 0 else { continue }
+                let isFolder = status.st_mode & S_IFMT == S_IFDIR
+                let isTrace = name.first != UInt8(ascii: ".") && (name.ends(with: ".h5") || name.ends(with: ".hdf5"))
+                guard isFolder || isTrace else { continue }
+                guard let text = String(validating: path, as: UTF8.self) else {
+                    printError("note: skipping \(bytes: directory + [UInt8(ascii: "/")] + name): its name is not UTF-8, which forcetrace cannot open; rename it")
+                    continue
+                }
+                if isFolder { walk(path) } else { found.append(text) }
+            }
+        }
+        walk([])
+        return found.sorted()
     }
 
     /// Whether `path` is a `--save` file: its root `format` attribute says
@@ -232,6 +262,10 @@ struct ReportCommand: Subcommand {
     }
 }
 
+extension Array where Element == UInt8 {
+    func ends(with ending: String) -> Bool { count >= ending.utf8.count && ending.utf8.elementsEqual(suffix(ending.utf8.count)) }
+}
+
 /// Standard output through write(2); goes quiet once the reader has gone
 /// (EPIPE, as under `| head`), where FileHandle.write would trap.
 private final class JSONStandardOutput {
@@ -248,7 +282,7 @@ private final class JSONStandardOutput {
 private final class ParallelState: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Result<FileAnalysis, any Error>?]
-    private let label: String
+    private let label: TerminalText
     /// Per file: its samples (once opened), those of its finished
     /// recordings, and those of the recording being analysed.
     private var totals: [Int?], finished: [Int], current: [Int]

@@ -97,7 +97,7 @@ struct SimulateCommand: Subcommand {
         try stream.close()
         try target?.commit()
         progress.clear()
-        report("\(output): \(written.presses) contacts, \(written.events) events")
+        report("\(written.presses) contacts, \(written.events) events")
         return ExitStatus.success
     }
 
@@ -121,7 +121,7 @@ struct SimulateCommand: Subcommand {
         try stream.close()
         try target?.commit()
         let flawed = simulation.trials.filter { $0.flaw != nil }.count
-        report("\(output): \(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
+        report("\(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
         return ExitStatus.success
     }
 
@@ -133,7 +133,7 @@ struct SimulateCommand: Subcommand {
     }
 
     /// The closing line: on standard error when standard output holds the recording.
-    private func report(_ line: String) {
-        if output == "-" { printError("standard output" + line.dropFirst(1)) } else { print(line) }
+    private func report(_ what: String) {
+        if output == "-" { printError("standard output: \(what)") } else { print("\(output): \(what)") }
     }
 }

@@ -61,7 +61,8 @@ struct SuggestCommand: Subcommand {
                                                file: input, recording: chosen)
         let text: String
         switch format {
-        case .text: text = suggestion.text
+        // Text is for a person, in a file too (-o): escaped as at a terminal.
+        case .text: text = suggestion.text.rendered
         case .json: text = suggestion.json
         case .quirks: text = try suggestion.quirks().get()
         }
@@ -74,7 +75,7 @@ struct SuggestCommand: Subcommand {
             }
             try target.commit()
         } else {
-            print(text, terminator: "")
+            printExact(text)
         }
         return ExitStatus.success
     }

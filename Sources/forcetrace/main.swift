@@ -31,16 +31,29 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
 
 /// Every `print` of the CLI goes through checked standard output, so that
 /// output cut short (a full disk, /dev/full) is an error naming the reason.
-func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-    StandardOutput.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
+/// It takes only `TerminalText`: what it interpolates is shown escaped.
+func print(_ text: TerminalText = "", terminator: TerminalText = "\n") {
+    StandardOutput.write((text + terminator).rendered)
 }
 
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+/// Shadows Swift's `print`, so that a `String` cannot reach the terminal unescaped.
+@available(*, unavailable, message: "print TerminalText (interpolate the value), or printExact for a machine format")
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {}
+
+/// A machine format (JSON, a quirks section) on standard output, exact: not
+/// terminal text, so not escaped.
+func printExact(_ text: String) {
+    StandardOutput.write(text)
 }
 
-nonisolated var mainHelp: String {
-    var text = """
+/// A line on standard error (errors, warnings, notes, status), as terminal text.
+func printError(_ text: TerminalText) {
+    let rendered = text.rendered
+    FileHandle.standardError.write(Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8))
+}
+
+nonisolated var mainHelp: TerminalText {
+    var text: TerminalText = """
     OVERVIEW: Record, import and analyse touch, touchpad and pen pressure traces.
 
     USAGE: forcetrace <subcommand> [options]
@@ -49,7 +62,7 @@ nonisolated var mainHelp: String {
 
     """
     for command in subcommands {
-        text += "  " + command.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.spec.abstract + "\n"
+        text += "  \(TerminalText(escaping: command.spec.name).padded(to: 12))\(command.spec.abstract)\n"
     }
     text += """
 
@@ -98,7 +111,7 @@ func runMain(_ arguments: [String]) -> Int32 {
     } catch {
         // One rendering for every failure: "file: message" and a hint;
         // HDF5's call chain only as the innermost cause.
-        printError("Error: \(ForceTraceError.userFacing(error))")
+        printError("Error: \(ForceTraceError.terminalText(error))")
         return ExitStatus.failure
     }
 }
@@ -111,7 +124,7 @@ hdf5ExitOnFault = true
 var status = runMain(Array(CommandLine.arguments.dropFirst()))
 // Output cut short (a full disk, /dev/full) is a failure, not success.
 if case .failed(let code) = StandardOutput.finish() {
-    printError("Error: " + StandardOutput.message(forErrno: code))
+    printError("Error: \(StandardOutput.message(forErrno: code))")
     status = ExitStatus.failure
 }
 if hdf5SkipsExitCleanup {

@@ -119,7 +119,7 @@ final class CalibrationTests: XCTestCase {
         let quirks = try result.quirks().get()
         XCTAssertFalse(quirks.contains("AttrThumbPressureThreshold="))
         XCTAssertTrue(quirks.contains("# AttrThumbPressureThreshold left out: light and normal touches (up to 140) and thumbs (from 120) overlap"))
-        XCTAssertTrue(result.text.contains("AttrThumbPressureThreshold P: left out: light and normal touches"))
+        XCTAssertTrue(result.text.rendered.contains("AttrThumbPressureThreshold P: left out: light and normal touches"))
         try assertLibinputAccepts(quirks)
     }
 

@@ -14,7 +14,7 @@ final class DataQualityTests: XCTestCase {
         XCTAssertEqual(analysis.statistics.sharedPressureFrames, 44)
         XCTAssertTrue(analysis.statistics.sharesPressure)
         XCTAssertTrue(PressureReport(options: analysis.options, files: [FileAnalysis(file: "c.h5", recordings: [analysis])])
-            .text(contactLimit: 0).contains("SHARED PRESSURE"))
+            .text(contactLimit: 0).rendered.contains("SHARED PRESSURE"))
     }
 
     func testTwoFingersWithTheirOwnPressuresDoNotShare() throws {

@@ -46,7 +46,7 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(analysis.contacts[0].inflation(), .unbounded)
         XCTAssertEqual(analysis.statistics.inflation(), .unbounded)
         let report = Self.report(analysis)
-        let text = report.text(contactLimit: nil)
+        let text = report.text(contactLimit: nil).rendered
         XCTAssertTrue(text.contains("inflation ∞"), text)
         XCTAssertTrue(text.contains("0 mm ∞"), text)
         XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    ∞ "))
@@ -74,7 +74,7 @@ final class SummaryRenderingTests: XCTestCase {
         XCTAssertEqual(analysis.contacts[0].inflation(), .undefined)
         XCTAssertEqual(analysis.statistics.inflation(), .undefined)
         let report = Self.report(analysis)
-        XCTAssertTrue(report.text(contactLimit: nil).contains("inflation -\n"))
+        XCTAssertTrue(report.text(contactLimit: nil).rendered.contains("inflation -\n"))
         XCTAssertTrue(report.contactLine(analysis.contacts[0]).contains("    - "))
         XCTAssertTrue(report.html(contactLimit: nil).contains("<dt>Inflation</dt><dd>-</dd>"), "HTML summary")
         let json = try Self.json(report)

@@ -10,35 +10,35 @@ extension CalibrationSuggestion {
         axis.normalized(value).map { String(format: "%.0f %%", $0 * 100) } ?? "-"
     }
 
-    private func line(_ name: String, _ value: QuirkValue) -> String {
+    private func line(_ name: String, _ value: QuirkValue) -> TerminalText {
         switch value {
         case .value(let raw, let note): "  \(name) = \(raw) (\(percent(raw)) of the range): \(note)\n"
         case .omitted(let reason): "  \(name): left out: \(reason)\n"
         }
     }
 
-    /// The human-readable suggestion.
-    public var text: String {
-        var text = "\(file): /recordings/\(recording): \(calibrationProtocol.rawValue) calibration, \"\(device.name)\", "
+    /// The human-readable suggestion; the file, recording and device names
+    /// shown escaped.
+    public var text: TerminalText {
+        var text: TerminalText = "\(file): /recordings/\(recording): \(calibrationProtocol.rawValue) calibration, \"\(device.name)\", "
         text += "\(axis.name) \(axis.minimum)..\(axis.maximum)\n"
-        text += "  trials: " + calibrationProtocol.classes.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ") + "\n"
+        text += "  trials: \(calibrationProtocol.classes.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", "))\n"
         if let app {
             let t = app.thresholds
-            text += String(format: "  peek = %.2f (raw %d), pop = %.2f (raw %d): balanced accuracy %.3f over the labelled trials\n",
-                           t.peek, app.peekRaw, t.pop, app.popRaw, t.balancedAccuracy ?? 0)
+            text += "\(String(format: "  peek = %.2f (raw %d), pop = %.2f (raw %d): balanced accuracy %.3f over the labelled trials", t.peek, app.peekRaw, t.pop, app.popRaw, t.balancedAccuracy ?? 0))\n"
             if let confusion = t.confusion {
                 text += "  confusion (rows: asked for; columns: classified as tap, peek-press, pop-press):\n"
                 for label in PressClass.allCases {
                     let cells: [String] = PressClass.allCases.map { String(format: "%6lld", confusion[label: label, found: $0]) }
-                    text += "    " + label.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + cells.joined() + "\n"
+                    text += "    \(TerminalText(escaping: label.rawValue).padded(to: 11))\(cells.joined())\n"
                 }
             }
             text += "  pop-presses reaching pop: \(app.reachedPop) of \(app.popPresses)"
-            if let median = app.medianTimeToPopMs { text += String(format: ", median %.0f ms after touch-down", median) }
+            if let median = app.medianTimeToPopMs { text += "\(String(format: ", median %.0f ms after touch-down", median))" }
             text += "\n"
             for entry in app.beforeTimeout {
                 text += "  before a \(entry.timeoutMs) ms long-press timeout: \(entry.count) of \(app.popPresses)"
-                if let saved = entry.medianSavedMs { text += String(format: ", saving a median %.0f ms", saved) }
+                if let saved = entry.medianSavedMs { text += "\(String(format: ", saving a median %.0f ms", saved))" }
                 text += "\n"
             }
         }
@@ -48,9 +48,10 @@ extension CalibrationSuggestion {
             text += line("AttrThumbPressureThreshold P", touchpad.thumb)
             text += line("AttrPalmPressureThreshold O", touchpad.palm)
             let range = Double(axis.maximum) - Double(axis.minimum)
-            text += String(format: "  libinput without a quirk: touch begins at %d, ends below %d, palm at %d; no thumb threshold\n",
-                           Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
-                           Int32((Double(axis.minimum) + range * Self.libinputEndFraction).rounded()), Self.libinputPalmDefault)
+            let defaults = String(format: "  libinput without a quirk: touch begins at %d, ends below %d, palm at %d; no thumb threshold",
+                                  Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
+                                  Int32((Double(axis.minimum) + range * Self.libinputEndFraction).rounded()), Self.libinputPalmDefault)
+            text += "\(defaults)\n"
         }
         if let pen {
             if let hover = pen.hoverMax { text += "  hover noise: up to \(hover)\n" }

@@ -31,6 +31,23 @@ public struct InputDeviceEntry: Sendable {
 
 /// The evdev nodes of this machine.
 public enum InputDevices {
+    /// Kernel BUS_* names for the buses input devices sit on.
+    public static func busName(_ bus: UInt16) -> String {
+        switch bus {
+        case 0x01: "pci"
+        case 0x03: "usb"
+        case 0x05: "bluetooth"
+        case 0x06: "virtual"
+        case 0x10: "isa"
+        case 0x11: "i8042"
+        case 0x18: "i2c"
+        case 0x19: "host"
+        case 0x1c: "spi"
+        case 0x1d: "rmi"
+        default: String(format: "0x%04x", bus)
+        }
+    }
+
     public static let defaultDirectory = "/dev/input"
 
     /// `event*` nodes in `directory`, in numeric order (event2 before event10).
@@ -100,5 +117,34 @@ public enum InputDevices {
         let listing = matches.map { "\($0.path) (\($0.name))" }.joined(separator: ", ")
         throw DeviceError(path: directory, "\(matches.count) devices match '\(query)': \(listing)",
                           hint: "give a longer part of the name, or the /dev/input/eventN path")
+    }
+}
+
+extension InputDeviceEntry {
+    /// `devices`: one device as text; its name, path and error shown escaped.
+    public var text: TerminalText {
+        let entry = self
+        guard let device = entry.description else {
+            return "\(entry.path)\n  cannot be opened: \(entry.error?.message ?? "unknown error")\n"
+        }
+        var text: TerminalText = "\(entry.path)  \"\(device.name)\"\n"
+        text += "\(String(format: "  bus %@  vendor 0x%04x  product 0x%04x", InputDevices.busName(device.bus), device.vendor, device.product))\n"
+        text += device.contactProtocol == .slots
+            ? "  multitouch protocol B, \(device.slotCount) slots\n" : "  not multitouch protocol B\n"
+        if let axis = device.contactPressureAxis {
+            text += "  pressure: \(axis.name) (0x\(String(axis.code, radix: 16))) \(axis.minimum)..\(axis.maximum), resolution \(axis.resolution)\n"
+        } else if device.forceCapability == .shared, let axis = device.axis(AbsoluteAxis.pressure) {
+            text += "  pressure: \(axis.name) \(axis.minimum)..\(axis.maximum) for all contacts together, none per contact\n"
+        } else {
+            text += "  no pressure axis\n"
+        }
+        text += "  pen: \(device.isPen ? "yes" : "no")\n"
+        if device.hasKeyboardKeys {
+            text += device.forceCapability == .unavailable
+                ? "  keyboard: yes (letter keys; record stores common keys as KEY_A, and needs --allow-keyboard)\n"
+                : "  keyboard: yes (letter keys; record stores common keys as KEY_A)\n"
+        }
+        text += "  pressure-capable: \(device.forceCapability.rawValue)\n"
+        return text
     }
 }

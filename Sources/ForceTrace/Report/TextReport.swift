@@ -4,12 +4,10 @@ extension PressureReport {
     /// The report as a person reads it at a terminal: per recording a
     /// per-contact table (at most `contactLimit` rows; nil for all), then its
     /// summary; then a summary per file and the total when there are several.
-    public func text(contactLimit: Int?) -> String {
-        var out = ""
+    /// File, recording and device names are shown escaped (`TerminalText`).
+    public func text(contactLimit: Int?) -> TerminalText {
         let thresholds = options.thresholds
-        out += String(format: "thresholds: peek %.2f (%.3f force), pop %.2f (%.3f force), hysteresis %.2f, %@ sensitivity; ",
-                      thresholds.peek, UIKitForce.force(normalized: thresholds.peek), thresholds.pop,
-                      UIKitForce.force(normalized: thresholds.pop), thresholds.hysteresis, thresholds.sensitivity.rawValue)
+        var out: TerminalText = "\(String(format: "thresholds: peek %.2f (%.3f force), pop %.2f (%.3f force), hysteresis %.2f, %@ sensitivity; ", thresholds.peek, UIKitForce.force(normalized: thresholds.peek), thresholds.pop, UIKitForce.force(normalized: thresholds.pop), thresholds.hysteresis, thresholds.sensitivity.rawValue))"
         out += "smoothing \(options.smoothing); tolerance \(options.tolerance)\n"
         out += "force = normalized pressure × \(UIKitForce.maximumPossibleForce) (UIKit maximumPossibleForce, iPhone 6s)\n"
         let recordingCount = files.reduce(0) { $0 + $1.recordings.count }
@@ -29,9 +27,10 @@ extension PressureReport {
         return out
     }
 
-    func recordingText(_ analysis: RecordingAnalysis, contactLimit: Int?) -> String {
-        var out = "== \(analysis.file): /recordings/\(analysis.name) ==\n"
-        out += "device: \"\(analysis.device.name)\", \(analysis.device.contactProtocol == .slots ? "multitouch protocol B" : "no slots")"
+    func recordingText(_ analysis: RecordingAnalysis, contactLimit: Int?) -> TerminalText {
+        var out: TerminalText = "== \(analysis.file): /recordings/\(analysis.name) ==\n"
+        let slots: TerminalText = analysis.device.contactProtocol == .slots ? "multitouch protocol B" : "no slots"
+        out += "device: \"\(analysis.device.name)\", \(slots)"
         if let axis = analysis.pressureAxis {
             out += ", pressure \(axis.name) \(axis.minimum)..\(axis.maximum)\n"
         } else {
@@ -39,13 +38,13 @@ extension PressureReport {
         }
         out += "tolerance: \(analysis.lanes.configuredDescription)\n"
         if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
-            out += String(format: "ground truth: labels from the file, scripted around peek %.2f and pop %.2f\n", peek, pop)
+            out += "\(String(format: "ground truth: labels from the file, scripted around peek %.2f and pop %.2f", peek, pop))\n"
         }
         for warning in analysis.warnings { out += "warning: \(warning)\n" }
         let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         if shown > 0 {
             out += "    id slot  track    down_s   dur_s  smpl  peak  norm force  t_peak  t_peek   t_pop pk>pop rx   disp  motion  stat  infl class\n"
-            for contact in analysis.contacts.prefix(shown) { out += contactLine(contact) + "\n" }
+            for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact))\n" }
             if shown < analysis.contacts.count {
                 out += "    (\(shown) of \(analysis.contacts.count) contacts shown; --contacts all shows every one)\n"
             }
@@ -76,107 +75,109 @@ extension PressureReport {
         return line
     }
 
-    func summaryText(_ statistics: PressureStatistics) -> String {
+    func summaryText(_ statistics: PressureStatistics) -> TerminalText {
         let recordings = statistics.recordings
-        var out = "summary (\(recordings) recording\(recordings == 1 ? "" : "s"), "
-            + String(format: "%.3f s, %lld events, %lld samples):\n", Double(statistics.durationNs) / 1e9, statistics.events, statistics.samples)
+        let counts = String(format: "%.3f s, %lld events, %lld samples", Double(statistics.durationNs) / 1e9, statistics.events, statistics.samples)
+        var out: TerminalText = "summary (\(recordings) recording\(recordings == 1 ? "" : "s"), \(counts)):\n"
         let withPressure = statistics.contactsWithPressure
         let percent = ReportFormat.percent
         out += "  contacts \(statistics.contacts)"
         if statistics.stillDown > 0 { out += " (\(statistics.stillDown) still down at the end)" }
         if withPressure > 0 {
-            out += ": " + PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0])" }.joined(separator: ", ")
+            out += ": \(PressClass.allCases.map { "\($0.rawValue) \(statistics.classCounts[$0])" }.joined(separator: ", "))"
             out += "; stationary deep presses \(statistics.stationaryDeepPresses[0])\n"
             out += "  reached peek \(statistics.reachedPeek) (\(percent(statistics.reachedPeek, withPressure))), "
-                + "pop \(statistics.reachedPop) (\(percent(statistics.reachedPop, withPressure))); "
-                + "re-crossings peek \(statistics.peekRecrossings), pop \(statistics.popRecrossings)\n"
+            out += "pop \(statistics.reachedPop) (\(percent(statistics.reachedPop, withPressure))); "
+            out += "re-crossings peek \(statistics.peekRecrossings), pop \(statistics.popRecrossings)\n"
         } else {
             out += "; no pressure\n"
         }
         out += "  motion events \(statistics.motionEvents), stationary pressure events \(statistics.stationary[0]) "
-            + "(\(percent(statistics.stationary[0], statistics.motionEvents))): inflation \(ReportFormat.inflation(statistics.inflation()))\n"
+        out += "(\(percent(statistics.stationary[0], statistics.motionEvents))): inflation \(ReportFormat.inflation(statistics.inflation()))\n"
         if let rate = statistics.stationaryRateHz() {
-            out += String(format: "  stationary events %.1f Hz during contact; %lld before the peak, %lld after\n",
-                          rate, statistics.stationaryRise[0], statistics.stationaryAfterPeak[0])
+            out += "\(String(format: "  stationary events %.1f Hz during contact; %lld before the peak, %lld after", rate, statistics.stationaryRise[0], statistics.stationaryAfterPeak[0]))\n"
         }
         let sweep = statistics.inflationSweep.map { lane -> String in
             let label = "\(formatNumber(lane.toleranceMM)) mm"
             guard let inflation = lane.inflation else { return "\(label) n/a" }
             return "\(label) \(ReportFormat.inflation(inflation))" + (withPressure > 0 ? " (\(lane.stationaryDeepPresses))" : "")
         }
-        out += "  inflation by tolerance" + (withPressure > 0 ? " (stationary deep presses)" : "") + ": " + sweep.joined(separator: ", ") + "\n"
+        let deep: TerminalText = withPressure > 0 ? " (stationary deep presses)" : ""
+        out += "  inflation by tolerance\(deep): \(sweep.joined(separator: ", "))\n"
         out += dataQualityText(statistics)
         guard withPressure > 0 else { return out }
         out += "  quantiles          p5     p25     p50     p75     p95       n\n"
         for (name, values) in statistics.quantileLists {
-            out += "    " + name.padding(toLength: 14, withPad: " ", startingAt: 0)
+            out += "    \(TerminalText(escaping: name).padded(to: 14))"
             if let quantiles = values.quantiles {
-                out += quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.values.count) + "\n"
+                out += "\(quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.values.count))\n"
             } else {
                 out += "       -       -       -       -       -       0\n"
             }
         }
-        out += "  within the long-press timeouts (400 / 500 ms of n): " + statistics.timeHistograms.map { name, histogram in
+        let timeouts = statistics.timeHistograms.map { name, histogram in
             "\(name) \(histogram.count(below: 400_000_000)) / \(histogram.count(below: 500_000_000)) of \(histogram.counts.reduce(0, +))"
-        }.joined(separator: ", ") + "\n"
+        }
+        out += "  within the long-press timeouts (400 / 500 ms of n): \(timeouts.joined(separator: ", "))\n"
         let fractions = statistics.sweep
-        out += "  reaching threshold: " + stride(from: 10, through: 100, by: 10).map {
+        let reaching = stride(from: 10, through: 100, by: 10).map {
             String(format: "%.1f %.0f%%", ThresholdBins.threshold($0), 100 * fractions[$0])
-        }.joined(separator: ", ") + "\n"
+        }
+        out += "  reaching threshold: \(reaching.joined(separator: ", "))\n"
         out += curvesText(statistics)
         if statistics.labelled > 0 {
             if let accuracy = statistics.confusion.balancedAccuracy {
-                out += String(format: "  labels: %lld contacts; balanced accuracy at the configured thresholds %.3f\n", statistics.labelled, accuracy)
+                out += "\(String(format: "  labels: %lld contacts; balanced accuracy at the configured thresholds %.3f", statistics.labelled, accuracy))\n"
                 out += confusionText(statistics.confusion)
             }
             if let best = statistics.suggestionFromLabels {
-                out += String(format: "  suggested thresholds (from labels, best balanced accuracy %.3f): peek %.2f, pop %.2f\n",
-                              best.balancedAccuracy ?? 0, best.peek, best.pop)
+                out += "\(String(format: "  suggested thresholds (from labels, best balanced accuracy %.3f): peek %.2f, pop %.2f", best.balancedAccuracy ?? 0, best.peek, best.pop))\n"
                 out += confusionText(best.confusion ?? ConfusionMatrix())
             }
         }
         if let breaks = statistics.suggestionWithoutLabels {
-            out += String(format: "  suggestion without labels (natural breaks in the peaks; assumes three groups): peek %.2f, pop %.2f\n",
-                          breaks.peek, breaks.pop)
+            out += "\(String(format: "  suggestion without labels (natural breaks in the peaks; assumes three groups): peek %.2f, pop %.2f", breaks.peek, breaks.pop))\n"
         }
         return out
     }
 
-    func dataQualityText(_ statistics: PressureStatistics) -> String {
-        var out = "  data quality: samples outside absinfo \(statistics.outOfRangeSamples), SYN_DROPPED \(statistics.droppedMarkers), "
-            + "resync \(statistics.resyncMarkers), partial imports \(statistics.partialRecordings); "
-            + "frames with 2+ contacts down \(statistics.multiContactFrames), with equal pressures \(statistics.sharedPressureFrames)"
+    func dataQualityText(_ statistics: PressureStatistics) -> TerminalText {
+        var out: TerminalText = "  data quality: samples outside absinfo \(statistics.outOfRangeSamples), SYN_DROPPED \(statistics.droppedMarkers), "
+        out += "resync \(statistics.resyncMarkers), partial imports \(statistics.partialRecordings); "
+        out += "frames with 2+ contacts down \(statistics.multiContactFrames), with equal pressures \(statistics.sharedPressureFrames)"
         if statistics.sharesPressure { out += ": SHARED PRESSURE, the device reports one pressure for all contacts" }
         return out + "\n"
     }
 
     /// The mean curves at a few points, when the curves were computed.
-    func curvesText(_ statistics: PressureStatistics) -> String {
-        var out = ""
+    func curvesText(_ statistics: PressureStatistics) -> TerminalText {
+        var out: TerminalText = ""
         let bands = statistics.curveBands, aligned = statistics.alignedBands
         if bands.points > 0 {
             let points = [0, bands.points / 4, bands.points / 2, 3 * bands.points / 4, bands.points - 1]
-            out += "  mean curve at 0, 25, 50, 75, 100% of the press: " + bands.classesPresent.map { pressClass in
+            let means = bands.classesPresent.map { pressClass in
                 "\(pressClass.rawValue) " + points.map { ReportFormat.optional(bands.mean(pressClass, point: $0), "%.2f") }.joined(separator: " ")
-            }.joined(separator: "; ") + "\n"
+            }
+            out += "  mean curve at 0, 25, 50, 75, 100% of the press: \(means.joined(separator: "; "))\n"
         }
         if aligned.points > 0 {
             let stepMS = Double(options.alignedStepNs) / 1e6
             let points = [0, 10, 20, 50, 100].map { min(aligned.points - 1, Int((Double($0) / max(stepMS, 1e-9)).rounded())) }
-            out += "  mean curve at " + points.map { formatNumber(Double($0) * stepMS) }.joined(separator: ", ") + " ms from touch-down: "
-                + aligned.classesPresent.map { pressClass in
-                    "\(pressClass.rawValue) " + points.map { ReportFormat.optional(aligned.mean(pressClass, point: $0), "%.2f") }.joined(separator: " ")
-                }.joined(separator: "; ") + "\n"
+            let times = points.map { formatNumber(Double($0) * stepMS) }.joined(separator: ", ")
+            let means = aligned.classesPresent.map { pressClass in
+                "\(pressClass.rawValue) " + points.map { ReportFormat.optional(aligned.mean(pressClass, point: $0), "%.2f") }.joined(separator: " ")
+            }
+            out += "  mean curve at \(times) ms from touch-down: \(means.joined(separator: "; "))\n"
         }
         return out
     }
 
-    func confusionText(_ confusion: ConfusionMatrix) -> String {
-        var out = "      label \\ found    tap  peek-press  pop-press\n"
+    func confusionText(_ confusion: ConfusionMatrix) -> TerminalText {
+        var out: TerminalText = "      label \\ found    tap  peek-press  pop-press\n"
         for label in PressClass.allCases {
-            out += "      " + label.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(format: "%7lld %11lld %10lld\n", confusion[label: label, found: .tap],
-                         confusion[label: label, found: .peekPress], confusion[label: label, found: .popPress])
+            let cells = String(format: "%7lld %11lld %10lld", confusion[label: label, found: .tap],
+                               confusion[label: label, found: .peekPress], confusion[label: label, found: .popPress])
+            out += "      \(TerminalText(escaping: label.rawValue).padded(to: 12))\(cells)\n"
         }
         return out
     }

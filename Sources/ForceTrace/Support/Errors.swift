@@ -2,7 +2,8 @@ import Foundation
 import HDF5
 
 /// The one error type users see: the file, where in it, what is wrong, and
-/// what to do. Rendered one way everywhere (`description`):
+/// what to do. Rendered one way everywhere (`description`; `terminalText`
+/// at a terminal, the file, message and hint escaped):
 /// "FILE[:LINE | : at byte N]: message", then "  hint: …" on its own line.
 public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
     public enum Location: Sendable, Equatable {
@@ -25,6 +26,19 @@ public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         var text: String
+        switch location {
+        case .line(let line): text = "\(file):\(line): \(message)"
+        case .byteOffset(let offset): text = "\(file): at byte \(offset): \(message)"
+        case .whole: text = "\(file): \(message)"
+        }
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+
+    /// `description` for a terminal: the file, the message (which may quote
+    /// an input line) and the hint are text from outside.
+    public var terminalText: TerminalText {
+        var text: TerminalText
         switch location {
         case .line(let line): text = "\(file):\(line): \(message)"
         case .byteOffset(let offset): text = "\(file): at byte \(offset): \(message)"
@@ -71,6 +85,14 @@ extension ForceTraceError {
     private static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Any error as a terminal shows it (`userFacing`, then `terminalText`).
+    public static func terminalText(_ error: any Error) -> TerminalText {
+        switch userFacing(error) {
+        case let error as ForceTraceError: error.terminalText
+        case let error: "\(String(describing: error))"
+        }
     }
 
     /// Any error as the user should see it: HDF5 failures classified, the

@@ -1,7 +1,9 @@
 import Foundation
 
 /// A one-line progress report on stderr, only when stderr is a terminal, at
-/// most a few times a second.
+/// most a few times a second. Its text is `TerminalText` (file names in the
+/// label are shown escaped); its own controls are the `\r` and erase-line
+/// (`ESC [ K`) that redraw it.
 public final class ProgressLine {
     private let enabled: Bool
     private var lastDraw = Date.distantPast
@@ -20,7 +22,7 @@ public final class ProgressLine {
     /// Shows `done` items, their rate and, when `fraction` (of the whole,
     /// 0...1) is known, the time left: "importing x.evemu: 1.20 M events,
     /// 1.95 M events/s, 3 s left".
-    public func count(_ label: @autoclosure () -> String, done: Int64, unit: String, fraction: @autoclosure () -> Double? = nil) {
+    public func count(_ label: @autoclosure () -> TerminalText, done: Int64, unit: String, fraction: @autoclosure () -> Double? = nil) {
         guard enabled else { return }
         let now = Date()
         let started = countStarted ?? now
@@ -29,10 +31,10 @@ public final class ProgressLine {
     }
 
     /// The text `count` shows.
-    public static func countText(_ label: String, done: Int64, unit: String, elapsed: Double, fraction: Double?) -> String {
-        var text = "\(label): \(amount(Double(done))) \(unit)"
+    public static func countText(_ label: TerminalText, done: Int64, unit: String, elapsed: Double, fraction: Double?) -> TerminalText {
+        var text: TerminalText = "\(label): \(amount(Double(done))) \(unit)"
         if elapsed > 0 { text += ", \(amount(Double(done) / elapsed)) \(unit)/s" }
-        if let left = timeLeft(elapsed: elapsed, fraction: fraction) { text += ", " + left }
+        if let left = timeLeft(elapsed: elapsed, fraction: fraction) { text += ", \(left)" }
         return text
     }
 
@@ -49,12 +51,12 @@ public final class ProgressLine {
             : value >= 100_000 ? String(format: "%.0f k", value / 1000) : String(format: "%.0f", value)
     }
 
-    public func update(_ text: @autoclosure () -> String) {
+    public func update(_ text: @autoclosure () -> TerminalText) {
         guard enabled else { return }
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text()).utf8))
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text().rendered).utf8))
         drawn = true
     }
 

@@ -143,15 +143,15 @@ extension TraceFileInfo {
         return JSONText.encode(info)
     }
 
-    /// `info`'s text.
-    public var text: String {
+    /// `info`'s text; names, strings and paths from the file shown escaped.
+    public var text: TerminalText {
         func bytes(_ value: UInt64) -> String {
             let number = Double(value)
             if number >= 1_048_576 { return String(format: "%.2f MiB", number / 1_048_576) }
             if number >= 1024 { return String(format: "%.1f KiB", number / 1024) }
             return "\(value) B"
         }
-        var text = "\(file): forcetrace format \(formatVersion), \(bytes(fileSize))"
+        var text: TerminalText = "\(file): forcetrace format \(formatVersion), \(bytes(fileSize))"
         if let toolVersion { text += ", written by \(toolVersion)" }
         if let createdUTC { text += " at \(createdUTC)" }
         text += "\n"
@@ -160,15 +160,15 @@ extension TraceFileInfo {
             text += "        If no recorder is running, 'h5clear -s --increment=0 \(file)' clears the mark.\n"
         }
         if let compressionRatio {
-            text += String(format: "  tables: %@ uncompressed, %@ stored (%.1fx)\n",
-                           bytes(tableBytesUncompressed), bytes(tableBytesStored), compressionRatio)
+            text += "\(String(format: "  tables: %@ uncompressed, %@ stored (%.1fx)", bytes(tableBytesUncompressed), bytes(tableBytesStored), compressionRatio))\n"
         }
         for recording in recordings {
             let device = recording.device
             text += "\n/recordings/\(recording.name)\n"
             text += "  source:     \(recording.source)\n"
-            text += "  device:     \"\(device.name)\" " + String(format: "bus 0x%04x vendor 0x%04x product 0x%04x version 0x%04x",
-                Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)) + "\n"
+            let ids = String(format: "bus 0x%04x vendor 0x%04x product 0x%04x version 0x%04x",
+                             Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version))
+            text += "  device:     \"\(device.name)\" \(ids)\n"
             if let kernel = device.system.kernel { text += "  kernel:     \(kernel)\n" }
             if let dmi = device.system.dmi { text += "  dmi:        \(dmi)\n" }
             let properties = device.properties.map { EventNames.property($0) }
@@ -185,13 +185,13 @@ extension TraceFileInfo {
             text += "  axes:\n"
             text += "    code  name                       min      max  fuzz  flat   res\n"
             for axis in device.axes {
-                text += String(format: "    0x%02x  %@ %8d %8d %5d %5d %5d\n", Int(axis.code),
-                               axis.name.padding(toLength: 22, withPad: " ", startingAt: 0),
-                               Int(axis.minimum), Int(axis.maximum), Int(axis.fuzz), Int(axis.flat), Int(axis.resolution))
+                let numbers = String(format: "%8d %8d %5d %5d %5d", Int(axis.minimum), Int(axis.maximum), Int(axis.fuzz),
+                                     Int(axis.flat), Int(axis.resolution))
+                text += "    \(String(format: "0x%02x", Int(axis.code)))  \(TerminalText(escaping: axis.name).padded(to: 22)) \(numbers)\n"
             }
             text += "  events \(recording.events), frames \(recording.frames), contacts \(recording.contacts), "
-                + "samples \(recording.samples), markers \(recording.markers)\n"
-            text += String(format: "  duration:   %.3f s (clock %@)\n", Double(recording.durationNs) / 1e9, recording.clock.rawValue)
+            text += "samples \(recording.samples), markers \(recording.markers)\n"
+            text += "\(String(format: "  duration:   %.3f s (clock %@)", Double(recording.durationNs) / 1e9, recording.clock.rawValue))\n"
             if let keyCodes = recording.keyCodes { text += "  keycodes:   \(keyCodes.rawValue)\n" }
             switch recording.importStatus {
             case .complete: break
