@@ -3,7 +3,7 @@
 # evemu-record as the recorder (no forcetrace needed).
 #   1. player script creates forcetrace-test-touch and waits for SIGUSR1
 #   2. evemu-record opens the device (found by name, not by number)
-#   3. once evemu-record really has the node open, the player plays
+#   3. once evemu-record has the node open and waits for events, the player plays
 #   4. the player destroys the device; evemu-record stops
 # Outputs in $OUT: expected.jsonl (from the player), recording.evemu,
 # player.out/.err/.rc, evemu.err/.rc.  Checked on the host by
@@ -16,6 +16,7 @@ ft_start_player script --hold-ms 300 --expect "$OUT/expected.jsonl"
 evemu-record "$FT_DEV" "$OUT/recording.evemu" 2>"$OUT/evemu.err" &
 rec=$!
 ft_wait_opened "$rec" "$FT_DEV" 15 || ft_fail "evemu-record did not open $FT_DEV: $(cat "$OUT/evemu.err")"
+ft_wait_reading "$rec" 15 || ft_fail "evemu-record never started reading $FT_DEV (wchan: $(cat /proc/$rec/wchan 2>/dev/null))"
 ft_log "evemu-record pid=$rec has $FT_DEV open; starting gesture"
 ft_go_player
 

@@ -70,6 +70,24 @@ ft_wait_opened() {
 	return 1
 }
 
+# ft_wait_reading PID TIMEOUT_S: wait until PID sleeps in poll, select or
+# an evdev read: it has finished setting up and reads events. Having the
+# device open is not enough: a libevdev reader takes the device's state when
+# it sets up, and a frame played before that arrives as no change of state
+# for its keys (evemu-smoke lost frame 0's BTN_TOUCH and BTN_TOOL_FINGER so).
+ft_wait_reading() {
+	_n=0
+	while [ "$_n" -lt $(($2 * 20)) ]; do
+		[ -d "/proc/$1" ] || return 1
+		case "$(cat "/proc/$1/wchan" 2>/dev/null)" in
+		*poll* | *select* | evdev_read*) return 0 ;;
+		esac
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
 # ft_wait_pid PID TIMEOUT_S: wait for a background child of this shell and
 # set FT_RC to its exit code, or to "timeout" after killing it (returns 1).
 # Do not call it inside $(...): a subshell cannot wait for its parent's child.

@@ -19,6 +19,7 @@ ft_start_player flood 3000 --hold-ms 1500 --expect "$OUT/expected.jsonl"
 evemu-record "$FT_DEV" "$OUT/recording.evemu" 2>"$OUT/evemu.err" &
 rec=$!
 ft_wait_opened "$rec" "$FT_DEV" 15 || ft_fail "evemu-record did not open $FT_DEV"
+ft_wait_reading "$rec" 15 || ft_fail "evemu-record never started reading $FT_DEV"
 kill -STOP "$rec"
 ft_log "evemu-record $rec stopped; flooding"
 ft_go_player
@@ -39,6 +40,7 @@ ft_start_player unplug-after-ms 400 --expect "$OUT/expected.jsonl"
 evemu-record "$FT_DEV" "$OUT/recording.evemu" 2>"$OUT/evemu.err" &
 rec=$!
 ft_wait_opened "$rec" "$FT_DEV" 15 || ft_fail "evemu-record did not open $FT_DEV"
+ft_wait_reading "$rec" 15 || ft_fail "evemu-record never started reading $FT_DEV"
 ft_go_player
 ft_wait_pid "$FT_PLAYER_PID" 30
 echo "$FT_RC" >"$OUT/player.rc"
