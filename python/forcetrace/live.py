@@ -24,6 +24,7 @@ class _SWMRTrace(Trace):
             self._file.close()
             raise
         self.attrs = {}
+        self._warned_unfinished = set()
         self.recordings = sorted(self._file["recordings"].keys()) if "recordings" in self._file else []
 
 
