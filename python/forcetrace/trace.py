@@ -431,47 +431,102 @@ def open(path):  # noqa: A001 - the package's entry point, like h5py.File
     return Trace(path)
 
 
-def trace_files(paths_or_folder):
-    """The trace files among paths and folders (folders: every *.h5 below,
-    leaving out `report --save` files)."""
+ERRORS = ("raise", "skip")
+
+
+def _check_errors(errors):
+    if errors not in ERRORS:
+        raise ValueError(f"errors={errors!r}: one of {', '.join(map(repr, ERRORS))}")
+
+
+def skipped(path, error):
+    """`errors="skip"`: one warning per file left out, naming it."""
+    reason = str(error)
+    if reason.startswith(f"{path}: "):
+        reason = reason[len(f"{path}: "):]
+    warnings.warn(f"{path}: skipped: {reason}", stacklevel=3)
+
+
+def naming(path, error):
+    """`error` if its message names `path`, else an OSError that does."""
+    if str(path) in str(error):
+        return error
+    return OSError(f"{path}: cannot read it ({type(error).__name__}: {error})")
+
+
+def trace_files(paths_or_folder, errors="raise"):
+    """The files `forcetrace report` would read: paths as given, folders as
+    every *.h5 and *.hdf5 regular file below them whose name does not start
+    with a dot, leaving out `report --save` files. A path that does not exist
+    raises FileNotFoundError, or with `errors="skip"` warns and is left out.
+    A damaged file is kept: reading it is what fails."""
+    _check_errors(errors)
     if isinstance(paths_or_folder, (str, os.PathLike)):
         paths_or_folder = [paths_or_folder]
     found = []
     for item in paths_or_folder:
         item = Path(item)
         if item.is_dir():
-            for path in sorted(item.rglob("*.h5")):
-                if _format_of(path) == TRACE_FORMAT:
+            for path in sorted(item.rglob("*")):
+                if path.suffix in (".h5", ".hdf5") and not path.name.startswith(".") and _readable(path) \
+                        and not _is_saved_report(path):
                     found.append(path)
-        else:
+        elif os.path.lexists(item):
             found.append(item)
+        elif errors == "skip":
+            skipped(item, "no such file or folder")
+        else:
+            raise FileNotFoundError(f"{item}: no such file or folder")
     return found
 
 
-def _format_of(path):
-    import h5py
+def _readable(path):
+    """A regular file, or a link to none (which then fails, naming itself);
+    not a FIFO or device, whose open could block."""
     try:
-        with h5py.File(path, "r") as handle:
-            return attr(handle, "format")
+        return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
+        return True
+
+
+def _is_saved_report(path):
+    import h5py
+    for swmr in (False, True):
         try:
-            with h5py.File(path, "r", swmr=True) as handle:
-                return attr(handle, "format")
+            with h5py.File(path, "r", swmr=swmr, locking=False) as handle:
+                return attr(handle, "format") == "forcetrace-report"
         except OSError:
-            return None
+            continue
+    return False
 
 
-def load(paths_or_folder, table="samples"):
+def load(paths_or_folder, table="samples", errors="raise"):
     """One DataFrame of `table` over every recording of every file, with
-    `file` and `recording` columns first."""
+    `file` and `recording` columns first.
+
+    A file that is missing or cannot be read raises an error naming it, as
+    `forcetrace report` fails on it; `errors="skip"` leaves such files out
+    with one warning each, naming the file."""
+    _check_errors(errors)
     frames = []
-    for path in trace_files(paths_or_folder):
-        with Trace(path) as trace:
-            for recording in trace:
-                frame = recording.frame(table)
-                frame.insert(0, "recording", recording.name)
-                frame.insert(0, "file", str(path))
-                frames.append(frame)
+    for path in trace_files(paths_or_folder, errors=errors):
+        try:
+            with Trace(path) as trace:
+                mine = []
+                for recording in trace:
+                    frame = recording.frame(table)
+                    frame.insert(0, "recording", recording.name)
+                    frame.insert(0, "file", str(path))
+                    mine.append(frame)
+        except Exception as error:  # noqa: BLE001  (any failure is this file's; it is named)
+            if errors == "skip":
+                skipped(path, error)
+                continue
+            named = naming(path, error)
+            if named is error:
+                raise
+            raise named from error
+        frames.extend(mine)
     if not frames:
         raise FileNotFoundError(f"no trace files in {paths_or_folder!r}")
     result = pd.concat(frames, ignore_index=True)
