@@ -493,7 +493,7 @@ def _is_saved_report(path):
     import h5py
     for swmr in (False, True):
         try:
-            with h5py.File(path, "r", swmr=swmr, locking=False) as handle:
+            with h5py.File(path, "r", swmr=swmr) as handle:
                 return attr(handle, "format") == "forcetrace-report"
         except OSError:
             continue
