@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .trace import _check_errors, skipped, trace_files
+from .trace import _check_errors, _skipped, trace_files
 
 __all__ = ["report", "report_part", "merge_parts"]
 
@@ -115,7 +115,7 @@ def report(paths, client=None, *, options=(), forcetrace=None, batch=64, errors=
             raise RuntimeError(failed[0] + more)
         for path, message in zip(files, failures):
             if message is not None:
-                skipped(path, message)
+                _skipped(path, message)
         parts = [part for part, message in zip(parts, failures) if message is None]
         if not parts:
             raise FileNotFoundError(f"no trace files in {paths!r} could be read")

@@ -439,7 +439,7 @@ def _check_errors(errors):
         raise ValueError(f"errors={errors!r}: one of {', '.join(map(repr, ERRORS))}")
 
 
-def skipped(path, error):
+def _skipped(path, error):
     """`errors="skip"`: one warning per file left out, naming it."""
     reason = str(error)
     if reason.startswith(f"{path}: "):
@@ -447,7 +447,7 @@ def skipped(path, error):
     warnings.warn(f"{path}: skipped: {reason}", stacklevel=3)
 
 
-def naming(path, error):
+def _naming(path, error):
     """`error` if its message names `path`, else an OSError that does."""
     if str(path) in str(error):
         return error
@@ -474,7 +474,7 @@ def trace_files(paths_or_folder, errors="raise"):
         elif os.path.lexists(item):
             found.append(item)
         elif errors == "skip":
-            skipped(item, "no such file or folder")
+            _skipped(item, "no such file or folder")
         else:
             raise FileNotFoundError(f"{item}: no such file or folder")
     return found
@@ -520,9 +520,9 @@ def load(paths_or_folder, table="samples", errors="raise"):
                     mine.append(frame)
         except Exception as error:  # noqa: BLE001  (any failure is this file's; it is named)
             if errors == "skip":
-                skipped(path, error)
+                _skipped(path, error)
                 continue
-            named = naming(path, error)
+            named = _naming(path, error)
             if named is error:
                 raise
             raise named from error
