@@ -15,9 +15,10 @@ import os
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from .trace import trace_files
+from .trace import _check_errors, _skipped, trace_files
 
 __all__ = ["report", "report_part", "merge_parts"]
 
@@ -45,6 +46,26 @@ def report_part(path, options=(), forcetrace=None):
         return part.read_bytes()
 
 
+@dataclass(frozen=True)
+class FailedPart:
+    """A file `report` refused, returned by its task rather than raised: a
+    task that raises is logged by every worker as "Compute Failed", and the
+    caller then raises once, naming the file."""
+    path: str
+    message: str
+
+
+def _part(path, options, forcetrace):
+    try:
+        return report_part(path, options, forcetrace)
+    except RuntimeError as error:  # forcetrace refused the file
+        return FailedPart(str(path), str(error))
+
+
+def _failure(part):
+    return part.message if isinstance(part, FailedPart) else None
+
+
 def merge_parts(parts, forcetrace=None, output="save"):
     """Merges part files given as bytes with `forcetrace report --merge`:
     the merged part's bytes (`output="save"`), or the `--json` document."""
@@ -61,17 +82,20 @@ def merge_parts(parts, forcetrace=None, output="save"):
         return json.loads(_run(command + ["--json"], f"merging {len(parts)} parts"))
 
 
-def report(paths, client=None, *, options=(), forcetrace=None, batch=64):
+def report(paths, client=None, *, options=(), forcetrace=None, batch=64, errors="raise"):
     """`forcetrace report` over trace files (and folders of them) as Dask
     tasks; returns what `forcetrace report --json` gives as `total`.
 
     `client`: a `dask.distributed.Client`; without one a LocalCluster runs
     for the call. `options`: further `report` options, e.g. ["--tolerance",
     "0.1mm"] (they must be the same for every file). `batch`: parts merged by
-    one task; more parts are merged in rounds."""
+    one task; more parts are merged in rounds. A file that is missing or that
+    `report` refuses raises one error naming it, as `forcetrace report`
+    fails; `errors="skip"` leaves such files out with one warning each."""
     from dask.distributed import Client, LocalCluster
 
-    files = [str(path) for path in trace_files(paths)]
+    _check_errors(errors)
+    files = [str(path) for path in trace_files(paths, errors=errors)]
     if not files:
         raise FileNotFoundError(f"no trace files in {paths!r}")
     options = [str(option) for option in options]
@@ -81,7 +105,20 @@ def report(paths, client=None, *, options=(), forcetrace=None, batch=64):
                                processes=False, dashboard_address=":0")
         client = Client(cluster)
     try:
-        parts = client.map(report_part, files, options=options, forcetrace=forcetrace, pure=False)
+        parts = client.map(_part, files, options=options, forcetrace=forcetrace, pure=False)
+        # Only the failures' messages travel back here, not the parts.
+        failures = client.gather(client.map(_failure, parts, pure=False))
+        failed = [message for message in failures if message is not None]
+        if failed and errors == "raise":
+            others = [path for path, message in zip(files, failures) if message is not None][1:]
+            more = f"; {len(others)} other file{'s' if len(others) > 1 else ''} failed too: {', '.join(others)}" if others else ""
+            raise RuntimeError(failed[0] + more)
+        for path, message in zip(files, failures):
+            if message is not None:
+                _skipped(path, message)
+        parts = [part for part, message in zip(parts, failures) if message is None]
+        if not parts:
+            raise FileNotFoundError(f"no trace files in {paths!r} could be read")
         while len(parts) > batch:
             parts = [client.submit(merge_parts, parts[start:start + batch], forcetrace=forcetrace, pure=False)
                      for start in range(0, len(parts), batch)]

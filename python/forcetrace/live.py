@@ -1,5 +1,6 @@
 """Reading a recording while `forcetrace record` writes it (docs/FORMAT.md,
 "Reading while recording (SWMR)")."""
+import fcntl
 import os
 import time
 from pathlib import Path
@@ -9,7 +10,11 @@ import h5py
 from .trace import Recording, Trace
 from ._h5 import refuse_foreign_objects
 
-SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
+from .trace import SAMPLE_COLUMNS
+
+#: `follow`'s default `idle_timeout`, s: it ends on its own when the recorder
+#: ends or dies; this is for when it cannot see that (see `_writer_gone`).
+IDLE_TIMEOUT = 300.0
 
 
 class _SWMRTrace(Trace):
@@ -17,13 +22,16 @@ class _SWMRTrace(Trace):
 
     def __init__(self, path):
         self.path = Path(path)
-        self._file = h5py.File(path, "r", swmr=True)
+        # No HDF5 file lock: it would hide the recorder's going (`_writer_gone`)
+        # and make the recorder's final copy refuse to replace the file.
+        self._file = h5py.File(path, "r", swmr=True, locking=False)
         try:
             refuse_foreign_objects(self._file, path)
         except ValueError:
             self._file.close()
             raise
         self.attrs = {}
+        self._warned_unfinished = set()
         self.recordings = sorted(self._file["recordings"].keys()) if "recordings" in self._file else []
 
 
@@ -40,6 +48,9 @@ def _open_when_ready(path, recording, deadline):
         try:
             trace = _SWMRTrace(path)
             names = trace.recordings
+            if recording is not None and names and recording not in names:
+                trace.close()
+                raise ValueError(f"{path}: no recording {recording!r}; it has {names}")
             name = recording if recording is not None else (names[0] if len(names) == 1 else None)
             if name in names and all(c in trace._file["recordings"][name]["samples"] for c in SAMPLE_COLUMNS):
                 return trace, name, _inode(path)
@@ -52,6 +63,26 @@ def _open_when_ready(path, recording, deadline):
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError(f"{path}: no recording appeared in time")
         time.sleep(0.05)
+
+
+def _writer_gone(path):
+    """Whether no recorder holds `path` any longer. A recorder holds a shared
+    flock on its live file while it records, which goes with it when it ends
+    or is killed; an exclusive flock on a descriptor of our own is granted
+    only when no one else holds one, and is let go at once. follow's own
+    h5py handle takes no lock; another handle that does (h5py's default,
+    `forcetrace.open` of a live file) looks like a recorder until it closes."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:  # held; or no flock on this file system: cannot tell
+        return False
+    finally:
+        os.close(descriptor)
 
 
 def _rows(recording, start, refresh):
@@ -68,19 +99,21 @@ def _rows(recording, start, refresh):
     return recording._samples_frame(raw), end
 
 
-def follow(path, recording=None, *, interval=0.25, idle_timeout=None, start_timeout=30.0):
+def follow(path, recording=None, *, interval=0.25, idle_timeout=IDLE_TIMEOUT, start_timeout=30.0):
     """Yields the new rows of `samples()` as DataFrames while a recorder writes
-    `path`, until the recording is complete.
+    `path`, until the recorder ends.
 
-    Waits up to `start_timeout` s for the file and its recording to appear.
-    It ends when the recorder stops cleanly (it renames a finished copy over
-    the file: the rows after the last flush are read from that copy), or,
-    with `idle_timeout`, when no rows have arrived for that many seconds (a
-    recorder that crashed never finishes its file). Rows appear per flush
-    (`record --flush-ms`, default 250 ms)."""
+    Waits up to `start_timeout` s for the file and its recording to appear; a
+    file that exists without the recording named fails at once, listing its
+    recordings. It ends when the recorder stops cleanly (it renames a finished
+    copy over the file: the rows after the last flush are read from that
+    copy), or dies (its lock on the file goes, see `_writer_gone`: the rows it
+    flushed are yielded, then follow returns), or when no rows have arrived
+    for `idle_timeout` s (default 300; None waits as long as the lock is
+    held). Rows appear per flush (`record --flush-ms`, default 250 ms)."""
     deadline = time.monotonic() + start_timeout if start_timeout is not None else None
     trace, name, inode = _open_when_ready(path, recording, deadline)
-    offset, last_change = 0, time.monotonic()
+    offset, last_change, gone = 0, time.monotonic(), 0
     try:
         live = Recording(trace, name)
         while True:
@@ -89,6 +122,8 @@ def follow(path, recording=None, *, interval=0.25, idle_timeout=None, start_time
                 if frame is not None:
                     yield frame
                 return
+            # Looked at before reading: what a dead writer flushed is then read below.
+            alive = not _writer_gone(path)
             frame, offset = _rows(live, offset, refresh=True)
             if frame is not None:
                 last_change = time.monotonic()
@@ -99,6 +134,11 @@ def follow(path, recording=None, *, interval=0.25, idle_timeout=None, start_time
                 trace, name, inode = _open_when_ready(path, name, deadline=time.monotonic() + 10)
                 live = Recording(trace, name)
                 continue
+            # Gone twice, an interval apart: not the instant between the
+            # recorder's moving its file into place and locking it.
+            gone = 0 if alive else gone + 1
+            if gone >= 2:
+                return
             if idle_timeout is not None and time.monotonic() - last_change > idle_timeout:
                 return
             time.sleep(interval)

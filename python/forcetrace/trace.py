@@ -1,5 +1,7 @@
 """Trace files (docs/FORMAT.md, format v1) as pandas DataFrames and xarray Datasets."""
 import os
+import stat
+import warnings
 from collections import namedtuple
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +15,7 @@ from ._h5 import attr, attrs, column, column_names, open_file
 TRACE_FORMAT = "forcetrace"
 #: `UITouch.maximumPossibleForce` on the iPhone 6s: force = normalized pressure × this (docs/ANALYSIS.md).
 MAXIMUM_POSSIBLE_FORCE = 6.667
+SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
 TABLES = ("samples", "contacts", "events", "markers", "axes", "capabilities", "labels")
 
 # One row of each table is one of these (the xarray dimension names).
@@ -81,10 +84,18 @@ class Trace:
         self.attrs = attrs(self._file)
         group = self._file.get("recordings")
         self.recordings = sorted(group.keys()) if group is not None else []
+        self._warned_unfinished = set()  # recordings whose warning was given
+
+    def _handle(self):
+        """The open h5py file; a clear error instead of h5py's once closed."""
+        if not self._file.id.valid:
+            raise ValueError(f"{self.path}: the trace is closed; use it inside 'with forcetrace.open(...)'")
+        return self._file
 
     def __getitem__(self, name):
         if name not in self.recordings:
             raise KeyError(f"{self.path}: no recording {name!r}; it has {self.recordings}")
+        self._handle()
         return Recording(self, name)
 
     def __iter__(self):
@@ -112,13 +123,16 @@ class Recording:
     def __init__(self, trace, name):
         self.trace = trace  # keeps the file open
         self.name = name
-        self._group = trace._file["recordings"][name]
         self.attrs = attrs(self._group)
         self.source = self.attrs.get("source")
         self.clock = self.attrs.get("clock")
         self.t0_ns = int(self.attrs.get("t0_ns", 0))
         self.import_status = self.attrs.get("import_status")
         self._device = None
+
+    @property
+    def _group(self):
+        return self.trace._handle()["recordings"][self.name]
 
     def __repr__(self):
         return f"<forcetrace.Recording {self.name!r} of {self.trace.path.name}: {self.attrs.get('device_name')!r}>"
@@ -131,6 +145,20 @@ class Recording:
     @property
     def complete(self):
         return self.import_status == "complete"
+
+    @property
+    def unfinished(self):
+        """Still being recorded, or left by a killed recorder: no `import_status`
+        (docs/FORMAT.md, "Crash recovery")."""
+        return self.import_status is None
+
+    def _note_unfinished(self):
+        """Warns, once per recording of an open trace, that it is read as its writer left it."""
+        if self.unfinished and self.name not in self.trace._warned_unfinished:
+            self.trace._warned_unfinished.add(self.name)
+            warnings.warn(f"{self.trace.path}: recording {self.name!r} is not finished (still being recorded, or its "
+                          "recorder was killed): read up to what every column holds; contacts missing from its "
+                          "contacts table are rebuilt from the samples (column 'rebuilt')", stacklevel=3)
 
     @property
     def has_labels(self):
@@ -151,11 +179,23 @@ class Recording:
     # Raw tables -----------------------------------------------------------
 
     def table(self, name, rows=slice(None)):
-        """A table's stored columns as they are in the file (strings as str)."""
-        group = self._group.get(name)
+        """A table's stored columns as they are in the file (strings as str);
+        an unfinished recording's up to the rows every column holds."""
+        return pd.DataFrame(self._columns(name, rows))
+
+    def _columns(self, table, rows=slice(None), names=None):
+        """Columns of a table (`names`, or all) as numpy. An unfinished
+        recording's are first cut to the rows every column of the table holds:
+        a killed writer may have flushed some columns further than others."""
+        group = self._group.get(table)
         if group is None:
-            return pd.DataFrame()
-        return pd.DataFrame({key: column(group[key], rows) for key in column_names(group)})
+            return {}
+        every = column_names(group)
+        if self.unfinished and every:
+            common = min(group[key].shape[0] for key in every)
+            rows = range(common)[rows]
+            rows = slice(rows.start, rows.stop, rows.step)
+        return {key: column(group[key], rows) for key in (names or every)}
 
     def _axes_frame(self):
         axes = self.table("axes")
@@ -240,9 +280,8 @@ class Recording:
         times (`t` since t0, `time` when the clock is realtime), normalized
         pressure, UIKit force, millimetres where the resolution is known, and
         the flags as booleans."""
-        group = self._group["samples"]
-        raw = {name: column(group[name]) for name in ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")}
-        return self._samples_frame(raw)
+        self._note_unfinished()
+        return self._samples_frame(self._columns("samples", names=SAMPLE_COLUMNS))
 
     def labels(self):
         """The ground-truth labels table (empty without one). A calibration
@@ -259,8 +298,23 @@ class Recording:
     def contacts(self):
         """One row per contact; `class`, `kind` and `intended_peak` (and a
         calibration's `peak`) from the labels table where the file has one
-        (NaN for unlabelled contacts)."""
+        (NaN for unlabelled contacts).
+
+        An unfinished recording's table lacks the contacts still down at its
+        last flush (and those that lifted after a lower id still down): they
+        are rebuilt from the samples, with `rebuilt` True, `still_down` True
+        and `t_up` NaT (whether they had lifted is in the events, which this
+        package does not decode), `tracking_id` -1 and `tool` "unknown"."""
+        self._note_unfinished()
         raw = self.table("contacts")
+        rebuilt = np.zeros(len(raw), dtype=bool)
+        if self.unfinished:
+            missing = self._rebuilt_contacts(raw["id"].to_numpy())
+            if missing and len(missing["id"]):
+                raw = pd.concat([raw, pd.DataFrame(missing).astype(raw.dtypes.to_dict())], ignore_index=True)
+                rebuilt = np.concatenate([rebuilt, np.ones(len(missing["id"]), dtype=bool)])
+                order = np.argsort(raw["id"].to_numpy(), kind="stable")
+                raw, rebuilt = raw.iloc[order].reset_index(drop=True), rebuilt[order]
         frame = pd.DataFrame({"id": raw["id"], "slot": raw["slot"], "tracking_id": raw["tracking_id"]})
         frame["tool"] = pd.Categorical([codes.code_name(1, v) if v else "unknown" for v in raw["tool"]])
         still_down = raw["t_up_ns"].to_numpy() < 0
@@ -270,6 +324,7 @@ class Recording:
         frame["still_down"] = still_down
         for name in ("first_sample", "last_sample", "n_samples"):
             frame[name] = raw[name]
+        frame["rebuilt"] = rebuilt
         if self.has_labels:
             labels = self.table("labels")
             labels = labels[labels["contact"] >= 0].drop_duplicates("contact")
@@ -280,9 +335,26 @@ class Recording:
                 frame[name] = pd.Categorical(frame[name])
         return frame
 
+    def _rebuilt_contacts(self, stored_ids):
+        """`contacts` columns for the contacts the samples name but the table
+        lacks, from their samples rows (those every samples column holds)."""
+        samples = self._columns("samples", names=("t_ns", "contact", "slot"))
+        if not samples:
+            return {}
+        ids = samples["contact"]
+        rows = np.flatnonzero(~np.isin(ids, stored_ids) & (ids >= 0))
+        found, first, counts = np.unique(ids[rows], return_index=True, return_counts=True)
+        _, from_end = np.unique(ids[rows][::-1], return_index=True)
+        first_rows, last_rows = rows[first], rows[len(rows) - 1 - from_end]
+        unknown = np.full(len(found), -1)
+        return {"id": found, "slot": samples["slot"][first_rows], "tracking_id": unknown,
+                "tool": np.zeros(len(found), dtype=np.int64), "t_down_ns": samples["t_ns"][first_rows],
+                "t_up_ns": unknown, "first_sample": first_rows, "last_sample": last_rows, "n_samples": counts}
+
     def events(self):
         """Every raw event, with `type` and `code` names as categoricals
         (`type_id`, `code_id` keep the numbers)."""
+        self._note_unfinished()
         raw = self.table("events")
         types, codes_ = raw["type"].to_numpy(), raw["code"].to_numpy()
         keys = types.astype(np.int64) * 65536 + codes_
@@ -359,47 +431,102 @@ def open(path):  # noqa: A001 - the package's entry point, like h5py.File
     return Trace(path)
 
 
-def trace_files(paths_or_folder):
-    """The trace files among paths and folders (folders: every *.h5 below,
-    leaving out `report --save` files)."""
+ERRORS = ("raise", "skip")
+
+
+def _check_errors(errors):
+    if errors not in ERRORS:
+        raise ValueError(f"errors={errors!r}: one of {', '.join(map(repr, ERRORS))}")
+
+
+def _skipped(path, error):
+    """`errors="skip"`: one warning per file left out, naming it."""
+    reason = str(error)
+    if reason.startswith(f"{path}: "):
+        reason = reason[len(f"{path}: "):]
+    warnings.warn(f"{path}: skipped: {reason}", stacklevel=3)
+
+
+def _naming(path, error):
+    """`error` if its message names `path`, else an OSError that does."""
+    if str(path) in str(error):
+        return error
+    return OSError(f"{path}: cannot read it ({type(error).__name__}: {error})")
+
+
+def trace_files(paths_or_folder, errors="raise"):
+    """The files `forcetrace report` would read: paths as given, folders as
+    every *.h5 and *.hdf5 regular file below them whose name does not start
+    with a dot, leaving out `report --save` files. A path that does not exist
+    raises FileNotFoundError, or with `errors="skip"` warns and is left out.
+    A damaged file is kept: reading it is what fails."""
+    _check_errors(errors)
     if isinstance(paths_or_folder, (str, os.PathLike)):
         paths_or_folder = [paths_or_folder]
     found = []
     for item in paths_or_folder:
         item = Path(item)
         if item.is_dir():
-            for path in sorted(item.rglob("*.h5")):
-                if _format_of(path) == TRACE_FORMAT:
+            for path in sorted(item.rglob("*")):
+                if path.suffix in (".h5", ".hdf5") and not path.name.startswith(".") and _readable(path) \
+                        and not _is_saved_report(path):
                     found.append(path)
-        else:
+        elif os.path.lexists(item):
             found.append(item)
+        elif errors == "skip":
+            _skipped(item, "no such file or folder")
+        else:
+            raise FileNotFoundError(f"{item}: no such file or folder")
     return found
 
 
-def _format_of(path):
-    import h5py
+def _readable(path):
+    """A regular file, or a link to none (which then fails, naming itself);
+    not a FIFO or device, whose open could block."""
     try:
-        with h5py.File(path, "r") as handle:
-            return attr(handle, "format")
+        return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
+        return True
+
+
+def _is_saved_report(path):
+    import h5py
+    for swmr in (False, True):
         try:
-            with h5py.File(path, "r", swmr=True) as handle:
-                return attr(handle, "format")
+            with h5py.File(path, "r", swmr=swmr) as handle:
+                return attr(handle, "format") == "forcetrace-report"
         except OSError:
-            return None
+            continue
+    return False
 
 
-def load(paths_or_folder, table="samples"):
+def load(paths_or_folder, table="samples", errors="raise"):
     """One DataFrame of `table` over every recording of every file, with
-    `file` and `recording` columns first."""
+    `file` and `recording` columns first.
+
+    A file that is missing or cannot be read raises an error naming it, as
+    `forcetrace report` fails on it; `errors="skip"` leaves such files out
+    with one warning each, naming the file."""
+    _check_errors(errors)
     frames = []
-    for path in trace_files(paths_or_folder):
-        with Trace(path) as trace:
-            for recording in trace:
-                frame = recording.frame(table)
-                frame.insert(0, "recording", recording.name)
-                frame.insert(0, "file", str(path))
-                frames.append(frame)
+    for path in trace_files(paths_or_folder, errors=errors):
+        try:
+            with Trace(path) as trace:
+                mine = []
+                for recording in trace:
+                    frame = recording.frame(table)
+                    frame.insert(0, "recording", recording.name)
+                    frame.insert(0, "file", str(path))
+                    mine.append(frame)
+        except Exception as error:  # noqa: BLE001  (any failure is this file's; it is named)
+            if errors == "skip":
+                _skipped(path, error)
+                continue
+            named = _naming(path, error)
+            if named is error:
+                raise
+            raise named from error
+        frames.extend(mine)
     if not frames:
         raise FileNotFoundError(f"no trace files in {paths_or_folder!r}")
     result = pd.concat(frames, ignore_index=True)
