@@ -98,3 +98,25 @@ def test_report_while_the_recorder_writes_50_times(forcetrace, script, tmp_path)
     # Finished: no rebuild, no warning.
     final, stderr = report_json(forcetrace, output)
     assert "not finished" not in stderr and not any("not finished" in w for w in final["recordings"][0]["warnings"])
+
+
+def test_a_reader_holding_the_live_file_does_not_stop_the_recorder_finishing(forcetrace, script, tmp_path):
+    """A notebook with the live file open (h5py's default file locking takes
+    a shared lock) must not make the recorder's clean stop fail: compaction
+    replaces the recorder's own file, which readers may hold."""
+    import h5py
+    output = tmp_path / "live.h5"
+    recorder = subprocess.Popen([forcetrace, "record", "--replay", str(script), "--speed", "0.5", "-q",
+                                 "--flush-ms", "50", "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+    deadline = time.monotonic() + 30
+    while not output.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with h5py.File(output, "r", swmr=True) as reader:
+        assert "recordings" in reader
+        time.sleep(0.5)
+        recorder.send_signal(signal.SIGINT)
+        _, stderr = recorder.communicate(timeout=60)
+    assert recorder.returncode == 0, stderr
+    with h5py.File(output, "r") as f:
+        assert f["recordings/presses"].attrs["import_status"] == "complete"

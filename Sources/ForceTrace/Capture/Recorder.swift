@@ -258,7 +258,7 @@ public final class Recorder {
         } else {
             do {
                 // Replaces the live file, keeping its mode.
-                let compacted = try AtomicOutput(path: path, replace: true, kind: .compact)
+                let compacted = try AtomicOutput(path: path, replace: true, kind: .compact, refusingHeldFile: false)
                 try compact(into: compacted.temporaryPath, mark: mark)
                 try compacted.commit()
                 return nil

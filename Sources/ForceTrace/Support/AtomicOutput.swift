@@ -28,18 +28,28 @@ public final class AtomicOutput {
     public var access: OutputAccess
     private let temporary: TemporaryFile
     private let replace: Bool
+    private let refusingHeldFile: Bool
     private var finished = false
 
     /// - Parameters:
     ///   - replace: allow replacing an existing file at `path` (`--force`).
     ///   - inputs: the files the command reads; `path` must not be one of them.
     ///   - kind: what the temporary is for (its folder's name says it).
-    public init(path: String, replace: Bool, inputs: [String] = [], access: OutputAccess = .standard,
-                kind: TemporaryFile.Kind = .partial) throws {
+    public convenience init(path: String, replace: Bool, inputs: [String] = [], access: OutputAccess = .standard) throws {
+        try self.init(path: path, replace: replace, inputs: inputs, access: access, kind: .partial, refusingHeldFile: true)
+    }
+
+    /// - Parameter refusingHeldFile: with `replace`, refuse a file another
+    ///   process holds open. The recorder's compaction passes false: it
+    ///   replaces its own live file, which readers following it may hold
+    ///   (they keep reading the old inode).
+    init(path: String, replace: Bool, inputs: [String] = [], access: OutputAccess = .standard,
+         kind: TemporaryFile.Kind, refusingHeldFile: Bool) throws {
         target = try OutputTarget.resolve(path, replace: replace, inputs: inputs)
         self.replace = replace
         self.access = access
-        if replace { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
+        self.refusingHeldFile = replace && refusingHeldFile
+        if self.refusingHeldFile { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
         TemporaryFiles.removeStale(beside: target.path)
         temporary = try TemporaryFiles.create(for: target.path, kind: kind, shownAs: path)
     }
@@ -64,7 +74,7 @@ public final class AtomicOutput {
             _ = fchown(fd, geteuid() == 0 ? replaced.st_uid : uid_t.max, replaced.st_gid)
         }
         if replace {
-            try OutputPath.refuseIfHeld(target.path, shownAs: path)
+            if refusingHeldFile { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
             guard rename(temporary.path, target.path) == 0 else { throw writeError(path, "cannot move the finished file into place", errno: errno) }
         } else {
             try OutputPath.linkExclusively(temporary.path, to: target.path, shownAs: path)
