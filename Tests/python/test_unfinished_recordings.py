@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import run
+from conftest import SAMPLES, run
 
 KILLS = 50
 
@@ -120,3 +120,54 @@ def test_a_reader_holding_the_live_file_does_not_stop_the_recorder_finishing(for
     assert recorder.returncode == 0, stderr
     with h5py.File(output, "r") as f:
         assert f["recordings/presses"].attrs["import_status"] == "complete"
+
+
+def two_fingers(path):
+    """Finger A (slot 0) down from 0.00 s to the end; finger B (slot 1) down
+    at 0.10 s and lifted at 0.20 s, while A is still down."""
+    header = [line for line in (SAMPLES / "touchscreen-mixed.evemu").read_text().splitlines()
+              if line.startswith("# EVEMU") or line[:2] in ("N:", "I:", "P:", "B:", "A:")]
+    events, t = [], 1764400000.0
+
+    def frame(at, *codes):
+        for type_, code, value in codes + ((0, 0, 0),):
+            events.append(f"E: {t + at:.6f} {type_:04x} {code:04x} {value}")
+    frame(0.00, (3, 0x2f, 0), (3, 0x39, 1), (3, 0x35, 1000), (3, 0x36, 1000), (3, 0x3a, 20), (1, 0x14a, 1))
+    for k in range(1, 30):
+        at = 0.01 * k
+        if k == 10:
+            frame(at, (3, 0x2f, 1), (3, 0x39, 2), (3, 0x35, 3000), (3, 0x36, 2000), (3, 0x3a, 40))
+        elif 10 < k < 20:
+            frame(at, (3, 0x2f, 1), (3, 0x3a, 40 + 15 * (k - 10)))
+        elif k == 20:
+            frame(at, (3, 0x2f, 1), (3, 0x39, -1))
+        else:
+            frame(at, (3, 0x2f, 0), (3, 0x3a, 20 + 7 * k))
+    path.write_text("\n".join(header + events) + "\n")
+    return path
+
+
+def test_a_contact_lifted_behind_one_still_down_keeps_its_lift(forcetrace, tmp_path):
+    """The file as a recorder killed at 0.29 s leaves it: no contacts row yet
+    (B ended, but rows go in id order and A is still down), no import_status.
+    Decoding the kept events again gives B its lift; a rebuild from the
+    samples alone could not."""
+    import h5py
+    finished = tmp_path / "finished.h5"
+    run(forcetrace, "import", two_fingers(tmp_path / "two.evemu"), "-o", finished)
+    killed = tmp_path / "killed.h5"
+    killed.write_bytes(finished.read_bytes())
+    with h5py.File(killed, "a") as f:
+        recording = f["recordings/two"]
+        del recording.attrs["import_status"]
+        for column in recording["contacts"].values():
+            if column.maxshape[0] is None and not column.attrs.get("CLASS", b"") == b"DIMENSION_SCALE":
+                column.resize((0,))
+    with h5py.File(killed, "r") as f:
+        assert f["recordings/two/contacts/id"].shape == (0,)
+    want, _ = report_json(forcetrace, finished)
+    got, _ = report_json(forcetrace, killed)
+    assert comparable(got) == comparable(want)
+    a, b = got["recordings"][0]["contacts"]
+    assert (a["still_down"], b["still_down"]) == (True, False)
+    assert abs(b["t_up_s"] - 0.20) < 1e-9 and b["samples"] == 10
