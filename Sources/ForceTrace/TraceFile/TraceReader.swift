@@ -16,10 +16,8 @@ public final class TraceReader {
 
     public init(path: String, swmr: Bool = false) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw ForceTraceError(file: path, isDirectory.boolValue ? "is a directory, not a trace file" : "no such file")
-        }
+        // Before HDF5 opens it: a FIFO would block the open, a device stream.
+        try FileKind.requireRegular(path, "a trace file")
         let isHDF5: Bool
         do { isHDF5 = try File.isHDF5(path) } catch let error as HDF5Error { throw ForceTraceError(error) }
         guard isHDF5 else {
