@@ -21,7 +21,7 @@ public final class TraceReader {
         let isHDF5: Bool
         do { isHDF5 = try File.isHDF5(path) } catch let error as HDF5Error { throw ForceTraceError(error) }
         guard isHDF5 else {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let size = TraceValidation.fileSize(path)
             throw ForceTraceError(file: path, size == 0 ? "is empty, not a forcetrace HDF5 file" : "is not an HDF5 file",
                                  hint: "recordings (evemu, libinput YAML, raw) go through 'forcetrace import' first")
         }
@@ -30,7 +30,7 @@ public final class TraceReader {
         do {
             opened = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
         } catch let error as HDF5Error {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let size = TraceValidation.fileSize(path)
             // No superblock fits in a few hundred bytes: a file that small was cut inside it.
             if error.kind == .truncated || size < 256 {
                 throw ForceTraceError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
