@@ -78,9 +78,9 @@ public struct InputPath: Sendable {
     /// `text` with each known `/proc/self/fd/N` replaced by `name(real
     /// bytes)` and the rest by `other`; nil when it holds none.
     static func replacingNames(in text: String, name: ([UInt8]) -> String, other: (Substring) -> String) -> String? {
-        guard text.contains(prefix) else { return nil }
+        // Every interpolation of terminal text comes here: most runs know no such name.
         let known = withNames { $0.bytes }
-        guard !known.isEmpty else { return nil }
+        guard !known.isEmpty, text.contains(prefix) else { return nil }
         var out = ""
         var rest = Substring(text)
         var found = false
