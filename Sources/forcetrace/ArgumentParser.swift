@@ -151,6 +151,7 @@ struct ParsedArguments {
                 value = arguments[index]
                 index += 1
             }
+            if InputPath.isNotUTF8(value) { try Self.checkNotUTF8(value, option: option.long) }
             if !option.repeatable && result.values[option.long] != nil { throw ParseError.repeatedOption(display) }
             result.values[option.long, default: []].append(value)
         }
@@ -167,6 +168,23 @@ struct ParsedArguments {
         }
         if let extra = loose.first { throw ParseError.unexpectedArgument(extra) }
         return result
+    }
+}
+
+extension ParsedArguments {
+    /// Options that name a file to read, which may be any bytes (positionals are all such files).
+    static let inputOptions: Set = ["desc", "replay"]
+    /// Options that name a file to write.
+    static let outputOptions: Set = ["output", "save", "html"]
+
+    /// A value that is not UTF-8 (`InputPath`) is a file to read, or refused.
+    static func checkNotUTF8(_ value: String, option: String) throws {
+        guard !inputOptions.contains(option) else { return }
+        if outputOptions.contains(option) {
+            throw ParseError.conflict("--\(option) \(value): forcetrace writes only to names that are UTF-8; "
+                                      + "write to another name and rename the file after (mv)")
+        }
+        throw ParseError.invalidValue(option: "--\(option)", value: value, expected: "UTF-8 text")
     }
 }
 

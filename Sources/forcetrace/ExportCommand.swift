@@ -51,7 +51,7 @@ struct ExportCommand: Subcommand {
         let chosen = try chooseRecordings(reader)
         let traces = try chosen.map(reader.recording)
         var comment = "exported by forcetrace \(ForceTraceVersion.string) from "
-            + chosen.map { "\(input):/recordings/\($0)" }.joined(separator: ", ")
+            + chosen.map { "\(InputPath.displayName(input)):/recordings/\($0)" }.joined(separator: ", ")
         // Neither format has a field for it, so the recorder's key-code handling travels as a comment.
         for trace in traces {
             guard let keyCodes = trace.keyCodeHandling else { continue }

@@ -119,7 +119,6 @@ struct ReportCommand: Subcommand {
                 continue
             }
             let found = traceFiles(in: input)
-                .map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
                 .filter { path in
                     // A folder often holds its own --save output beside the traces.
                     guard isSavedReport(path) != savedReports else { return true }
@@ -136,12 +135,14 @@ struct ReportCommand: Subcommand {
         return files
     }
 
-    /// The .h5 and .hdf5 files below `folder` (not hidden ones; symbolic links
-    /// to folders are not followed), as paths relative to it, sorted.
-    /// File names are bytes: a name that is not UTF-8 cannot be a `String`
-    /// path, so it is passed over with a note that shows its bytes.
+    /// The .h5 and .hdf5 regular files below `folder` (not hidden ones;
+    /// links to files followed, to folders not), sorted, as paths to open
+    /// (`InputPath`: a name that is not UTF-8 is opened as bytes). A FIFO,
+    /// device or socket with such a name is passed over with a note: opening
+    /// a FIFO would wait for a writer.
     static func traceFiles(in folder: String) -> [String] {
-        var found: [String] = []
+        let base = Array(URL(fileURLWithPath: folder).path.utf8)
+        var found: [(name: [UInt8], path: String)] = []
         func walk(_ relative: [UInt8]) {
             let directory = Array(folder.utf8) + (relative.isEmpty ? [] : [UInt8(ascii: "/")] + relative)
             guard let stream = opendir(directory.map { CChar(bitPattern: $0) } + [0]) else { return }
@@ -151,28 +152,30 @@ struct ReportCommand: Subcommand {
                 let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
                 if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
             }
-            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for name in names {
                 let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+                let entryPath = (directory + [UInt8(ascii: "/")] + name).map { CChar(bitPattern: $0) } + [0]
                 var status = stat()
-                guard lstat((directory + [UInt8(ascii: "/")] + name).map { CChar(bitPattern: $0) } + [0], &status) == 0 else { continue }
-                let isFolder = status.st_mode & S_IFMT == S_IFDIR
-                let isTrace = name.first != UInt8(ascii: ".") && (name.ends(with: ".h5") || name.ends(with: ".hdf5"))
-                guard isFolder || isTrace else { continue }
-                guard let text = String(validating: path, as: UTF8.self) else {
-                    printError("note: skipping \(bytes: directory + [UInt8(ascii: "/")] + name): its name is not UTF-8, which forcetrace cannot open; rename it")
+                guard lstat(entryPath, &status) == 0 else { continue }
+                if status.st_mode & S_IFMT == S_IFDIR { walk(path); continue }
+                guard name.first != UInt8(ascii: "."), name.ends(with: ".h5") || name.ends(with: ".hdf5") else { continue }
+                let full = InputPath(bytes: base + [UInt8(ascii: "/")] + path).openable
+                let kind = FileKind(path: full)
+                guard kind == .regular else {
+                    printError("note: skipping \(full): \(kind == .missing ? "a link to nothing" : "it is \(kind.description)"), not a regular file")
                     continue
                 }
-                if isFolder { walk(path) } else { found.append(text) }
+                found.append((path, full))
             }
         }
         walk([])
-        return found.sorted()
+        return found.sorted { $0.name.lexicographicallyPrecedes($1.name) }.map(\.path)
     }
 
     /// Whether `path` is a `--save` file: its root `format` attribute says
     /// "forcetrace-report" (docs/ANALYSIS.md, "The --save file").
     static func isSavedReport(_ path: String) -> Bool {
-        guard (try? File.isHDF5(path)) == true, let file = try? File.open(path) else { return false }
+        guard FileKind(path: path) == .regular, (try? File.isHDF5(path)) == true, let file = try? File.open(path) else { return false }
         defer { try? file.close() }
         return ((try? file.root.attribute("format")) ?? nil)?.stringValue == ReportFile.formatName
     }

@@ -121,7 +121,9 @@ signal(SIGPIPE, SIG_IGN)
 // HDF5 faulted on a damaged file and may have overwritten memory first:
 // the guard reports it and ends the process at once (CHDF5Guard.h).
 hdf5ExitOnFault = true
-var status = runMain(Array(CommandLine.arguments.dropFirst()))
+// File names are bytes: CommandLine.arguments would replace what is not
+// UTF-8, so the arguments are read as given (InputPath).
+var status = runMain((1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { InputPath.argument($0) } })
 // Output cut short (a full disk, /dev/full) is a failure, not success.
 if case .failed(let code) = StandardOutput.finish() {
     printError("Error: \(StandardOutput.message(forErrno: code))")

@@ -76,7 +76,7 @@ extension CalibrationSuggestion {
                     "lower_max": Int(value.lowerMax), "upper_min": Int(value.upperMin), "overlap": value.overlaps] as [String: Any]
         }
         var object: [String: Any] = [
-            "file": file, "recording": recording, "protocol": calibrationProtocol.rawValue,
+            "file": InputPath.displayName(file), "recording": recording, "protocol": calibrationProtocol.rawValue,
             "device": ["name": device.name, "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product)] as [String: Any],
             "pressure_axis": ["name": axis.name, "min": Int(axis.minimum), "max": Int(axis.maximum)] as [String: Any],
             "trials": Dictionary(uniqueKeysWithValues: calibrationProtocol.classes.map { ($0.rawValue, counts[$0] ?? 0) }),
@@ -176,7 +176,7 @@ extension CalibrationSuggestion {
         let stamp = ISO8601DateFormatter().string(from: date)
         var section = QuirksSection()
         section.comment("Written by forcetrace \(ForceTraceVersion.string) suggest on \(stamp)")
-        section.comment("from \(file):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
+        section.comment("from \(InputPath.displayName(file)):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
         for comment in comments { section.comment(comment) }
         for note in notes { section.comment("note: \(note)") }
         section.header("forcetrace \(recording)")

@@ -39,6 +39,8 @@ public final class ByteSource {
                 throw InputError(file: path, errno == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(errno)))")
             }
             if status.st_mode & S_IFMT == S_IFDIR { throw InputError(file: path, "is a directory; expected a recording file") }
+            // A FIFO or a device is read as a stream; a socket cannot be opened.
+            if status.st_mode & S_IFMT == S_IFSOCK { throw InputError(file: path, "is a socket; expected a recording file") }
             let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard opened >= 0 else {
                 throw InputError(file: path, "cannot be read: \(String(cString: strerror(errno)))",

@@ -56,7 +56,7 @@ public final class RecordingBuilder {
         if path == "-" || path == nil && file == "standard input" {
             baseName = "stdin"
         } else {
-            baseName = URL(fileURLWithPath: path ?? file).deletingPathExtension().lastPathComponent
+            baseName = URL(fileURLWithPath: InputPath.displayName(path ?? file)).deletingPathExtension().lastPathComponent
         }
         chunk.reserveCapacity(Self.chunkEvents)
     }
@@ -71,7 +71,7 @@ public final class RecordingBuilder {
                                clock: RecordingClock? = nil, timeOffsetNs: Int64 = 0) {
         precondition(current == nil, "startRecording while a recording is open")
         current = Current(device: device, name: baseName + (nameSuffix.map { "-" + $0 } ?? ""),
-                          source: codec.source(file: file, device: deviceIndex), clock: clock, timeOffsetNs: timeOffsetNs)
+                          source: codec.source(file: InputPath.displayName(file), device: deviceIndex), clock: clock, timeOffsetNs: timeOffsetNs)
     }
 
     /// Whether a recording is open.

@@ -19,7 +19,7 @@ extension PressureReport {
         <header>
         <h1>forcetrace report</h1>
         <p class="thresholds">\(esc(thresholdsLine))</p>
-        <p class="meta">\(esc(toolVersion)); inputs: \(files.map { esc($0.file) }.joined(separator: ", "))</p>
+        <p class="meta">\(esc(toolVersion)); inputs: \(files.map { esc(InputPath.displayName($0.file)) }.joined(separator: ", "))</p>
         </header>
 
         """
@@ -47,7 +47,7 @@ extension PressureReport {
 
     func recordingSection(_ analysis: RecordingAnalysis, index: Int, contactLimit: Int?) -> String {
         var out = "<section class=\"summary recording\" data-section=\"recording\" data-name=\"\(esc(analysis.name))\" id=\"recording-\(index)\">\n"
-        out += "<h2>\(esc(analysis.file)): /recordings/\(esc(analysis.name))</h2>\n"
+        out += "<h2>\(esc(InputPath.displayName(analysis.file))): /recordings/\(esc(analysis.name))</h2>\n"
         for warning in analysis.warnings { out += "<p class=\"warning\">warning: \(esc(warning))</p>\n" }
         out += "<div class=\"grid\">\n" + deviceCard(analysis) + "</div>\n"
         out += summaryFigures(analysis.statistics, paths: analysis.paths, analysis: analysis)

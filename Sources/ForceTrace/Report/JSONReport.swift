@@ -26,7 +26,7 @@ extension PressureReport {
         out.beginArray(flat: false)
         for file in files {
             out.beginObject()
-            out.key("file"); out.string(file.file)
+            out.key("file"); out.string(InputPath.displayName(file.file))
             out.key("summary"); writeSummary(file.statistics, to: &out)
             out.endObject()
         }
@@ -73,7 +73,7 @@ extension PressureReport {
         out.key("device"); out.string(device.name)
         out.key("device_id"); out.integers([Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)])
         out.key("duration_s"); out.seconds(analysis.durationNs)
-        out.key("file"); out.string(analysis.file)
+        out.key("file"); out.string(InputPath.displayName(analysis.file))
         out.key("name"); out.string(analysis.name)
         out.key("pressure_axis")
         if let axis = analysis.pressureAxis {

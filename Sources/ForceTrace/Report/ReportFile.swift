@@ -24,7 +24,7 @@ public enum ReportFile {
         try root.setAttribute("smoothing", .string(options.smoothing.description))
         try root.setAttribute("tolerance", .string(options.tolerance.description))
         try root.setAttribute("maximum_possible_force", .double(UIKitForce.maximumPossibleForce))
-        try root.setAttribute("inputs", .strings(report.files.map(\.file)))
+        try root.setAttribute("inputs", .strings(report.files.map { InputPath.displayName($0.file) }))
         let recordings = try root.createGroup("recordings")
         var used: Set<String> = []
         try ReportMerge.writeOptions(options, to: root)
@@ -40,7 +40,7 @@ public enum ReportFile {
     }
 
     static func writeRecording(_ analysis: RecordingAnalysis, to group: Group) throws {
-        try group.setAttribute("file", .string(analysis.file))
+        try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
         try group.setAttribute("name", .string(analysis.name))
         try group.setAttribute("device_name", .string(analysis.device.name))
         try group.setAttribute("pressure_axis", .string(analysis.pressureAxis?.name ?? ""))

@@ -102,6 +102,7 @@ public enum ReportMerge {
 
     static func open(_ part: String) throws -> File {
         let file: File
+        try FileKind.requireRegular(part, "a saved report")
         do {
             guard try File.isHDF5(part) else {
                 throw ForceTraceError(file: part, "is not an HDF5 file, so not a saved report", hint: "pass files written by 'forcetrace report --save'")

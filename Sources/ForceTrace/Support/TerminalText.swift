@@ -111,8 +111,17 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
         }
     }
 
-    /// `text` with every control, bidirectional control and backslash escaped.
+    /// `text` with every control, bidirectional control and backslash escaped;
+    /// a name that is not UTF-8, which the library opens as `/proc/self/fd/N`
+    /// (`InputPath`), shown as its own bytes.
     public static func escape(_ text: some StringProtocol) -> String {
+        if let named = InputPath.replacingNames(in: String(text), name: { escape(bytes: $0) }, other: { escapeText($0) }) {
+            return named
+        }
+        return escapeText(text)
+    }
+
+    private static func escapeText(_ text: some StringProtocol) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0.value) }) else { return String(text) }
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)

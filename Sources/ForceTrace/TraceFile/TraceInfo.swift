@@ -129,7 +129,7 @@ extension TraceFileInfo {
             ]
         }
         let info: [String: Any] = [
-            "file": file,
+            "file": InputPath.displayName(file),
             "format_version": formatVersion,
             "created_utc": createdUTC ?? NSNull(),
             "tool_version": toolVersion ?? NSNull(),

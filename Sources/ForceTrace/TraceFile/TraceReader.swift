@@ -16,14 +16,12 @@ public final class TraceReader {
 
     public init(path: String, swmr: Bool = false) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw ForceTraceError(file: path, isDirectory.boolValue ? "is a directory, not a trace file" : "no such file")
-        }
+        // Before HDF5 opens it: a FIFO would block the open, a device stream.
+        try FileKind.requireRegular(path, "a trace file")
         let isHDF5: Bool
         do { isHDF5 = try File.isHDF5(path) } catch let error as HDF5Error { throw ForceTraceError(error) }
         guard isHDF5 else {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let size = TraceValidation.fileSize(path)
             throw ForceTraceError(file: path, size == 0 ? "is empty, not a forcetrace HDF5 file" : "is not an HDF5 file",
                                  hint: "recordings (evemu, libinput YAML, raw) go through 'forcetrace import' first")
         }
@@ -32,7 +30,7 @@ public final class TraceReader {
         do {
             opened = try File.open(path, mode: swmr ? .swmrRead : .readOnly)
         } catch let error as HDF5Error {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let size = TraceValidation.fileSize(path)
             // No superblock fits in a few hundred bytes: a file that small was cut inside it.
             if error.kind == .truncated || size < 256 {
                 throw ForceTraceError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
