@@ -147,7 +147,14 @@ public struct CalibrationSuggestion: Sendable {
             bins[pressClass.index].add(value)
         }
         guard let thresholds = ThresholdSuggestion.fromLabels(bins) else { return nil }
-        func raw(_ normalized: Double) -> Int32 { Int32((Double(axis.minimum) + normalized * rangeOf(axis)).rounded(.up)) }
+        // The least raw pressure whose normalized value (a division, as report computes it) reaches the
+        // threshold: the product rounded up can be one too high (0.55 × 100 is 55.000000000000007).
+        func raw(_ normalized: Double) -> Int32 {
+            var value = Int32((Double(axis.minimum) + normalized * rangeOf(axis)).rounded(.up))
+            while value > axis.minimum, let below = axis.normalized(value - 1), below >= normalized { value -= 1 }
+            while value < axis.maximum, let at = axis.normalized(value), at < normalized { value += 1 }
+            return value
+        }
         let popRaw = raw(thresholds.pop)
         let pops = trials.filter { $0.trialClass == .popPress }
         let times = pops.compactMap { trial in trial.curve.first { $0.pressure >= popRaw }.map { Double($0.tNs - trial.startNs) / 1e6 } }
