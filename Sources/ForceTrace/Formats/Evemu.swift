@@ -142,7 +142,9 @@ public enum Evemu {
                                   event handle: (InputEvent, Header) throws -> Bool) throws {
         let file = reader.file
         var sawEvent = false
-        while let fullLine = try reader.next() {
+        while var fullLine = try reader.next() {
+            // Editors on Windows start UTF-8 text with a byte-order mark: it is no content.
+            if reader.lineNumber == 1 && fullLine.starts(with: RecordingHead.byteOrderMark) { fullLine = fullLine.dropFirst(3) }
             // The common event line, parsed straight from the bytes; anything
             // unusual (or wrong) takes the general path below, which names the problem.
             if !reader.lastLineUnterminated, let event = fullLine.withUnsafeBufferPointer(Self.fastEvent) {

@@ -129,6 +129,7 @@ public enum LibinputRecord {
                     try reader.skipValue()
                 }
             }
+            try expectEndOfStream()
             guard version != nil else {
                 throw InputError(file: file, "has no 'version' key: not a libinput record file",
                                  hint: "for evemu files use --format evemu")
@@ -141,6 +142,18 @@ public enum LibinputRecord {
             }
             if devicesFinished == 0 {
                 throw InputError(file: file, "has no devices; expected at least one device with an evdev description")
+            }
+        }
+
+        /// After the top-level mapping: the end of its document, then of the
+        /// file. libyaml reads further documents as valid YAML, but a libinput
+        /// record file is one document, and what follows would be ignored.
+        func expectEndOfStream() throws {
+            var event = try reader.next()
+            if event.kind == .documentEnd { event = try reader.next() }
+            guard event.kind == .streamEnd else {
+                throw InputError(file: file, location: .line(event.line), "a second YAML document starts here; a libinput record file is one document, and the first ended before this line",
+                                 hint: "import each document as a file of its own, or delete this line and what follows")
             }
         }
 

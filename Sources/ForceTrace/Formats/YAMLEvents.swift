@@ -41,6 +41,8 @@ final class YAMLEventReader {
     /// the depth, so 100 000 levels took a minute.
     static let maximumDepth = 64
     private var depth = 0
+    /// The open lists and mappings, innermost last: for the duplicate-key check.
+    private var open: [OpenCollection] = []
     let file: String
     private let source: ByteSource
     private let parser: UnsafeMutablePointer<yaml_parser_t>
@@ -147,12 +149,54 @@ final class YAMLEventReader {
         } else if kind == .sequenceEnd || kind == .mappingEnd {
             depth -= 1
         }
+        try checkKey(kind, line: line)
         if kind == .alias {
             // libinput never writes anchors; refusing aliases also rules out
             // exponential expansion from hostile input.
             throw InputError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
         }
         return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: inputEnded && Int(event.end_mark.index) >= contentEnd)
+    }
+
+    /// A list, or a mapping with the keys it has had so far. Most mappings
+    /// (a libinput frame's `- evdev:`) have one key: it is kept without a
+    /// dictionary, which is made only from the second key on.
+    private struct OpenCollection {
+        let isMapping: Bool
+        var expectsKey = true
+        var firstKey: (text: String, line: Int)?
+        var otherKeys: [String: Int] = [:]
+    }
+
+    /// Refuses a key its mapping already has: YAML forbids it, and libyaml
+    /// does not check it, so the last value would silently win.
+    private func checkKey(_ kind: YAMLEvent.Kind, line: Int) throws {
+        switch kind {
+        case .sequenceEnd, .mappingEnd:
+            open.removeLast()
+            return
+        case .scalar, .alias, .sequenceStart, .mappingStart:
+            break
+        default:
+            return
+        }
+        // A node: in a mapping, keys and values alternate.
+        if let top = open.indices.last, open[top].isMapping {
+            if open[top].expectsKey, case .scalar(let key) = kind {
+                if let first = open[top].firstKey {
+                    let earlier = first.text == key ? first.line : open[top].otherKeys.updateValue(line, forKey: key)
+                    if let earlier {
+                        throw InputError(file: file, location: .line(line),
+                                         "duplicate key '\(key.count > 40 ? String(key.prefix(40)) + "…" : key)' in a mapping that already has it at line \(earlier); YAML forbids duplicate keys, so it is not clear which value is meant",
+                                         hint: "remove one of the two")
+                    }
+                } else {
+                    open[top].firstKey = (key, line)
+                }
+            }
+            open[top].expectsKey.toggle()
+        }
+        if kind == .sequenceStart || kind == .mappingStart { open.append(OpenCollection(isMapping: kind == .mappingStart)) }
     }
 
     /// libyaml's own description of a syntax error, at its position.
