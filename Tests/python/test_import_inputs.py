@@ -138,3 +138,90 @@ def test_a_trace_without_recordings_is_refused(forcetrace, tmp_path, trace):
     # With another input beside it: still refused, naming the empty one.
     stderr = import_fails(forcetrace, tmp_path, SAMPLE, path)
     assert f"{path}: holds no recordings" in stderr, stderr
+
+
+# Item 4: lists the trace keeps as attributes, too long for one.
+
+def evemu_with(header_lines, at="P:", replace=True):
+    """The sample with `header_lines` in place of (or before) its first line
+    starting with `at`, and the line number of the first of them."""
+    lines = SAMPLE.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith(at))
+    return "\n".join(lines[:index] + header_lines + lines[index + int(replace):]) + "\n", index + 1
+
+
+@pytest.mark.parametrize("bits", [4096, 65536])
+def test_evemu_properties_beyond_the_limit_name_the_input_line(forcetrace, tmp_path, bits):
+    """Old code: 'OUT.h5: the file is damaged and HDF5 cannot read it (object
+    header message is too large)', naming the output for 65536 properties."""
+    full_lines, partial = divmod(bits // 8, 8)
+    lines = ["P: " + " ".join(["ff"] * 8)] * full_lines + (["P: " + " ".join(["ff"] * partial)] if partial else [])
+    text, first = evemu_with(lines)
+    path = tmp_path / "properties.evemu"
+    path.write_text(text)
+    if bits <= 4096:
+        output = tmp_path / "at-limit.h5"
+        run(forcetrace, "import", path, "-o", output)
+        with h5py.File(output, "r") as f:
+            (name,) = f["recordings"]
+            assert list(f["recordings"][name].attrs["properties"]) == list(range(bits))
+        return
+    stderr = import_fails(forcetrace, tmp_path, path)
+    # 4096 bits fill 64 lines of 8 bytes: the 65th goes beyond.
+    assert f"{path}:{first + 64}: 'P:' lines set more than 4096 property bits" in stderr, stderr
+    assert "out.h5" not in stderr, stderr
+
+
+def test_evemu_led_lines_beyond_the_limit_name_the_input_line(forcetrace, tmp_path):
+    """Old code: 5000 LED states made the same HDF5 error, naming the output."""
+    text, first = evemu_with(["L: 00 1"] * 5000, at="E:", replace=False)
+    path = tmp_path / "leds.evemu"
+    path.write_text(text)
+    stderr = import_fails(forcetrace, tmp_path, path)
+    assert f"{path}:{first + 1024}: more than 1024 'L:' lines" in stderr, stderr
+
+
+def test_libinput_properties_beyond_the_limit_name_the_input_line(forcetrace, tmp_path, plain_yaml):
+    """Old code: 'OUT.h5: the file is damaged ... object header message is too large'."""
+    lines = plain_yaml.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("      properties: "))
+    lines[index:index + 1] = ["      properties:"] + [f"        - {code}" for code in range(65536)]
+    path = tmp_path / "properties.yml"
+    path.write_text("\n".join(lines) + "\n")
+    stderr = import_fails(forcetrace, tmp_path, path)
+    assert f"{path}:{index + 2 + 4096}: properties holds more than 4096 values" in stderr, stderr
+
+
+def test_libinput_led_states_beyond_the_limit_name_the_input_line(forcetrace, tmp_path, plain_yaml):
+    text = plain_yaml.read_text()
+    marker = "    forcetrace:\n"
+    assert marker in text
+    pairs = "".join("        - [0, 1]\n" for _ in range(5000))
+    path = tmp_path / "leds.yml"
+    path.write_text(text.replace(marker, marker + "      led_state:\n" + pairs, 1))
+    line = text[:text.index(marker) + len(marker)].count("\n") + 2 + 1024
+    stderr = import_fails(forcetrace, tmp_path, path)
+    assert f"{path}:{line}: led_state holds more than 1024 pairs" in stderr, stderr
+
+
+@pytest.mark.parametrize("form", ["evemu", "libinput"])
+def test_a_long_label_list_imports_whole(forcetrace, tmp_path, form):
+    """Labels are a table (datasets), not an attribute: 50 000 of them import."""
+    count = 50_000
+    lines = SAMPLE.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("# forcetrace-label: thresholds"))
+    extra = [f"# forcetrace-label: press slot=0 tracking_id={1000 + i} t=1764400000.{i:06d} class=tap kind=tap peak=0.5"
+             for i in range(count)]
+    path = tmp_path / "labels.evemu"
+    path.write_text("\n".join(lines[:index + 1] + extra + lines[index + 1:]) + "\n")
+    if form == "libinput":
+        trace = tmp_path / "labels.h5"
+        run(forcetrace, "import", path, "-o", trace)
+        path = tmp_path / "labels.yml"
+        run(forcetrace, "export", trace, "--format", "libinput", "-o", path)
+    output = tmp_path / "out.h5"
+    run(forcetrace, "import", path, "-o", output, timeout=300)
+    with h5py.File(output, "r") as f:
+        (name,) = f["recordings"]
+        original = sum(1 for line in lines if line.startswith("# forcetrace-label: press"))
+        assert f["recordings"][name]["labels"]["class"].shape[0] == original + count

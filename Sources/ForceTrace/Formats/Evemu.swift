@@ -16,6 +16,8 @@ public enum Evemu {
         var axes: [AxisInfo] = []
         var leds: [(UInt16, Int32)] = []
         var switches: [(UInt16, Int32)] = []
+        /// Set bits in `propertyBytes`, counted as they are read.
+        var propertyCount = 0
         /// `# Kernel:` and `# DMI:` comments, as evemu-record writes them.
         var system = SystemInfo()
         /// `# forcetrace-label:` comments.
@@ -240,6 +242,10 @@ public enum Evemu {
                     }
                     guard byte <= 0xff else { throw fail("expected hex bytes after 'P:'") }
                     header.propertyBytes.append(UInt8(byte))
+                    header.propertyCount += UInt8(byte).nonzeroBitCount
+                    guard header.propertyCount <= DeviceDescription.maximumProperties else {
+                        throw fail("'P:' lines set more than \(DeviceDescription.maximumProperties) property bits, more than a trace file keeps (the kernel defines 32 properties)")
+                    }
                 }
                 guard fields.atEnd else { throw fail("expected hex bytes after 'P:'") }
             case UInt8(ascii: "B"):
@@ -272,7 +278,11 @@ public enum Evemu {
                 guard let code = fields.hex(), code <= 0xffff, let value = fields.decimal(), let narrow = Int32(exactly: value) else {
                     throw fail("expected '\(Character(UnicodeScalar(first))): CODE VALUE'")
                 }
-                if first == UInt8(ascii: "L") { header.leds.append((UInt16(code), narrow)) } else { header.switches.append((UInt16(code), narrow)) }
+                let isLED = first == UInt8(ascii: "L")
+                guard (isLED ? header.leds : header.switches).count < DeviceDescription.maximumStates else {
+                    throw fail("more than \(DeviceDescription.maximumStates) '\(isLED ? "L" : "S"):' lines, more than a trace file keeps (one per \(isLED ? "LED" : "switch") code)")
+                }
+                if isLED { header.leds.append((UInt16(code), narrow)) } else { header.switches.append((UInt16(code), narrow)) }
             default:
                 // An unknown field from a newer evemu: skip it, as readers should.
                 continue
