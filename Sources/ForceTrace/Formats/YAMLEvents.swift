@@ -40,6 +40,14 @@ final class YAMLEventReader {
     /// files nest about 6 levels; libyaml's work grows with the square of
     /// the depth, so 100 000 levels took a minute.
     static let maximumDepth = 64
+    /// Most input libyaml may read between two events: one scalar (with the
+    /// blanks and comments before it) can be no longer. libyaml holds a
+    /// scalar whole, in a buffer it doubles as it grows, so a 150 MB scalar
+    /// took 454 MB. No libinput record scalar comes near: names, kernel and
+    /// DMI strings and labels are at most a few hundred bytes.
+    static let maximumBytesBetweenEvents = 1 << 20
+    /// `bytesRead` when the last event was returned.
+    private var bytesAtLastEvent = 0
     private var depth = 0
     /// The open lists and mappings, innermost last: for the duplicate-key check.
     private var open: [OpenCollection] = []
@@ -74,6 +82,13 @@ final class YAMLEventReader {
 
     /// libyaml's read handler: 1 with `count` bytes (0 at the end), 0 on error.
     private func supply(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int, count: UnsafeMutablePointer<Int>) -> Int32 {
+        if bytesRead - bytesAtLastEvent > Self.maximumBytesBetweenEvents {
+            // Fails libyaml's read, which then reports a reader error: `syntaxError` throws this instead.
+            readError = InputError(file: file, location: .line(Int(parser.pointee.mark.line) + 1),
+                                   "a YAML value (or the comments and blanks before one) runs over \(Self.maximumBytesBetweenEvents >> 20) MiB; no libinput record value is longer than a few hundred bytes, so this is not a libinput record file, or it is damaged")
+            count.pointee = 0
+            return 0
+        }
         do {
             let got = try source.read(into: buffer, capacity: capacity)
             for index in stride(from: got - 1, through: 0, by: -1) {
@@ -120,6 +135,7 @@ final class YAMLEventReader {
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else { throw syntaxError() }
         defer { yaml_event_delete(&event) }
+        bytesAtLastEvent = bytesRead
         let line = Int(event.start_mark.line) + 1
         let column = Int(event.start_mark.column) + 1
         let kind: YAMLEvent.Kind
