@@ -275,3 +275,23 @@ def test_a_scalar_just_under_the_limit_is_kept(forcetrace, tmp_path, plain_yaml)
     with h5py.File(output, "r") as f:
         (name,) = f["recordings"]
         assert len(f["recordings"][name].attrs["device_name"]) == 1_000_000
+
+
+def test_a_newest_format_trace_with_65536_properties_names_the_input(forcetrace, tmp_path, trace):
+    """A newest-format file (the recorder's) may hold a large attribute in
+    dense storage; the copy into import's output could not. Old code:
+    'OUT.h5: the file is damaged ... object header message is too large'."""
+    path = tmp_path / "latest.h5"
+    with h5py.File(trace, "r") as source, h5py.File(path, "w", libver="latest") as f:
+        for key, value in source.attrs.items():
+            f.attrs[key] = value
+        (name,) = source["recordings"]
+        original = source["recordings"][name]
+        group = f.create_group("recordings").create_group(name)
+        for key, value in original.attrs.items():
+            group.attrs[key] = value
+        group.attrs["properties"] = list(range(65536))
+        for table in original:
+            source.copy(original[table], group, table)
+    stderr = import_fails(forcetrace, tmp_path, path)
+    assert f"{path}: recording '{name}'" in stderr and "65536 properties; at most 4096" in stderr, stderr
