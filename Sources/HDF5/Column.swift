@@ -54,12 +54,20 @@ public struct DatasetStorage: Sendable {
 /// a partial compressed chunk and then rewriting it leaves the old copy as
 /// dead space in the file. `flush()` writes a partial chunk when durability
 /// matters more than size (the live recorder).
+///
+/// A deferred column (`Group.createColumn(deferred: true)`) makes its dataset
+/// only when its first chunk fills or it is flushed: a table that ends
+/// shorter than a chunk then gets a chunk of its own length, instead of a
+/// whole chunk of padding that HDF5 fills, deflates and indexes.
 public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     public let name: String
     let displayPath: String
-    let handle: Handle
+    private(set) var handle: Handle
     let fileHandle: Handle
-    public let chunkRows: Int
+    /// Rows per chunk; a deferred column may lower it when it makes its dataset.
+    @exclusivity(unchecked) public private(set) var chunkRows: Int
+    /// Makes the dataset with the given rows per chunk; nil once it exists.
+    private var create: ((Int) throws -> hid_t)?
     /// Rows already in the file (or queued for it in `pipeline`).
     @exclusivity(unchecked) public private(set) var storedCount: Int
     @exclusivity(unchecked) @usableFromInline var pending: [Element] = []
@@ -81,6 +89,25 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         // Weak: a column being dropped on another thread while the file
         // flushes writes its own tail in deinit; an unowned read of it aborts.
         fileHandle.register(self) { [weak self] in try self?.flush() }
+    }
+
+    /// A column whose dataset `create` makes on the first write.
+    convenience init(deferred create: @escaping (Int) throws -> hid_t, fileHandle: Handle, name: String, displayPath: String,
+                     chunkRows: Int, pipeline: ChunkPipeline?, compression: Compression) {
+        self.init(id: -1, fileHandle: fileHandle, name: name, displayPath: displayPath, chunkRows: chunkRows, storedCount: 0,
+                  pipeline: pipeline, compression: compression)
+        self.create = create
+    }
+
+    /// Makes a deferred column's dataset: chunks of `chunkRows` once a
+    /// chunk has filled, otherwise of the rows there are (at least one).
+    private func makeDataset() throws {
+        guard let create else { return }
+        let rows = pending.count >= chunkRows ? chunkRows : max(1, pending.count)
+        let id = try create(rows)
+        self.create = nil
+        handle = Handle(id, kind: "D", name: displayPath, file: fileHandle, closer: H5Dclose)
+        chunkRows = rows
     }
 
     /// Rows in the column, counting ones still buffered.
@@ -109,8 +136,12 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
 
     @usableFromInline
     func writePending() throws {
+        // A dataset sized to its table takes the one H5Dwrite below: through
+        // the pipeline, such short chunks read back as "inflate() failed".
+        let sizedToTable = create != nil && pending.count < chunkRows
+        try makeDataset()
         guard !pending.isEmpty else { return }
-        if let pipeline, pending.count == chunkRows, storedCount % chunkRows == 0, pipeline.isRunning {
+        if let pipeline, !sizedToTable, pending.count == chunkRows, storedCount % chunkRows == 0, pipeline.isRunning {
             let full = pending
             pending = []
             pending.reserveCapacity(chunkRows)
@@ -201,7 +232,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
 
     /// Writes what is buffered and closes the dataset.
     public func close() throws {
-        guard handle.isOpen else { return }
+        guard handle.isOpen || create != nil && fileHandle.isOpen else { return }
         try flush()
         fileHandle.unregister(self)
         try handle.close()
@@ -211,7 +242,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         // A column dropped without close() still writes its tail; errors
         // here have nowhere to go, so writers call close() explicitly.
         fileHandle.unregister(self)
-        if handle.isOpen && fileHandle.isOpen { try? writePending() }
+        if (handle.isOpen || create != nil) && fileHandle.isOpen { try? writePending() }
     }
 }
 
@@ -272,26 +303,46 @@ extension Group {
     /// compressed with `compression`.
     /// The corresponding C functions are `H5Pset_chunk`, `H5Pset_shuffle`,
     /// `H5Pset_deflate` and `H5Dcreate2`.
+    /// - Parameters:
+    ///   - attributes: written on the dataset as it is made.
+    ///   - deferred: make the dataset on the first write, sized to the
+    ///     table if it ends within its first chunk (see `Column`). Not for
+    ///     SWMR writers, which cannot make datasets once SWMR starts.
     public func createColumn<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self,
                                                   chunkRows: Int = 16384,
                                                   compression: Compression = .standard,
-                                                  pipeline: ChunkPipeline? = nil) throws -> Column<Element> {
+                                                  pipeline: ChunkPipeline? = nil,
+                                                  attributes: [(String, AttributeValue)] = [],
+                                                  deferred: Bool = false) throws -> Column<Element> {
         let where_ = childDisplay(name)
         guard chunkRows > 0 else {
             throw HDF5Error(function: "H5Pset_chunk", context: where_, stack: ["chunk rows must be positive"])
         }
-        return try withHDF5 {
-            var initial: hsize_t = 0
-            var maximum = CHDF5_S_UNLIMITED()
-            let space = try checkID(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where_)
-            defer { H5Sclose(space) }
-            let dcpl = try chunkedCreationList(chunkRows: chunkRows, compression: compression, where_)
-            defer { H5Pclose(dcpl) }
-            let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
-                                            CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
-            return Column(id: id, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows, storedCount: 0,
+        let create = { [handle, displayPath] (rows: Int) throws -> hid_t in
+            try withHDF5 {
+                var initial: hsize_t = 0
+                var maximum = CHDF5_S_UNLIMITED()
+                let space = try checkID(H5Screate_simple(1, &initial, &maximum), "H5Screate_simple", where_)
+                defer { H5Sclose(space) }
+                let dcpl = try chunkedCreationList(chunkRows: rows, compression: compression, where_)
+                defer { H5Pclose(dcpl) }
+                let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
+                                                CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
+                do {
+                    for (attribute, value) in attributes { try writeAttribute(on: id, attribute, value, context: where_) }
+                } catch {
+                    H5Dclose(id)
+                    throw error
+                }
+                return id
+            }
+        }
+        if deferred {
+            return Column(deferred: create, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows,
                           pipeline: pipeline, compression: compression)
         }
+        return Column(id: try create(chunkRows), fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows,
+                      storedCount: 0, pipeline: pipeline, compression: compression)
     }
 
     /// Opens a one-dimensional dataset as a column of `Element`, converting on read.

@@ -16,6 +16,8 @@ public enum Evemu {
         var axes: [AxisInfo] = []
         var leds: [(UInt16, Int32)] = []
         var switches: [(UInt16, Int32)] = []
+        /// Set bits in `propertyBytes`, counted as they are read.
+        var propertyCount = 0
         /// `# Kernel:` and `# DMI:` comments, as evemu-record writes them.
         var system = SystemInfo()
         /// `# forcetrace-label:` comments.
@@ -142,7 +144,9 @@ public enum Evemu {
                                   event handle: (InputEvent, Header) throws -> Bool) throws {
         let file = reader.file
         var sawEvent = false
-        while let fullLine = try reader.next() {
+        while var fullLine = try reader.next() {
+            // Editors on Windows start UTF-8 text with a byte-order mark: it is no content.
+            if reader.lineNumber == 1 && fullLine.starts(with: RecordingHead.byteOrderMark) { fullLine = fullLine.dropFirst(3) }
             // The common event line, parsed straight from the bytes; anything
             // unusual (or wrong) takes the general path below, which names the problem.
             if !reader.lastLineUnterminated, let event = fullLine.withUnsafeBufferPointer(Self.fastEvent) {
@@ -238,6 +242,10 @@ public enum Evemu {
                     }
                     guard byte <= 0xff else { throw fail("expected hex bytes after 'P:'") }
                     header.propertyBytes.append(UInt8(byte))
+                    header.propertyCount += UInt8(byte).nonzeroBitCount
+                    guard header.propertyCount <= DeviceDescription.maximumProperties else {
+                        throw fail("'P:' lines set more than \(DeviceDescription.maximumProperties) property bits, more than a trace file keeps (the kernel defines 32 properties)")
+                    }
                 }
                 guard fields.atEnd else { throw fail("expected hex bytes after 'P:'") }
             case UInt8(ascii: "B"):
@@ -270,7 +278,11 @@ public enum Evemu {
                 guard let code = fields.hex(), code <= 0xffff, let value = fields.decimal(), let narrow = Int32(exactly: value) else {
                     throw fail("expected '\(Character(UnicodeScalar(first))): CODE VALUE'")
                 }
-                if first == UInt8(ascii: "L") { header.leds.append((UInt16(code), narrow)) } else { header.switches.append((UInt16(code), narrow)) }
+                let isLED = first == UInt8(ascii: "L")
+                guard (isLED ? header.leds : header.switches).count < DeviceDescription.maximumStates else {
+                    throw fail("more than \(DeviceDescription.maximumStates) '\(isLED ? "L" : "S"):' lines, more than a trace file keeps (one per \(isLED ? "LED" : "switch") code)")
+                }
+                if isLED { header.leds.append((UInt16(code), narrow)) } else { header.switches.append((UInt16(code), narrow)) }
             default:
                 // An unknown field from a newer evemu: skip it, as readers should.
                 continue

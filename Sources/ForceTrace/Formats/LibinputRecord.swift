@@ -129,6 +129,7 @@ public enum LibinputRecord {
                     try reader.skipValue()
                 }
             }
+            try expectEndOfStream()
             guard version != nil else {
                 throw InputError(file: file, "has no 'version' key: not a libinput record file",
                                  hint: "for evemu files use --format evemu")
@@ -141,6 +142,18 @@ public enum LibinputRecord {
             }
             if devicesFinished == 0 {
                 throw InputError(file: file, "has no devices; expected at least one device with an evdev description")
+            }
+        }
+
+        /// After the top-level mapping: the end of its document, then of the
+        /// file. libyaml reads further documents as valid YAML, but a libinput
+        /// record file is one document, and what follows would be ignored.
+        func expectEndOfStream() throws {
+            var event = try reader.next()
+            if event.kind == .documentEnd { event = try reader.next() }
+            guard event.kind == .streamEnd else {
+                throw InputError(file: file, location: .line(event.line), "a second YAML document starts here; a libinput record file is one document, and the first ended before this line",
+                                 hint: "import each document as a file of its own, or delete this line and what follows")
             }
         }
 
@@ -204,8 +217,8 @@ public enum LibinputRecord {
             return text
         }
 
-        /// A flow or block list of integers, each within `range`.
-        func integerList(_ what: String, in range: ClosedRange<Int64>, count: Int? = nil) throws -> [Int64] {
+        /// A flow or block list of integers, each within `range`, at most `limit` of them.
+        func integerList(_ what: String, in range: ClosedRange<Int64>, count: Int? = nil, limit: Int? = nil) throws -> [Int64] {
             let start = try reader.next()
             guard start.kind == .sequenceStart else {
                 throw fail(start, "expected a list of integers for \(what), found \(start.shown)")
@@ -219,6 +232,9 @@ public enum LibinputRecord {
                 }
                 guard range.contains(value) else {
                     throw fail(event, "\(value) in \(what) is out of range; expected \(range.lowerBound) to \(range.upperBound)")
+                }
+                if let limit, values.count == limit {
+                    throw fail(event, "\(what) holds more than \(limit) values, more than a trace file keeps")
                 }
                 values.append(value)
             }
@@ -340,7 +356,7 @@ public enum LibinputRecord {
                                              fuzz: Int32(info[2]), flat: Int32(info[3]), resolution: Int32(info[4])))
                     }
                 case "properties":
-                    properties = try integerList("properties", in: 0...0xffff).map { UInt16($0) }
+                    properties = try integerList("properties", in: 0...0xffff, limit: DeviceDescription.maximumProperties).map { UInt16($0) }
                 default:
                     try reader.skipValue()
                 }
@@ -398,6 +414,9 @@ public enum LibinputRecord {
                 guard list.kind == .sequenceStart else { throw fail(list, "expected a list of [code, value] pairs for \(what)") }
                 var result: [(UInt16, Int32)] = []
                 while try reader.peek().kind != .sequenceEnd {
+                    guard result.count < DeviceDescription.maximumStates else {
+                        throw fail(try reader.peek(), "\(what) holds more than \(DeviceDescription.maximumStates) pairs, more than a trace file keeps (one per code)")
+                    }
                     let pair = try integerList(what, in: Int64(Int32.min)...Int64(Int32.max), count: 2)
                     guard (0...0xffff).contains(pair[0]) else { throw fail(list, "code \(pair[0]) in \(what) is out of range") }
                     result.append((UInt16(pair[0]), Int32(pair[1])))

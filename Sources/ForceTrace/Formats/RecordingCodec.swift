@@ -185,10 +185,14 @@ public struct RecordingHead {
     /// Whether the head ends before its first line is known; more input would decide.
     let undecided: Bool
 
+    /// UTF-8's byte-order mark, which some editors put before text: skipped
+    /// by detection, the evemu reader and libyaml alike.
+    static let byteOrderMark: [UInt8] = [0xef, 0xbb, 0xbf]
+
     /// - Parameter complete: whether `bytes` is the whole input.
     public init(_ bytes: ArraySlice<UInt8>, complete: Bool) {
         self.bytes = bytes
-        var start = bytes.startIndex
+        var start = bytes.starts(with: Self.byteOrderMark) ? bytes.startIndex + 3 : bytes.startIndex
         var first: ArraySlice<UInt8>?
         var binary = false
         var undecided = false

@@ -4,10 +4,23 @@ extension DeviceDescription {
     /// More slots than any touch device has; a larger ABS_MT_SLOT range is
     /// damage, and would make the decoder allocate without bound.
     public static let maximumSlots = 1024
+    /// Most properties, and LED or switch states, a description may list.
+    /// The trace keeps each list as one int64 attribute, and an HDF5
+    /// attribute of the file format import writes holds at most 64 KiB:
+    /// 4096 properties are 32 KiB, 1024 (code, value) pairs 16 KiB. The
+    /// kernel defines 32 properties, 16 LEDs and 17 switches.
+    public static let maximumProperties = 4096
+    public static let maximumStates = 1024
 
     /// Checks what the decoder relies on.
     /// - Throws: `InputError` naming `file` when the description is unusable.
     func validate(file: String) throws {
+        if properties.count > Self.maximumProperties {
+            throw InputError(file: file, "the description lists \(properties.count) properties; at most \(Self.maximumProperties) are accepted (the kernel defines 32)")
+        }
+        for (what, states) in [("LED", ledStates), ("switch", switchStates)] where states.count > Self.maximumStates {
+            throw InputError(file: file, "the description lists \(states.count) \(what) states; at most \(Self.maximumStates) are accepted (one per code)")
+        }
         if let slot = axis(AbsoluteAxis.mtSlot) {
             guard slot.minimum >= 0, slot.maximum >= slot.minimum, Int(slot.maximum) - Int(slot.minimum) < Self.maximumSlots else {
                 throw InputError(file: file, "ABS_MT_SLOT's range \(slot.minimum)..\(slot.maximum) is not a slot count; expected 0..N-1 with at most \(Self.maximumSlots) slots")

@@ -40,7 +40,17 @@ final class YAMLEventReader {
     /// files nest about 6 levels; libyaml's work grows with the square of
     /// the depth, so 100 000 levels took a minute.
     static let maximumDepth = 64
+    /// Most input libyaml may read between two events: one scalar (with the
+    /// blanks and comments before it) can be no longer. libyaml holds a
+    /// scalar whole, in a buffer it doubles as it grows, so a 150 MB scalar
+    /// took 454 MB. No libinput record scalar comes near: names, kernel and
+    /// DMI strings and labels are at most a few hundred bytes.
+    static let maximumBytesBetweenEvents = 1 << 20
+    /// `bytesRead` when the last event was returned.
+    private var bytesAtLastEvent = 0
     private var depth = 0
+    /// The open lists and mappings, innermost last: for the duplicate-key check.
+    private var open: [OpenCollection] = []
     let file: String
     private let source: ByteSource
     private let parser: UnsafeMutablePointer<yaml_parser_t>
@@ -72,6 +82,13 @@ final class YAMLEventReader {
 
     /// libyaml's read handler: 1 with `count` bytes (0 at the end), 0 on error.
     private func supply(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int, count: UnsafeMutablePointer<Int>) -> Int32 {
+        if bytesRead - bytesAtLastEvent > Self.maximumBytesBetweenEvents {
+            // Fails libyaml's read, which then reports a reader error: `syntaxError` throws this instead.
+            readError = InputError(file: file, location: .line(Int(parser.pointee.mark.line) + 1),
+                                   "a YAML value (or the comments and blanks before one) runs over \(Self.maximumBytesBetweenEvents >> 20) MiB; no libinput record value is longer than a few hundred bytes, so this is not a libinput record file, or it is damaged")
+            count.pointee = 0
+            return 0
+        }
         do {
             let got = try source.read(into: buffer, capacity: capacity)
             for index in stride(from: got - 1, through: 0, by: -1) {
@@ -118,6 +135,7 @@ final class YAMLEventReader {
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else { throw syntaxError() }
         defer { yaml_event_delete(&event) }
+        bytesAtLastEvent = bytesRead
         let line = Int(event.start_mark.line) + 1
         let column = Int(event.start_mark.column) + 1
         let kind: YAMLEvent.Kind
@@ -147,12 +165,54 @@ final class YAMLEventReader {
         } else if kind == .sequenceEnd || kind == .mappingEnd {
             depth -= 1
         }
+        try checkKey(kind, line: line)
         if kind == .alias {
             // libinput never writes anchors; refusing aliases also rules out
             // exponential expansion from hostile input.
             throw InputError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
         }
         return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: inputEnded && Int(event.end_mark.index) >= contentEnd)
+    }
+
+    /// A list, or a mapping with the keys it has had so far. Most mappings
+    /// (a libinput frame's `- evdev:`) have one key: it is kept without a
+    /// dictionary, which is made only from the second key on.
+    private struct OpenCollection {
+        let isMapping: Bool
+        var expectsKey = true
+        var firstKey: (text: String, line: Int)?
+        var otherKeys: [String: Int] = [:]
+    }
+
+    /// Refuses a key its mapping already has: YAML forbids it, and libyaml
+    /// does not check it, so the last value would silently win.
+    private func checkKey(_ kind: YAMLEvent.Kind, line: Int) throws {
+        switch kind {
+        case .sequenceEnd, .mappingEnd:
+            open.removeLast()
+            return
+        case .scalar, .alias, .sequenceStart, .mappingStart:
+            break
+        default:
+            return
+        }
+        // A node: in a mapping, keys and values alternate.
+        if let top = open.indices.last, open[top].isMapping {
+            if open[top].expectsKey, case .scalar(let key) = kind {
+                if let first = open[top].firstKey {
+                    let earlier = first.text == key ? first.line : open[top].otherKeys.updateValue(line, forKey: key)
+                    if let earlier {
+                        throw InputError(file: file, location: .line(line),
+                                         "duplicate key '\(key.count > 40 ? String(key.prefix(40)) + "…" : key)' in a mapping that already has it at line \(earlier); YAML forbids duplicate keys, so it is not clear which value is meant",
+                                         hint: "remove one of the two")
+                    }
+                } else {
+                    open[top].firstKey = (key, line)
+                }
+            }
+            open[top].expectsKey.toggle()
+        }
+        if kind == .sequenceStart || kind == .mappingStart { open.append(OpenCollection(isMapping: kind == .mappingStart)) }
     }
 
     /// libyaml's own description of a syntax error, at its position.

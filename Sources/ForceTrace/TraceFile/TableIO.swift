@@ -3,12 +3,13 @@ import HDF5
 /// Reads and writes of one table group, named by the schema's typed columns
 /// so that no caller spells a column name.
 extension Group {
-    /// Creates an empty extendible column.
+    /// Creates an empty extendible column, with its `units` and `long_name`.
+    /// - Parameter deferred: see `Group.createColumn`.
     func createColumn<Element>(_ column: TypedColumn<Element>, chunkRows: Int, compression: Compression,
-                               pipeline: ChunkPipeline? = nil) throws -> Column<Element> {
-        let created: Column<Element> = try createColumn(column.name, chunkRows: chunkRows, compression: compression, pipeline: pipeline)
-        try describe(column.schema)
-        return created
+                               pipeline: ChunkPipeline? = nil, deferred: Bool = false) throws -> Column<Element> {
+        try createColumn(column.name, chunkRows: chunkRows, compression: compression, pipeline: pipeline,
+                         attributes: [("units", .string(column.schema.units)), ("long_name", .string(column.schema.longName))],
+                         deferred: deferred)
     }
 
     /// Writes a short table's column in one go.

@@ -40,6 +40,11 @@ extension TraceWriter {
     /// - Throws: `ForceTraceError` naming the file, the recording and the
     ///   table for a damaged input.
     public func copyRecordings(from reader: TraceReader, name: String? = nil) throws -> [TraceCopy.Copied] {
+        // An input that adds nothing is a mistake the user should hear of, not an empty output.
+        guard !reader.recordingNames.isEmpty else {
+            throw ForceTraceError(file: reader.path, "holds no recordings (its /\(TraceSchema.recordingsGroup) group is empty), so there is nothing to import",
+                                  hint: "check that this is the trace you meant; 'forcetrace info \(reader.path)' lists what a trace holds")
+        }
         var checked: [(name: String, summary: RecordingSummary, warnings: [String])] = []
         for recordingName in reader.recordingNames {
             let recording = try reader.recording(recordingName)

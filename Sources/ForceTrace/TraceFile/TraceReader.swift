@@ -59,6 +59,10 @@ public final class TraceReader {
         guard let version = (try? root.attribute(FileAttribute.formatVersion))??.intValue else {
             throw ForceTraceError(file: path, "has no format_version attribute")
         }
+        // Versions count from 1: zero or below is no version any forcetrace wrote.
+        guard version >= 1 else {
+            throw ForceTraceError(file: path, "format_version \(version) is not a forcetrace format version (versions count from 1; this forcetrace reads up to \(TraceSchema.formatVersion)): the file is damaged or was not written by forcetrace")
+        }
         guard version <= TraceSchema.formatVersion else {
             throw ForceTraceError(file: path, "format_version \(version) is newer than this forcetrace (reads \(TraceSchema.formatVersion))",
                                  hint: "upgrade forcetrace")

@@ -87,6 +87,13 @@ public final class TraceWriter {
         let summary = try writer.finish(markComplete: importError == nil)
         try writer.writeGroundTruth(groundTruth)
         if let importError { try writer.markPartial(importError) }
+        // Its scales now, while its metadata is in HDF5's cache: kept for
+        // close(), 10 000 recordings' groups stayed open and their metadata
+        // was read back from the file.
+        if !swmr, let index = written.lastIndex(where: { $0 === writer.group }) {
+            try TraceSchema.attachDimensionScales(in: writer.group)
+            written.remove(at: index)
+        }
         return summary
     }
 
@@ -209,8 +216,13 @@ public final class RecordingWriter {
 
         let chunk = options.chunkRows
         // Every column: the file's compression, full chunks through the pipeline.
+        // Deferred, a table shorter than a chunk gets a chunk of its length: a
+        // whole 65536-row chunk per column made a short recording cost 100 KB
+        // and 27 ms, most of it deflating padding. SWMR, which needs the
+        // newest format, forbids making datasets later: not there.
+        let deferred = !options.latestFormat
         func column<Element>(_ table: Group, _ schema: TypedColumn<Element>, chunkRows: Int = chunk) throws -> Column<Element> {
-            try table.createColumn(schema, chunkRows: chunkRows, compression: options.compression, pipeline: pipeline)
+            try table.createColumn(schema, chunkRows: chunkRows, compression: options.compression, pipeline: pipeline, deferred: deferred)
         }
         let events = try group.createGroup(S.Table.events.rawValue)
         eventTime = try column(events, S.Events.tNs)
