@@ -90,6 +90,8 @@ struct ImportCommand: Subcommand {
         let decodeOptions = DecodeOptions(descriptionPath: description, salvage: salvage)
         // In input order, whether decoded or copied from a trace file.
         var written: [(summary: RecordingSummary, source: String, damage: InputError?, warnings: [String])] = []
+        // Key presses as typed (an input recorded with --show-keycodes) stay the owner's.
+        var typedKeys = false
         for (index, input) in inputs.enumerated() {
             let label: TerminalText = inputs.count == 1 ? "importing \(input)" : "importing \(index + 1)/\(inputs.count): \(input)"
             if TraceCopy.isTraceFile(input) {
@@ -99,6 +101,7 @@ struct ImportCommand: Subcommand {
                 for copy in try writer.copyRecordings(from: reader, name: name) {
                     written.append((copy.summary, copy.origin, nil, copy.warnings))
                 }
+                if try reader.holdsTypedKeys() { typedKeys = true }
                 try reader.close()
             } else {
                 let source = try ByteSource(path: input)
@@ -111,10 +114,7 @@ struct ImportCommand: Subcommand {
             }
         }
         try writer.close()
-        // Key presses as typed (an input recorded with --show-keycodes) stay the owner's.
-        let check = try TraceReader(path: target.temporaryPath)
-        if try check.holdsTypedKeys() { target.access = .ownerOnly }
-        try check.close()
+        if typedKeys || sink.holdsTypedKeys { target.access = .ownerOnly }
         try target.commit()
         progress.clear()
         for item in written {

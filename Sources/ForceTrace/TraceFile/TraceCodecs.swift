@@ -21,6 +21,12 @@ public final class TraceImportSink: RecordingSink {
     /// Called after each chunk with the events written so far, for progress.
     public var onEvents: (Int64) -> Void = { _ in }
     public private(set) var eventsWritten: Int64 = 0
+    /// Whether a recording written so far holds common key presses as
+    /// typed (`TraceRecording.unobfuscatedKeysWarning`'s rule), counted as the
+    /// events pass: only devices with common keys are looked at.
+    public var holdsTypedKeys: Bool { keyCensus.revealingPresses > 0 }
+    private var keyCensus = KeyPressCensus()
+    private var countsKeys = false
 
     public init(writer: TraceWriter, name: String? = nil) {
         self.writer = writer
@@ -31,6 +37,7 @@ public final class TraceImportSink: RecordingSink {
         let recording = try writer.addRecording(name: name ?? header.name, device: header.device, source: header.source,
                                                 clock: header.clock, t0Ns: header.t0Ns)
         open = (recording, header.source, StreamCheck(header))
+        countsKeys = header.device.hasCommonKeys
         onBegin(recording.name)
     }
 
@@ -38,6 +45,9 @@ public final class TraceImportSink: RecordingSink {
         open!.check.check(events)
         let recording = open!.writer
         for event in events { try recording.append(event) }
+        if countsKeys {
+            for event in events { keyCensus.count(type: event.type, code: event.code, value: event.value) }
+        }
         eventsWritten += Int64(events.count)
         onEvents(eventsWritten)
     }
