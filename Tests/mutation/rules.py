@@ -27,6 +27,7 @@ DEFAULT_FILES = [f"Sources/ForceTrace/{m}/*.swift" for m in MODULES] + ["python/
 EQUIVALENT = ROOT / "Tests" / "mutation" / "equivalent.json"
 SELF_TEST = "Tests/python/test_mutation_schemata.py"
 COMPILE_ERROR = re.compile(r"^(/\S+\.swift):(\d+):\d+: error:", re.M)
+QUICK_SUITES = curated.QUICK_SUITES.split("|")
 MUTANT_ID = re.compile(r"Mutant\.on\((\d+)\)")
 
 
@@ -130,8 +131,10 @@ class Mutants:
 
 def declared_names(path, text):
     if path.endswith(".swift"):
-        names = re.findall(r"^\s*(?:(?:public|internal|package|final|static|@\w+|mutating|nonisolated)\s+)*"
-                           r"(?:struct|enum|class|actor|protocol|typealias|func|var|let)\s+`?(\w+)", text, re.M)
+        # Types anywhere, functions and constants at the top level.
+        names = re.findall(r"^\s*(?:(?:public|internal|package|final|@\w+|nonisolated)\s+)*"
+                           r"(?:struct|enum|class|actor|protocol)\s+(\w+)", text, re.M)
+        names += re.findall(r"^(?:(?:public|internal|package|@\w+)\s+)*(?:func|let|var)\s+(\w+)", text, re.M)
     else:
         names = re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", text, re.M)
         names = [a or b for a, b in names]
@@ -140,17 +143,21 @@ def declared_names(path, text):
 
 
 def covering_xctests(path):
-    """The XCTest classes of the test files that name something the file declares."""
+    """The quick boundary suites and the file's own test file (PressClass.swift: PressClassTests.swift), else the
+    XCTest classes of the test files that name a type or top-level function the file declares."""
+    own = ROOT / "Tests" / "ForceTraceTests" / (pathlib.Path(path).stem + "Tests.swift")
+    if own.exists():
+        return sorted(set(re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", own.read_text()) + QUICK_SUITES))
     names = declared_names(path, (ROOT / path).read_text())
     if not names:
-        return []
+        return QUICK_SUITES
     pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
     classes = []
     for test in sorted((ROOT / "Tests" / "ForceTraceTests").glob("*.swift")):
         text = test.read_text()
         if pattern.search(text):
             classes += re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", text)
-    return sorted(set(classes))
+    return sorted(set(classes + QUICK_SUITES))
 
 
 def covering_pytests(path):
@@ -214,9 +221,10 @@ class Runner:
                 status, _, _ = self.pytest(None, tests, self.covering_timeout("pytest", tests))
                 if status != 0:
                     return {"status": "killed", "by": "pytest (covering)", "first": self._pytest_first()}
-            status, _, _ = self.pytest(None)
-            if status != 0:
-                return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first()}
+            if not self.arguments.no_pytest:
+                status, _, _ = self.pytest(None)
+                if status != 0:
+                    return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first()}
             return {"status": "SURVIVED"}
         finally:
             target.write_text(analysed.source)
@@ -232,23 +240,28 @@ def main():
     parser.add_argument("--files", help="paths or globs, space- or comma-separated (default: every mutated module)")
     parser.add_argument("--sample", type=int, help="run a seeded random sample of this many mutants")
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--only", help="comma-separated mutant ids of this generation (see --list)")
+    parser.add_argument("--only", help="comma-separated mutant ids of this generation (see --list); "
+                                       "with --sample, added to the sample")
     parser.add_argument("--list", action="store_true", help="print the mutants and skipped sites, build nothing")
     parser.add_argument("--baseline", choices=["full", "covering"], default="full",
                         help="full: both whole suites on the schemata build with no mutant active (default); "
                              "covering: only the covering tests (quicker, for subsets)")
-    parser.add_argument("--no-pytest", action="store_true", help="XCTest only")
+    parser.add_argument("--no-pytest", action="store_true",
+                        help="no whole-pytest confirmation: Swift mutants face XCTest only, Python mutants their "
+                             "covering pytest files only (the whole pytest suite takes about 7 minutes)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
     arguments = parser.parse_args()
 
     files = select_files(re.split(r"[\s,]+", arguments.files.strip()) if arguments.files else DEFAULT_FILES)
     mutants = Mutants(files)
     chosen = mutants.all
-    if arguments.only:
-        ids = {int(i) for i in arguments.only.split(",")}
-        chosen = [s for s in chosen if s.id in ids]
+    ids = {int(i) for i in arguments.only.split(",")} if arguments.only else set()
     if arguments.sample and arguments.sample < len(chosen):
-        chosen = sorted(random.Random(arguments.seed).sample(chosen, arguments.sample), key=lambda s: s.id)
+        # The sample, plus any --only ids.
+        sample = {s.id for s in random.Random(arguments.seed).sample(chosen, arguments.sample)}
+        chosen = [s for s in chosen if s.id in sample | ids]
+    elif ids:
+        chosen = [s for s in chosen if s.id in ids]
     log(f"{len(mutants.all)} rule-made mutants in {len(files)} file(s); running {len(chosen)}"
         + (f" (a sample, seed {arguments.seed})" if len(chosen) < len(mutants.all) else ""))
     if arguments.list:
