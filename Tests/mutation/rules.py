@@ -100,13 +100,17 @@ class Mutants:
                 log(f"the build failed without a compiler error: see {WORK / 'build.log'}")
                 return False
             shutil.copy(WORK / "build.log", WORK / f"schemata-build-{round_number}.log")
-            rolled = 0
-            for file, line in set(errors):
+            rolled, handled = 0, {}
+            for file, line in sorted(set(errors), key=lambda e: (e[0], int(e[1]))):
                 path = str(pathlib.Path(file).resolve().relative_to(TREE.resolve())) \
                     if pathlib.Path(file).resolve().is_relative_to(TREE.resolve()) else None
                 if path not in self.swift:
                     log(f"a compiler error outside the rewritten files: {file}:{line}")
                     return False
+                # An error a few lines below one just handled is most likely its consequence: next round.
+                if any(0 <= int(line) - earlier <= 10 for earlier in handled.get(path, [])):
+                    continue
+                handled.setdefault(path, []).append(int(line))
                 rolled += self.roll_back(path, int(line))
             log(f"  rolled back {rolled} site(s)")
         return False

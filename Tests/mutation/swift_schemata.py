@@ -296,6 +296,11 @@ class SwiftFile:
             if previous is not None and self.tokens[previous].text in ("func", "operator"):
                 continue  # an operator's declaration
             left, right = self.operand_left(index), self.operand_right(index)
+            if left is not None and left > 0 and self.tokens[left - 1].text == "where" and \
+                    re.match(r"\s*(\S+\s+)*(extension|func|struct|class|enum|protocol|init)\b",
+                             self.lines[token.line - 1]):
+                self.skip("same-type requirement of a generic where clause")
+                continue
             if left is None or right is None:
                 self.skip("comparison whose operands were not found")
                 continue
