@@ -242,7 +242,9 @@ class Runner:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", help="paths or globs, space- or comma-separated (default: every mutated module)")
-    parser.add_argument("--sample", type=int, help="run a seeded random sample of this many mutants")
+    parser.add_argument("--sample", type=int,
+                        help="run a seeded random sample of this many mutants (default: 150 when every module is "
+                             "mutated, since the whole set does not fit in 90 minutes; 0: all)")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--only", help="comma-separated mutant ids of this generation (see --list); "
                                        "with --sample, added to the sample")
@@ -257,6 +259,8 @@ def main():
     arguments = parser.parse_args()
 
     files = select_files(re.split(r"[\s,]+", arguments.files.strip()) if arguments.files else DEFAULT_FILES)
+    if arguments.sample is None and not arguments.files and not arguments.only:
+        arguments.sample = 150
     mutants = Mutants(files)
     chosen = mutants.all
     ids = {int(i) for i in arguments.only.split(",")} if arguments.only else set()
