@@ -219,10 +219,12 @@ class Runner:
 
     def python_mutant(self, site, analysed, tests):
         target = TREE / site.path
+        # Timed (and checked green) before the mutant is written.
+        timeout = self.covering_timeout("pytest", tests) if tests else None
         try:
             target.write_text(analysed.mutated(site))
             if tests:
-                status, _, _ = self.pytest(None, tests, self.covering_timeout("pytest", tests))
+                status, _, _ = self.pytest(None, tests, timeout)
                 if status != 0:
                     return {"status": "killed", "by": "pytest (covering)", "first": self._pytest_first()}
             if not self.arguments.no_pytest:
