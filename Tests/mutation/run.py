@@ -67,8 +67,10 @@ def sync_tree():
         link.symlink_to(shared)
 
 
-def environment():
+def environment(extra=None):
     env = dict(os.environ)
+    env.pop("FORCETRACE_MUTANT", None)
+    env.update(extra or {})
     env["PATH"] = SWIFT_PATH + os.pathsep + env.get("PATH", "")
     env["FORCETRACE"] = str(TREE / ".build" / "debug" / "forcetrace")
     # The copy's Python package, not the editable install of the checkout.
@@ -80,7 +82,7 @@ def environment():
 FIRST_FAILURE = re.compile(r"^(.*: error: (\S+) : .*|.*Fatal error.*|.*Test Case '(\S+)' failed.*)$", re.M)
 
 
-def run(command, timeout, log_name, stop_at_first_failure=False):
+def run(command, timeout, log_name, stop_at_first_failure=False, env=None):
     """Runs `command` in TREE; returns (status, seconds, first failure or None).
     With `stop_at_first_failure` the run ends as soon as the log shows a failing
     test: the mutant is killed, and the rest of the suite would not change that."""
@@ -88,7 +90,7 @@ def run(command, timeout, log_name, stop_at_first_failure=False):
     log_path = WORK / log_name
     first = None
     with open(log_path, "w") as output:
-        process = subprocess.Popen(command, cwd=TREE, env=environment(), stdout=output, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=TREE, env=environment(env), stdout=output, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         try:
             while True:
