@@ -116,9 +116,16 @@ def test_device_name_from_evemu(forcetrace, tmp_path, name):
     check(forcetrace, trace, suggest(forcetrace, trace, tmp_path), imported.encode(), EVEMU_NAMES[name])
 
 
+@pytest.fixture(scope="module")
+def plain_calibration(forcetrace, tmp_path_factory):
+    """The sample's calibration, made once; each test edits a copy."""
+    return calibrate(forcetrace, tmp_path_factory.mktemp("plain"))
+
+
 @pytest.mark.parametrize("label", TRACE_NAMES)
-def test_device_name_set_on_the_trace(forcetrace, tmp_path, label):
-    trace = calibrate(forcetrace, tmp_path)
+def test_device_name_set_on_the_trace(forcetrace, plain_calibration, tmp_path, label):
+    trace = tmp_path / "cal.h5"
+    trace.write_bytes(plain_calibration.read_bytes())
     name, held = TRACE_NAMES[label]
     with h5py.File(trace, "r+") as f:
         attrs = f["recordings"]["cal"].attrs
