@@ -212,7 +212,9 @@ class SwiftFile:
         return token.kind == "punct" and token.text == "." or (
             token.kind == "op" and token.space_after and token.text not in ("!", "?") and not self._is_stop(token))
 
-    def operand_right(self, op_index):
+    def operand_right(self, op_index, loose=False):
+        """A right operand's extent: up to an operator of lower precedence, or
+        (`loose`, an initialiser) up to the end of its statement or argument."""
         i, last = op_index + 1, None
         while i < len(self.tokens):
             token = self.tokens[i]
@@ -226,7 +228,10 @@ class SwiftFile:
                 last = i = self.match.get(i, len(self.tokens))
                 i += 1
                 continue
-            if token.kind == "punct" and token.text in ")]}{" or self._is_stop(token):
+            if loose:
+                if token.kind == "punct" and token.text in ")]}{,;" or token.kind == "directive":
+                    break
+            elif token.kind == "punct" and token.text in ")]}{" or self._is_stop(token):
                 break
             last, i = i, i + 1
         return last
@@ -337,7 +342,7 @@ class SwiftFile:
                     k += 1
                 if k < len(self.tokens) and self.tokens[k].text == "=":
                     j = k
-            end = self.operand_right_loose(j)
+            end = self.operand_right(j, loose=True)
             chosen.update(i for i in range(j + 1, (end or j) + 1) if self.tokens[i].kind == "number")
         for index in sorted(chosen):
             token = self.tokens[index]
@@ -356,26 +361,6 @@ class SwiftFile:
                 return f"(Mutant.on({id}) ? {nudged} : {text})"
 
             self.sites.append(Site("literal", token.start, token.end, token.line, token.text, nudged, emit))
-
-    def operand_right_loose(self, j):
-        """An initialiser's extent: up to the end of its statement or argument."""
-        i, last = j + 1, None
-        while i < len(self.tokens):
-            token = self.tokens[i]
-            if token.kind == "newline":
-                following = self._next(i)
-                if last is None or following is None or not self._continues(following):
-                    break
-                i = following
-                continue
-            if token.kind == "punct" and token.text in "([":
-                last = i = self.match.get(i, len(self.tokens))
-                i += 1
-                continue
-            if token.kind == "punct" and token.text in ")]}{,;" or token.kind == "directive":
-                break
-            last, i = i, i + 1
-        return last
 
     def _in_raw_value(self, index):
         line = self.lines[self.tokens[index].line - 1].strip()
