@@ -93,6 +93,33 @@ public final class File: @unchecked Sendable {
         }
     }
 
+    /// Whether the file's superblock says a writer has it open: the write or
+    /// SWMR-write access flag of a version 2 or 3 superblock (the format a
+    /// live recorder writes), as a running or killed writer leaves it. Such
+    /// a file can be, for a moment, shorter than the end its superblock
+    /// records (space allocated, not yet written): HDF5 calls that
+    /// "truncated" on a plain open and skips the check for SWMR readers.
+    /// Reads the superblock's first bytes at 0, 512, 1024, ... (the places
+    /// the format allows) and nothing else.
+    public static func superblockMarksWriter(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        var offset: UInt64 = 0
+        while offset <= 1 << 20 {
+            guard (try? handle.seek(toOffset: offset)) != nil,
+                  let head = try? handle.read(upToCount: 12), head.count == 12 else { return false }
+            let bytes = [UInt8](head)
+            if Array(bytes[0..<8]) == signature {
+                // Version (byte 8) 2 or 3: byte 11 holds the file consistency flags,
+                // bit 0 write access, bit 2 SWMR-write access.
+                return bytes[8] >= 2 && bytes[11] & 0b101 != 0
+            }
+            offset = offset == 0 ? 512 : offset * 2
+        }
+        return false
+    }
+
     /// The root group, "/".
     public var root: Group {
         get throws { try Group.open(in: handle, path: "/", displayPath: path + ":/") }

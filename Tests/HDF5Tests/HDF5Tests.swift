@@ -355,4 +355,28 @@ final class HDF5Tests: XCTestCase {
         try column.close()
         try writer.close()
     }
+
+    /// A live SWMR writer's file is marked in its superblock (the flags a
+    /// killed writer leaves too); a closed one, a default-format file and a
+    /// file that is not HDF5 are not. TraceReader relies on this to read a
+    /// live file that is, for a moment, shorter than its superblock's end.
+    func testSuperblockMarksAWriterThatHasTheFileOpen() throws {
+        let live = path("live.h5")
+        let file = try File.create(live, latestFormat: true)
+        let column: Column<Int32> = try file.root.createColumn("v", chunkRows: 16, compression: .standard)
+        try file.startSWMRWrite()
+        try column.append(contentsOf: [1, 2, 3])
+        try file.flush()
+        XCTAssertTrue(File.superblockMarksWriter(live))
+        try column.close()
+        try file.close()
+        XCTAssertFalse(File.superblockMarksWriter(live))
+        let plain = path("plain.h5")
+        try File.create(plain).close()
+        XCTAssertFalse(File.superblockMarksWriter(plain))
+        let text = path("text.h5")
+        try Data("not HDF5 at all, but long enough to be read".utf8).write(to: URL(fileURLWithPath: text))
+        XCTAssertFalse(File.superblockMarksWriter(text))
+        XCTAssertFalse(File.superblockMarksWriter(path("missing.h5")))
+    }
 }

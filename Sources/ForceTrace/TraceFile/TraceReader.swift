@@ -32,7 +32,10 @@ public final class TraceReader {
         } catch let error as HDF5Error {
             let size = TraceValidation.fileSize(path)
             // No superblock fits in a few hundred bytes: a file that small was cut inside it.
-            if error.kind == .truncated || size < 256 {
+            // A live or killed recorder's file may be shorter for a moment than its
+            // superblock's end: read it as a SWMR reader below, which HDF5 allows.
+            let writerMarked = size >= 256 && File.superblockMarksWriter(path)
+            if (error.kind == .truncated && !writerMarked) || size < 256 {
                 throw ForceTraceError(file: path, "truncated file: it ends at byte \(size), before the end its HDF5 superblock records (\(error.innermostCause))",
                                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
             }
