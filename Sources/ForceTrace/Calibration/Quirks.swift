@@ -93,7 +93,7 @@ public struct QuirksSection: Sendable {
             case "#": return .failure(.comment)
             case "=": return .failure(.equals)
             case "\u{FFFD}": return .failure(.notUTF8)
-            case _ where isControl(scalar): return .failure(.control(scalar))
+            case _ where scalar.isControlCode: return .failure(.control(scalar))
             case "*", "?", "[", "]", "\\": pattern += "\\\(scalar)"
             // A value may not start with a quote; escaped, it is a literal one.
             case "\"" where index == 0, "'" where index == 0: pattern += "\\\(scalar)"
@@ -109,20 +109,8 @@ public struct QuirksSection: Sendable {
     /// Whether libinput reads `value` after `KEY=` as it is.
     static func isPlainValue(_ value: String) -> Bool {
         guard let first = value.unicodeScalars.first, let last = value.unicodeScalars.last else { return false }
-        return !value.unicodeScalars.contains { $0 == "#" || $0 == "=" || isControl($0) }
+        return !value.unicodeScalars.contains { $0 == "#" || $0 == "=" || $0.isControlCode }
             && first != "\"" && first != "'" && last != " "
-    }
-
-    /// C0, DEL and C1 controls.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
-    /// Bidirectional overrides and isolates, and the Unicode line separators:
-    /// harmless to libinput, but they reorder or break what a person reads.
-    static func isInvisibleFormat(_ scalar: Unicode.Scalar) -> Bool {
-        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     /// `\x1b`, `\u202e`, `\\`.
@@ -135,7 +123,7 @@ public struct QuirksSection: Sendable {
     /// never splits an escape.
     private static func visible(_ text: String, escaping extra: Set<Unicode.Scalar>) -> [String] {
         text.unicodeScalars.map { scalar in
-            scalar == "\\" || isControl(scalar) || isInvisibleFormat(scalar) || extra.contains(scalar)
+            scalar == "\\" || scalar.isControlCode || scalar.reordersOrBreaksText || extra.contains(scalar)
                 ? escape(scalar) : String(scalar)
         }
     }

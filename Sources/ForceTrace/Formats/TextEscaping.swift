@@ -11,12 +11,7 @@ public enum TextEscaping {
     /// controls, DEL, C1, U+FEFF, U+FFFE, U+FFFF), or reorders the text it
     /// is shown in (the bidirectional controls).
     public static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7f...0x9f: true
-        case 0x61c, 0x200e, 0x200f, 0x202a...0x202e, 0x2066...0x2069: true
-        case 0x2028, 0x2029, 0xfeff, 0xfffe, 0xffff: true
-        default: false
-        }
+        scalar.isControlCode || scalar.reordersOrBreaksText || [0xFEFF, 0xFFFE, 0xFFFF].contains(scalar.value)
     }
 
     /// Whether `text` holds a character `mustEscape` names.

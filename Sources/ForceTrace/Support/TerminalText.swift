@@ -104,11 +104,8 @@ public struct TerminalText: Sendable, Equatable, CustomStringConvertible, Expres
     /// Whether the scalar is shown escaped (see the type's comment).
     @inline(__always)
     static func needsEscape(_ value: UInt32) -> Bool {
-        switch value {
-        case 0x00...0x1F, 0x5C, 0x7F...0x9F: true
-        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+        guard let scalar = Unicode.Scalar(value) else { return false }
+        return scalar == "\\" || scalar.isControlCode || scalar.reordersOrBreaksText
     }
 
     /// `text` with every control, bidirectional control and backslash escaped;
