@@ -79,7 +79,7 @@ struct ImportCommand: Subcommand {
     func run() throws -> Int32 {
         // Before parsing: a wrong output path fails at once, not after minutes.
         let readFiles = inputs + (description.map { [$0] } ?? [])
-        _ = try OutputTarget.resolve(output, replace: force, inputs: readFiles)
+        try OutputPath.check(output, replace: force, inputs: readFiles)
         let progress = ProgressLine(quiet: quiet)
         // Written to a temporary file, renamed only when every input imported.
         let target = try AtomicOutput(path: output, replace: force, inputs: readFiles)

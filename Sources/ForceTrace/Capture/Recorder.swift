@@ -313,8 +313,7 @@ public final class Recorder {
     /// The corresponding C function is `statvfs(3)`.
     static func freeBytes(besides path: String) -> UInt64? {
         var info = statvfs()
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else { return nil }
+        guard statvfs(TemporaryFiles.split(path).directory, &info) == 0 else { return nil }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 

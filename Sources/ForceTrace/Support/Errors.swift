@@ -58,7 +58,7 @@ extension ForceTraceError {
     /// (HDF5's error codes and errno, `HDF5Error.Kind`).
     public init(_ error: HDF5Error) {
         let file = error.file.isEmpty ? error.function : error.file
-        let directory = Self.directory(of: file)
+        let directory = TemporaryFiles.split(file).directory
         switch error.kind {
         case .noSpace:
             let quota = error.errno == EDQUOT ? " (disk quota exceeded)" : ""
@@ -80,11 +80,6 @@ extension ForceTraceError {
         case .other:
             self.init(file: file, "the file is damaged and HDF5 cannot read it (\(error.innermostCause))")
         }
-    }
-
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Any error as a terminal shows it (`userFacing`, then `terminalText`).
