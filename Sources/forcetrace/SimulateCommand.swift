@@ -19,6 +19,10 @@ struct SimulateCommand: Subcommand {
         hover that touches, and one too short) that calibrate must discard. The ranges
         are written as '# forcetrace-calibration:' comments. Replay it with
         'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
+        A pen session's person aims through a scripted curve: --pen-curve X1,Y1,X2,Y2
+        (xsetwacom's form, 0-100, default \(PenScript.default.curve.points.map(String.init).joined(separator: ","))) over
+        --pen-range LOW..HIGH raw (default \(PenScript.default.range.lowerBound)..\(PenScript.default.range.upperBound)), putting light, normal
+        and firm strokes where that curve gives 25, 50 and 85 %; 'suggest' recovers it.
         """,
         options: [
             .value("output", short: "o", "FILE.evemu", "Recording to write (required); - for standard output."),
@@ -31,6 +35,8 @@ struct SimulateCommand: Subcommand {
             .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen."),
             .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
+            .value("pen-curve", "X1,Y1,X2,Y2", "With --protocol pen: the simulated person's curve."),
+            .value("pen-range", "LOW..HIGH", "With --protocol pen: their usable raw range (within 1..4095)."),
             .flag("force", short: "f", "Replace the output if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -41,6 +47,7 @@ struct SimulateCommand: Subcommand {
     let quiet: Bool
     /// Set for a calibration session.
     let calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)?
+    let penScript: PenScript
 
     init(_ arguments: ParsedArguments) throws {
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.evemu") }
@@ -77,6 +84,24 @@ struct SimulateCommand: Subcommand {
             if device != nil || trials != nil { throw ParseError.conflict("'\(device != nil ? "--device" : "--trials")' needs '--protocol PROTOCOL'") }
             calibration = nil
         }
+        var script = PenScript.default
+        if let text = arguments.string("pen-curve") {
+            guard let curve = PressureCurve(parsing: text) else {
+                throw ParseError.invalidValue(option: "--pen-curve", value: text, expected: "four integers 0-100, x1 <= x2 and y1 <= y2 (e.g. 40,10,80,60)")
+            }
+            script.curve = curve
+        }
+        if let text = arguments.string("pen-range") {
+            let parts = text.components(separatedBy: "..").map { Int32($0) }
+            guard parts.count == 2, let low = parts[0], let high = parts[1], 1 <= low, low < high, high <= 4095 else {
+                throw ParseError.invalidValue(option: "--pen-range", value: text, expected: "LOW..HIGH, 1 <= LOW < HIGH <= 4095 (e.g. 300..3700)")
+            }
+            script.range = low...high
+        }
+        if (arguments.string("pen-curve") != nil || arguments.string("pen-range") != nil) && calibration?.protocol != .pen {
+            throw ParseError.conflict("'--pen-curve' and '--pen-range' need '--protocol pen'")
+        }
+        penScript = script
     }
 
     func run() throws -> Int32 {
@@ -103,12 +128,16 @@ struct SimulateCommand: Subcommand {
 
     private func runCalibration(_ calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)) throws -> Int32 {
         let simulation = CalibrationSimulator.run(device: calibration.device, protocol: calibration.protocol,
-                                                  trials: calibration.trials, seed: options.seed)
+                                                  trials: calibration.trials, seed: options.seed, penScript: penScript)
         var comment = "simulated by forcetrace \(ForceTraceVersion.string): \(calibration.protocol.rawValue) calibration on a "
             + "\(calibration.device.rawValue), seed \(options.seed), \(calibration.trials) trials per class"
         for trialClass in calibration.protocol.classes {
             let range = simulation.peakRanges[trialClass]!
             comment += "\nforcetrace-calibration: class=\(trialClass.rawValue) peaks=\(range.lowerBound)..\(range.upperBound)"
+        }
+        if calibration.protocol == .pen {
+            comment += "\nforcetrace-calibration: pen-curve=\(penScript.curve.points.map(String.init).joined(separator: ",")) "
+                + "pen-range=\(penScript.range.lowerBound)..\(penScript.range.upperBound) targets=\(penScript.targets.text)"
         }
         let (stream, target) = try openOutput()
         let recording = simulation.recording

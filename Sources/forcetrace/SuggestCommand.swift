@@ -17,15 +17,24 @@ struct SuggestCommand: Subcommand {
                     minus libinput's default hysteresis), AttrThumbPressureThreshold=P
                     and AttrPalmPressureThreshold=O between the classes; an attribute
                     whose classes overlap is left out with the reason
-          pen       the tip threshold: below every light stroke, above hover noise
+          pen       the tip threshold: below every light stroke, above hover noise; the
+                    usable range, the activation level, and a pressure curve (Bezier,
+                    control points 0-100) putting the light, normal and firm medians
+                    on --targets (default 25,50,85 %), with the error at each
         --format quirks writes a libinput quirks section ([forcetrace NAME] with
         MatchName, MatchBus, MatchVendor, MatchProduct and MatchUdevType) for the
         touchpad and pen protocols; put it in /etc/libinput/local-overrides.quirks.
+        The pen's settings for each desktop (docs/ANALYSIS.md, "Pen settings"):
+          xsetwacom       shell commands: PressureCurve and Threshold for the stylus
+          gsettings       a shell command: GNOME's stylus pressure-curve
+          kwin            KWin's pressureCurve, pressureRangeMin, pressureRangeMax
+          libinput-range  the range for libinput_tablet_tool_config_pressure_range_set
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file with labelled trials.")],
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
-            .value("format", "FORMAT", "text (default), json or quirks."),
+            .value("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin or libinput-range."),
+            .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
         ])
@@ -35,6 +44,7 @@ struct SuggestCommand: Subcommand {
     let format: SuggestionFormat
     let output: String?
     let force: Bool
+    let targets: PenTargets
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
@@ -42,6 +52,16 @@ struct SuggestCommand: Subcommand {
         format = try arguments.choice("format", SuggestionFormat.allCases.map(\.rawValue)).flatMap(SuggestionFormat.init(rawValue:)) ?? .text
         output = arguments.outputPath("output")
         force = arguments.flag("force")
+        targets = try Self.targets(arguments)
+    }
+
+    /// `--targets`, shared with calibrate.
+    static func targets(_ arguments: ParsedArguments) throws -> PenTargets {
+        guard let text = arguments.string("targets") else { return .default }
+        guard let targets = PenTargets(parsing: text) else {
+            throw ParseError.invalidValue(option: "--targets", value: text, expected: PenTargets.rule)
+        }
+        return targets
     }
 
     func run() throws -> Int32 {
@@ -58,13 +78,14 @@ struct SuggestCommand: Subcommand {
         }
         let trials = try trace.labelledTrials(for: calibrationProtocol)
         let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: trials, device: trace.device, axis: axis,
-                                               file: input, recording: chosen)
+                                               file: input, recording: chosen, targets: targets)
         let text: String
         switch format {
         // Text is for a person, in a file too (-o): escaped as at a terminal.
         case .text: text = suggestion.text.rendered
         case .json: text = suggestion.json
         case .quirks: text = try suggestion.quirks().get()
+        case .xsetwacom, .gsettings, .kwin, .libinputRange: text = try suggestion.penSettingText(format).get()
         }
         if let output {
             let target = try AtomicOutput(path: output, replace: force)

@@ -10,6 +10,7 @@ public enum TrialClass: String, CaseIterable, Sendable {
     case strokeLight = "stroke-light"
     case strokeNormal = "stroke-normal"
     case strokeFirm = "stroke-firm"
+    case fullPress = "full-press"
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -28,6 +29,7 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .strokeLight: "draw the lightest stroke you want to register, then lift"
         case .strokeNormal: "draw a stroke as you normally write, then lift"
         case .strokeFirm: "draw a firm stroke, then lift"
+        case .fullPress: "press as hard as is still comfortable, then lift"
         }
     }
 
@@ -41,7 +43,8 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
     case app
     /// Light and normal touches, thumbs and palms on a touchpad: a libinput quirk.
     case touchpad
-    /// Hover, then light, normal and firm strokes with a pen: the tip threshold.
+    /// Hover, light, normal and firm strokes and a full press with a pen: the
+    /// tip threshold and the pressure curve (`PenProfile`).
     case pen
 
     /// The classes of one round, in the order they are asked for.
@@ -49,7 +52,7 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
         switch self {
         case .app: [.tap, .peekPress, .popPress]
         case .touchpad: [.light, .normal, .thumb, .palm]
-        case .pen: [.hover, .strokeLight, .strokeNormal, .strokeFirm]
+        case .pen: [.hover, .strokeLight, .strokeNormal, .strokeFirm, .fullPress]
         }
     }
 

@@ -94,12 +94,13 @@ public struct CalibrationSuggestion: Sendable {
         public var palmSeparation: Separation?
     }
 
-    /// The tip threshold.
+    /// The tip threshold, and the person's range and curve.
     public struct Pen: Sendable {
         public var hoverMax: Int32?
         public var lowestLight: Int32?
         public var tip: QuirkValue
         public var release: QuirkValue
+        public var profile: PenProfile? = nil
     }
 
     /// Long-press timeouts a deep press can beat: AOSP's 400 ms (500 ms
@@ -116,7 +117,7 @@ public struct CalibrationSuggestion: Sendable {
     public static let beginMargin = 0.10
 
     public init(protocol calibrationProtocol: CalibrationProtocol, trials: [LabelledTrial], device: DeviceDescription,
-                axis: AxisInfo, file: String, recording: String) {
+                axis: AxisInfo, file: String, recording: String, targets: PenTargets = .default) {
         self.calibrationProtocol = calibrationProtocol
         self.file = file
         self.recording = recording
@@ -126,7 +127,9 @@ public struct CalibrationSuggestion: Sendable {
         switch calibrationProtocol {
         case .app: app = Self.app(trials, axis: axis)
         case .touchpad: touchpad = Self.touchpad(trials, axis: axis)
-        case .pen: pen = Self.pen(trials, axis: axis)
+        case .pen:
+            pen = Self.pen(trials, axis: axis)
+            pen?.profile = PenProfile(trials: trials, axis: axis, targets: targets)
         }
         if calibrationProtocol == .touchpad
             && (device.properties.contains(0x07) || (device.contactPressureAxis?.resolution ?? 0) != 0) {

@@ -3,10 +3,13 @@ import Foundation
 /// What `suggest --format` writes.
 public enum SuggestionFormat: String, CaseIterable, Sendable {
     case text, json, quirks
+    /// A pen's settings for one desktop (`PenSetting`, Calibration/PenSettings.swift).
+    case xsetwacom, gsettings, kwin
+    case libinputRange = "libinput-range"
 }
 
 extension CalibrationSuggestion {
-    private func percent(_ value: Int32) -> String {
+    func percent(_ value: Int32) -> String {
         axis.normalized(value).map { String(format: "%.0f %%", $0 * 100) } ?? "-"
     }
 
@@ -57,6 +60,7 @@ extension CalibrationSuggestion {
             if let hover = pen.hoverMax { text += "  hover noise: up to \(hover)\n" }
             text += line("tip threshold (AttrPressureRange N)", pen.tip)
             text += line("tip release (AttrPressureRange M)", pen.release)
+            if let profile = pen.profile { text += penProfileText(profile) }
         }
         for note in notes { text += "  note: \(note)\n" }
         return text
@@ -105,7 +109,8 @@ extension CalibrationSuggestion {
         if let pen {
             object["pen"] = ["tip": quirk(pen.tip), "release": quirk(pen.release),
                              "hover_max": pen.hoverMax.map { Int($0) } ?? NSNull(),
-                             "lowest_light_peak": pen.lowestLight.map { Int($0) } ?? NSNull()] as [String: Any]
+                             "lowest_light_peak": pen.lowestLight.map { Int($0) } ?? NSNull(),
+                             "profile": pen.profile.map(penProfileJSON) ?? NSNull()] as [String: Any]
         }
         return JSONText.encode(object)
     }

@@ -38,7 +38,7 @@ public enum CalibrationSimulator {
         switch calibrationProtocol {
         case .app: [.tap: 15...60, .peekPress: 110...160, .popPress: 200...250]
         case .touchpad: [.light: 30...45, .normal: 60...100, .thumb: 130...160, .palm: 190...240]
-        case .pen: [.hover: 0...40, .strokeLight: 200...400, .strokeNormal: 800...1500, .strokeFirm: 2000...3500]
+        case .pen: PenScript.default.peakRanges(trials: CalibrationProtocol.defaultTrials)
         }
     }
 
@@ -75,9 +75,12 @@ public enum CalibrationSimulator {
     /// A whole session: `trials` rounds of the protocol's classes, with two
     /// flawed trials that a calibration must discard.
     public static func run(device kind: SimulatedDevice, protocol calibrationProtocol: CalibrationProtocol,
-                           trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1) -> CalibrationSimulation {
+                           trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1,
+                           penScript: PenScript = .default) -> CalibrationSimulation {
         var random = SeededRandom(seed: seed)
-        let ranges = peakRanges(calibrationProtocol)
+        let scripted = calibrationProtocol == .pen ? penScript.peaks(trials: perClass, seed: seed) : [:]
+        var used: [TrialClass: Int] = [:]
+        let ranges = calibrationProtocol == .pen ? penScript.peakRanges(trials: perClass, seed: seed) : peakRanges(calibrationProtocol)
         let device = device(kind)
         var script: [ScriptedTrial] = []
         var time: Int64 = 1_764_400_000 * 1_000_000_000 + 500_000_000
@@ -92,7 +95,12 @@ public enum CalibrationSimulator {
             }
             for flaw in flaws + [nil] as [TrialRejection?] {
                 let range = ranges[trialClass]!
-                let peak = Int32(random.uniform(Double(range.lowerBound)...Double(range.upperBound)).rounded())
+                var peak = Int32(random.uniform(Double(range.lowerBound)...Double(range.upperBound)).rounded())
+                // A kept pen stroke takes its class's next scripted peak.
+                if flaw == nil, let peaks = scripted[trialClass] {
+                    peak = peaks[used[trialClass, default: 0]]
+                    used[trialClass, default: 0] += 1
+                }
                 var duration: Int64
                 switch trialClass {
                 case .tap, .light: duration = Int64(random.uniform(0.08...0.16) * 1e9)
