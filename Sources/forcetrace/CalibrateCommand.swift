@@ -16,8 +16,10 @@ struct CalibrateCommand: Subcommand {
           touchpad  light, normal, thumb, palm             -> libinput AttrPressureRange,
                                                               AttrThumbPressureThreshold,
                                                               AttrPalmPressureThreshold
-          pen       hover, stroke-light, stroke-normal,    -> the tip threshold
-                    stroke-firm
+          pen       hover, stroke-light, stroke-normal,    -> the tip threshold, the usable
+                    stroke-firm, full-press                   range and a pressure curve for
+                                                              xsetwacom, GNOME, KWin, libinput
+                                                              (--targets, suggest --help)
         The device is read as 'record' reads it, into the same kind of file, flushed
         every --flush-ms; keys are obfuscated and keyboards refused as 'record' does.
         Each kept trial's class goes into the file's labels table. On a terminal a bar
@@ -33,6 +35,7 @@ struct CalibrateCommand: Subcommand {
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
             .value("protocol", "PROTOCOL", "app, touchpad or pen (required)."),
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
+            .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("name", "NAME", "Recording group name (default: the device's name)."),
             .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
             .flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events."),
@@ -50,6 +53,7 @@ struct CalibrateCommand: Subcommand {
     let name: String?
     let options: RecorderOptions
     let quiet: Bool
+    let targets: PenTargets
     var output: String { capture.output }
 
     init(_ arguments: ParsedArguments) throws {
@@ -64,6 +68,7 @@ struct CalibrateCommand: Subcommand {
         options.label = "calibrate --protocol \(chosen)"
         self.options = options
         quiet = arguments.flag("quiet")
+        targets = try SuggestCommand.targets(arguments)
     }
 
     func run() throws -> Int32 {
@@ -93,7 +98,8 @@ struct CalibrateCommand: Subcommand {
         let session = calibration.session
         try CalibrationLabels.write(session.trials, protocol: calibrationProtocol, toFile: output, recording: recorder.recordingName)
         let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: session.trials.map(LabelledTrial.init),
-                                               device: source.device, axis: axis, file: output, recording: recorder.recordingName)
+                                               device: source.device, axis: axis, file: output, recording: recorder.recordingName,
+                                               targets: targets)
         print("")
         print(suggestion.text, terminator: "")
         if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks() {

@@ -85,10 +85,10 @@ public enum CalibrationSimulator {
         var script: [ScriptedTrial] = []
         var time: Int64 = 1_764_400_000 * 1_000_000_000 + 500_000_000
         for (index, trialClass) in calibrationProtocol.schedule(trials: perClass).enumerated() {
-            // Pen: a hover that touches (trial 5) and a stroke too short (trial 7).
+            // Pen: a hover that touches (trial 6, the second round's hover) and a stroke too short (trial 7).
             let flaws: [TrialRejection]
             switch (index, kind) {
-            case (4, .pen): flaws = [.touchedWhileHovering]
+            case (5, .pen): flaws = [.touchedWhileHovering]
             case (2, .touchscreen), (2, .touchpad): flaws = [.severalContacts(2)]
             case (6, _): flaws = [.tooShort(durationNs: 0)]
             default: flaws = []
