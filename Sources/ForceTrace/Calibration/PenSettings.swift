@@ -127,6 +127,9 @@ extension CalibrationSuggestion {
             case .xsetwacom:
                 fit = profile.axisFit!
                 comments.append("the wacom driver calls the stylus \"\(PenSetting.wacomStylus(device.name))\"; check with 'xsetwacom list'")
+                if device.name.unicodeScalars.contains("\u{FFFD}") {
+                    comments.append("the device name was not valid UTF-8, so its bytes are not known: use the name 'xsetwacom list' shows")
+                }
             case .gsettings:
                 fit = profile.axisFit!
                 comments.append("a stylus with a serial number reads \(PenSetting.gnomePath(vendor: 0, product: 0).replacingOccurrences(of: "default-0000:0000", with: "SERIAL")) instead")

@@ -1,0 +1,253 @@
+"""The pen protocol's settings for every desktop (issue 22, items 1-3 and 5):
+a simulated person aiming through a scripted curve, replayed through
+`calibrate`; each `suggest --format` output checked by the real tool where
+Debian has it (gsettings with gsettings-desktop-schemas), by KWin's and
+xsetwacom's documented grammar where it does not, and run by real shells
+with hostile device names."""
+import json
+import os
+import random
+import re
+import shutil
+import stat
+import subprocess
+
+import h5py
+import pytest
+
+from conftest import SAMPLES, run
+
+SCHEMA = "org.gnome.desktop.peripherals.tablet.stylus"
+SAMPLE = SAMPLES / "calibration" / "pen.evemu"
+
+
+def calibrate(forcetrace, folder, *simulate_args, targets=None):
+    evemu, trace = folder / "pen.evemu", folder / "pen.h5"
+    run(forcetrace, "simulate", "--protocol", "pen", "-o", evemu, "--force", *simulate_args)
+    extra = ["--targets", targets] if targets else []
+    result = run(forcetrace, "calibrate", "--replay", evemu, "--protocol", "pen", "-o", trace, "--fast", "--force", *extra)
+    return trace, result.stdout
+
+
+@pytest.fixture(scope="module")
+def session(forcetrace, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pen")
+    trace, stdout = calibrate(forcetrace, folder, "--pen-curve", "40,10,80,60", "--pen-range", "300..3700")
+    return trace, stdout
+
+
+def suggestion(forcetrace, trace, *args):
+    return json.loads(run(forcetrace, "suggest", trace, "--format", "json", *args).stdout)["pen"]["profile"]
+
+
+def test_replay_recovers_the_scripted_curve(forcetrace, session):
+    trace, stdout = session
+    assert "curve over the usable range (kwin, libinput-range): 40 10 80 60\n" in stdout
+    assert "usable range: 300..3700 " in stdout
+    profile = suggestion(forcetrace, trace)
+    assert profile["range_fit"]["curve"] == [40, 10, 80, 60]
+    assert profile["usable_range"] == [300, 3700]
+    assert [p["role"] for p in profile["range_fit"]["points"]] == ["light", "normal", "firm"]
+    assert all(p["error_points"] < 0.5 for p in profile["range_fit"]["points"])
+    assert [c["class"] for c in profile["classes"]] == ["stroke-light", "stroke-normal", "stroke-firm", "full-press"]
+    assert all(c["count"] == 10 for c in profile["classes"])
+    assert profile["hover_noise"] <= 40 and profile["activation"] > 0
+
+
+def test_another_scripted_curve_and_targets(forcetrace, tmp_path):
+    trace, _ = calibrate(forcetrace, tmp_path, "--pen-curve", "20,40,60,90", "--pen-range", "500..3000", "--seed", "4")
+    assert suggestion(forcetrace, trace)["range_fit"]["curve"] == [20, 40, 60, 90]
+    # The same strokes against other targets: the fit aims at those, and says how close it came.
+    other = suggestion(forcetrace, trace, "--targets", "10,40,90")
+    assert [p["target"] for p in other["range_fit"]["points"]] == [0.10, 0.40, 0.90]
+    assert other["range_fit"]["curve"] != [20, 40, 60, 90]
+    for point in other["range_fit"]["points"]:
+        assert point["error_points"] == pytest.approx(abs(point["output"] - point["target"]) * 100)
+
+
+@pytest.mark.parametrize("targets,ok", [("0,50,100", True), ("-0.01,50,100", False), ("0,50,100.01", False),
+                                        ("25,50,50", False), ("25,50,50.01", True), ("25,50", False)])
+def test_targets_edges(forcetrace, session, targets, ok):
+    result = run(forcetrace, "suggest", session[0], "--targets", targets, check=False)
+    if ok:
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 2 and "expected three percentages, rising, each from 0 to 100" in result.stderr
+
+
+def env_for(tmp_path, backend):
+    env = dict(os.environ, GSETTINGS_BACKEND=backend, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    return env
+
+
+def test_gsettings_reads_back(forcetrace, session, tmp_path):
+    if not shutil.which("gsettings"):
+        pytest.skip("gsettings is not installed")
+    script = run(forcetrace, "suggest", session[0], "--format", "gsettings").stdout
+    curve = suggestion(forcetrace, session[0])["axis_fit"]["curve"]
+    assert curve != [0, 0, 100, 100], "the check needs a value other than the schema's default"
+    path = "/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/"
+    command = [line for line in script.splitlines() if not line.startswith("#")]
+    assert command == [f"gsettings set {SCHEMA}:{path} pressure-curve '[{', '.join(map(str, curve))}]'"]
+    # The memory backend checks the schema, the path and the value's type; it keeps nothing between processes.
+    memory = subprocess.run(["sh", "-c", script], env=env_for(tmp_path, "memory"), capture_output=True, text=True)
+    assert memory.returncode == 0 and memory.stderr == "", memory.stderr
+    # The keyfile backend keeps it: set by the script, read back by another gsettings.
+    keyfile = env_for(tmp_path, "keyfile")
+    before = subprocess.run(["gsettings", "get", f"{SCHEMA}:{path}", "pressure-curve"], env=keyfile, capture_output=True, text=True)
+    assert before.stdout.strip() == "[0, 0, 100, 100]"
+    done = subprocess.run(["sh", "-c", script], env=keyfile, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    after = subprocess.run(["gsettings", "get", f"{SCHEMA}:{path}", "pressure-curve"], env=keyfile, capture_output=True, text=True)
+    assert after.returncode == 0
+    assert json.loads(after.stdout) == curve
+
+
+def kwin_curve(value):
+    """KWin's pressureCurve: "x1,y1;x2,y2;" with values in 0-1."""
+    assert value.endswith(";")
+    points = value[:-1].split(";")
+    assert len(points) == 2
+    numbers = []
+    for point in points:
+        xy = point.split(",")
+        assert len(xy) == 2
+        for text in xy:
+            assert re.fullmatch(r"(0|1|0\.\d+)", text), text
+            number = float(text)
+            assert 0 <= number <= 1
+            numbers.append(number)
+    return numbers
+
+
+def test_kwin_string_parses_back(forcetrace, session):
+    text = run(forcetrace, "suggest", session[0], "--format", "kwin").stdout
+    values = dict(line.split("=", 1) for line in text.splitlines() if not line.startswith("#"))
+    assert set(values) == {"pressureCurve", "pressureRangeMin", "pressureRangeMax"}
+    profile = suggestion(forcetrace, session[0])
+    assert [round(v * 100) for v in kwin_curve(values["pressureCurve"])] == profile["range_fit"]["curve"] == [40, 10, 80, 60]
+    assert float(values["pressureRangeMin"]) == pytest.approx(300 / 4095, abs=5e-5)
+    assert float(values["pressureRangeMax"]) == pytest.approx(3700 / 4095, abs=5e-5)
+    libinput = run(forcetrace, "suggest", session[0], "--format", "libinput-range").stdout
+    ranges = dict(line.split("=", 1) for line in libinput.splitlines() if not line.startswith("#"))
+    assert ranges == {"minimum": values["pressureRangeMin"], "maximum": values["pressureRangeMax"]}
+
+
+FAKE = """#!/usr/bin/env python3
+import os, sys
+with open(os.environ["FAKE_LOG"], "ab") as log:
+    log.write(b"\\0".join(os.fsencode(a) for a in [os.path.basename(sys.argv[0])] + sys.argv[1:]) + b"\\n--\\n")
+"""
+
+
+def fake_tools(tmp_path):
+    """`xsetwacom` and `gsettings` that log their arguments exactly."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    for name in ["xsetwacom", "gsettings"]:
+        (folder / name).write_text(FAKE)
+        (folder / name).chmod(0o755)
+    return folder
+
+
+def invocations(tmp_path, script, shell):
+    log = tmp_path / f"{shell}.log"
+    log.unlink(missing_ok=True)
+    env = dict(os.environ, PATH=f"{fake_tools(tmp_path)}:{os.environ['PATH']}", FAKE_LOG=str(log))
+    (tmp_path / "script.sh").write_bytes(script)
+    done = subprocess.run([shell, str(tmp_path / "script.sh")], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    return [entry.split(b"\0") for entry in log.read_bytes().split(b"\n--\n")[:-1]]
+
+
+def xsetwacom_grammar(argv, device):
+    """xsetwacom(1): `xsetwacom set device_name parameter [value ...]`;
+    PressureCurve takes x1 y1 x2 y2 in 0-100, Threshold one value of the
+    driver's 0-2048 pressure scale (wacom(4))."""
+    assert argv[0] == b"xsetwacom" and argv[1] == b"set" and argv[2] == device
+    parameter, values = argv[3], argv[4:]
+    assert all(re.fullmatch(rb"\d+", v) for v in values), values
+    if parameter == b"PressureCurve":
+        assert len(values) == 4 and all(0 <= int(v) <= 100 for v in values)
+        x1, y1, x2, y2 = map(int, values)
+        assert x1 <= x2 and y1 <= y2
+    else:
+        assert parameter == b"Threshold" and len(values) == 1 and 0 <= int(values[0]) <= 2048
+    return parameter, [int(v) for v in values]
+
+
+def test_xsetwacom_commands_follow_the_grammar(forcetrace, session, tmp_path):
+    script = run(forcetrace, "suggest", session[0], "--format", "xsetwacom").stdout.encode()
+    profile = suggestion(forcetrace, session[0])
+    for shell in ["sh", "bash"]:
+        calls = [xsetwacom_grammar(argv, b"forcetrace simulated pen stylus") for argv in invocations(tmp_path, script, shell)]
+        assert [name for name, _ in calls] == [b"PressureCurve", b"Threshold"]
+        assert calls[0][1] == profile["axis_fit"]["curve"]
+        tip = json.loads(run(forcetrace, "suggest", session[0], "--format", "json").stdout)["pen"]["tip"]["value"]
+        assert calls[1][1] == [round(tip / 4095 * 2048)]
+
+
+HOSTILE = ["'", '"', "$", "`", "\\", "%", "%s", "$(id)", "`id`", ";", "&", "|", "*", "?", "[", "]", "#", "=", "~", "!",
+           "\n", "\r", "\t", "\x1b", "\x07", "\x7f", "\u0085", "\u202e", "\u200f", "\u2028", "é", "€", " ", "_", "a"]
+
+
+def hostile_names(count, seed):
+    rng = random.Random(seed)
+    names = ["it's a \"pen\"", "x\n", "x_", "\n", "_", "%", "\\", "ends with newline\n", "$(touch /tmp/pwned) `id`", "\x1b]0;title\x07"]
+    while len(names) < count:
+        names.append("".join(rng.choice(HOSTILE) for _ in range(rng.randint(1, 12))))
+    return names
+
+
+def set_device_name(trace, name):
+    with h5py.File(trace, "r+") as f:
+        recording = next(iter(f["recordings"].values()))
+        recording.attrs.create("device_name", name.encode(), dtype=h5py.string_dtype("utf-8"))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_hostile_device_names_reach_each_tool_exactly(forcetrace, session, tmp_path, seed):
+    trace = tmp_path / "named.h5"
+    for name in hostile_names(20, seed):
+        trace.write_bytes(session[0].read_bytes())
+        set_device_name(trace, name)
+        outputs = {f: run(forcetrace, "suggest", trace, "--format", f).stdout.encode()
+                   for f in ["xsetwacom", "gsettings", "kwin", "libinput-range"]}
+        for fmt, text in outputs.items():
+            # Only printable text and the lines' own newlines: a terminal shows it as it is.
+            assert not any(b < 0x20 and b != 0x0A or b == 0x7F for b in text), (fmt, name, text)
+            decoded = text.decode()
+            assert not re.search("[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]", decoded), (fmt, name)
+        for shell in ["sh", "bash"]:
+            calls = invocations(tmp_path, outputs["xsetwacom"], shell)
+            assert len(calls) == 2, (name, outputs["xsetwacom"])
+            for argv in calls:
+                xsetwacom_grammar(argv, (name + " stylus").encode())
+            gsettings = invocations(tmp_path, outputs["gsettings"], shell)
+            assert gsettings == [[b"gsettings", b"set", f"{SCHEMA}:/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/".encode(),
+                                  b"pressure-curve", gsettings[0][4]]]
+        for fmt in ["kwin", "libinput-range"]:
+            keys = [line.split("=", 1)[0] for line in outputs[fmt].decode().splitlines() if not line.startswith("# ")]
+            assert keys == (["pressureCurve", "pressureRangeMin", "pressureRangeMax"] if fmt == "kwin" else ["minimum", "maximum"])
+
+
+def test_pen_formats_refused_for_a_touchpad(forcetrace, tmp_path):
+    trace = tmp_path / "pad.h5"
+    run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "touchpad", "-o", trace, "--fast")
+    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range"]:
+        result = run(forcetrace, "suggest", trace, "--format", fmt, check=False)
+        assert result.returncode == 1
+        assert f"--format {fmt} is a pen setting; this is a touchpad calibration" in result.stderr
+
+
+def test_pen_sample_in_samples(forcetrace, tmp_path):
+    """samples/calibration/pen.evemu is what `make samples` writes, and `make demo` reads."""
+    if not SAMPLE.exists():
+        pytest.fail(f"{SAMPLE} is missing: run 'make samples'")
+    made = tmp_path / "pen.evemu"
+    run(forcetrace, "simulate", "--seed", "1", "--protocol", "pen", "-o", made)
+    assert made.read_bytes() == SAMPLE.read_bytes()
+    trace = tmp_path / "pen.h5"
+    run(forcetrace, "calibrate", "--replay", SAMPLE, "--protocol", "pen", "-o", trace, "--fast")
+    assert suggestion(forcetrace, trace)["range_fit"]["curve"] == [40, 10, 80, 60]
