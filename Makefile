@@ -116,12 +116,15 @@ demo: build
 	$(FORCETRACE) calibrate --replay samples/calibration/touchpad.evemu --protocol touchpad -o out/calibration.h5 --fast --force
 	$(FORCETRACE) suggest out/calibration.h5 --format quirks -o out/forcetrace.quirks --force
 	@echo "out/forcetrace.quirks: copy it to /etc/libinput/local-overrides.quirks to use it"
+	$(FORCETRACE) calibrate --replay samples/calibration/pen.evemu --protocol pen -o out/pen-calibration.h5 --fast --force --quiet
+	for format in xsetwacom gsettings kwin libinput-range quirks; do $(FORCETRACE) suggest out/pen-calibration.h5 --format $$format || exit 1; done
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build
 	$(FORCETRACE) simulate --seed 1 --presses 24 -o samples/touchscreen-mixed.evemu --force
 	$(FORCETRACE) simulate --seed 7 --presses 30 --kinds deep,peek,tap -o samples/touchscreen-deep-presses.evemu --force
 	$(FORCETRACE) simulate --seed 1 --protocol touchpad --device touchpad -o samples/calibration/touchpad.evemu --force
+	$(FORCETRACE) simulate --seed 1 --protocol pen -o samples/calibration/pen.evemu --force
 
 # forcetrace against numpy peers, bare reads and gzip at three sizes (about
 # 1.4 M, 7 M and 14 M samples), simulated once into out/bench/; prints one
