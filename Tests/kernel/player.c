@@ -15,6 +15,8 @@
  *   player calibrate app|touchpad ROUNDS [options]
  *                                      a person doing forcetrace calibrate's
  *                                      protocol ROUNDS times (see mode_calibrate)
+ *   player calibrate pen ROUNDS --pen [--pen-curve X1,Y1,X2,Y2] [--pen-range LO..HI]
+ *                                      the pen protocol on a pen (mode_calibrate_pen)
  *
  * Options (all modes):
  *   --start-delay-ms N  wait N ms after creating the device before frame 0
@@ -35,6 +37,8 @@
  *   --touchpad          INPUT_PROP_POINTER and BTN_LEFT instead of INPUT_PROP_DIRECT
  *   --keys              also KEY_A..KEY_Z with EV_MSC/MSC_SCAN (AT set 1 scancodes),
  *                       like a laptop whose keyboard and touchpad share a node
+ *   --pen               a pen instead: BTN_TOOL_PEN, BTN_TOUCH, ABS_X/Y and
+ *                       ABS_PRESSURE 0..4095, INPUT_PROP_DIRECT, no slots
  *
  * Build: cc -O2 -Wall -o player player.c $(pkg-config --cflags --libs libevdev)
  *
@@ -93,7 +97,7 @@ struct state {
 struct emitted {
 	struct state st;
 	int cur_slot;
-	int btn_touch, tool_finger, tool_doubletap;
+	int btn_touch, tool_finger, tool_doubletap, tool_pen;
 	int abs_x, abs_y, abs_p;
 };
 
@@ -105,7 +109,9 @@ static struct timespec t0;
 static int t0_set;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_go;
-static int opt_touchpad, opt_keys;
+static int opt_touchpad, opt_keys, opt_pen;
+static int opt_pen_curve[4] = { 40, 10, 80, 60 }, opt_pen_lo = 300, opt_pen_hi = 3700;
+#define PEN_PRESSURE_MAX 4095
 
 static void die(const char *fmt, ...)
 {
@@ -192,6 +198,18 @@ static void create_device(const char *name)
 	libevdev_set_id_vendor(dev, opt_vendor);
 	libevdev_set_id_product(dev, opt_product);
 	libevdev_set_id_version(dev, 1);
+	if (opt_pen) {
+		libevdev_enable_property(dev, INPUT_PROP_DIRECT);
+		libevdev_enable_event_type(dev, EV_SYN);
+		libevdev_enable_event_type(dev, EV_KEY);
+		libevdev_enable_event_code(dev, EV_KEY, BTN_TOOL_PEN, NULL);
+		libevdev_enable_event_code(dev, EV_KEY, BTN_TOUCH, NULL);
+		libevdev_enable_event_type(dev, EV_ABS);
+		enable_abs(dev, ABS_X, 0, 20000, 100);
+		enable_abs(dev, ABS_Y, 0, 12000, 100);
+		enable_abs(dev, ABS_PRESSURE, 0, PEN_PRESSURE_MAX, 0);
+		goto create;
+	}
 	if (opt_touchpad) {
 		libevdev_enable_property(dev, INPUT_PROP_POINTER);
 		libevdev_enable_property(dev, INPUT_PROP_BUTTONPAD);
@@ -223,6 +241,7 @@ static void create_device(const char *name)
 	enable_abs(dev, ABS_MT_POSITION_Y, 0, AXIS_MAX, AXIS_RES);
 	enable_abs(dev, ABS_MT_PRESSURE, 0, PRESSURE_MAX, 0);
 
+create:
 	rc = libevdev_uinput_create_from_device(dev, LIBEVDEV_UINPUT_OPEN_MANAGED, &uidev);
 	libevdev_free(dev);
 	if (rc != 0)
@@ -347,6 +366,8 @@ static void json_slots(FILE *f, const struct state *st)
 
 static const char *tool_name(void)
 {
+	if (em.tool_pen)
+		return "pen";
 	if (em.tool_doubletap)
 		return "doubletap";
 	if (em.tool_finger)
@@ -748,6 +769,138 @@ static void mode_calibrate(const struct opts *o, const char *protocol, long roun
 	sleep_us(o->hold_ms * 1000LL);
 }
 
+/* The Bézier of xsetwacom's PressureCurve at t for control values a, b (0..1). */
+static double bezier(double t, double a, double b)
+{
+	double u = 1 - t;
+	return 3 * u * u * t * a + 3 * u * t * t * b + t * t * t;
+}
+
+/* The input (0..1) whose output the curve makes `out`: y(t) = out by bisection, then x(t). */
+static double curve_input(double out)
+{
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+		if (bezier(mid, opt_pen_curve[1] / 100.0, opt_pen_curve[3] / 100.0) < out)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return bezier((lo + hi) / 2, opt_pen_curve[0] / 100.0, opt_pen_curve[2] / 100.0);
+}
+
+/* One pen frame: only changed values, then SYN_REPORT. */
+static void pen_frame(int tool, int touch, int x, int p, const char *phase)
+{
+	struct evbuf b = { 0 };
+	if (tool != em.tool_pen && tool) {
+		put(&b, EV_KEY, BTN_TOOL_PEN, 1);
+		em.tool_pen = 1;
+	}
+	if (x != em.abs_x) {
+		put(&b, EV_ABS, ABS_X, x);
+		em.abs_x = x;
+	}
+	if (em.abs_y != 6000) {
+		put(&b, EV_ABS, ABS_Y, 6000);
+		em.abs_y = 6000;
+	}
+	if (p != em.abs_p) {
+		put(&b, EV_ABS, ABS_PRESSURE, p);
+		em.abs_p = p;
+	}
+	if (touch != em.btn_touch) {
+		put(&b, EV_KEY, BTN_TOUCH, touch);
+		em.btn_touch = touch;
+	}
+	if (tool != em.tool_pen && !tool) {
+		put(&b, EV_KEY, BTN_TOOL_PEN, 0);
+		em.tool_pen = 0;
+	}
+	if (b.n == 0)
+		die("internal: pen frame %d (%s) changes nothing", frame_no, phase);
+	end_frame(&b, phase, NULL);
+}
+
+/*
+ * Calibrate pen: ROUNDS rounds of hover, stroke-light, stroke-normal,
+ * stroke-firm, full-press. The person aims through --pen-curve over
+ * --pen-range: a stroke class peaks, in its middle round, at the raw
+ * pressure the curve maps to its target (25, 50, 85 %), the other rounds
+ * 3 % of the range either side (light: at most down to the range's low
+ * end, which the first round's light stroke peaks at); full presses peak at
+ * the range's high end (first round) and up to 6 % below it. Hovers carry
+ * pressure noise 0..round+2 without touching. Before trial 6 (the second
+ * round's hover) a hover whose tip touches, before trial 7 a stroke too
+ * short (one touching frame, batched): calibrate must discard both.
+ */
+static void mode_calibrate_pen(const struct opts *o, long rounds)
+{
+	static const char *cls[] = { "hover", "stroke-light", "stroke-normal", "stroke-firm", "full-press" };
+	static const double target[] = { 0, 0.25, 0.50, 0.85, 1 };
+	double span = opt_pen_hi - opt_pen_lo;
+	int index = 0;
+
+	if (!opt_pen)
+		die("calibrate pen needs --pen");
+	for (long r = 0; r < rounds; r++) {
+		double offset = rounds > 1 ? -1 + 2.0 * r / (rounds - 1) : 0;
+		for (int c = 0; c < 5; c++, index++) {
+			int peak;
+			if (c == 0) {
+				peak = (int)r + 2;
+			} else if (c == 4) {
+				peak = (int)(opt_pen_hi - 0.06 * span * (offset + 1) / 2 + 0.5);
+			} else {
+				double aim = opt_pen_lo + span * curve_input(target[c]);
+				double spread = 0.03 * span;
+				if (c == 1 && aim - opt_pen_lo < spread)
+					spread = aim - opt_pen_lo;
+				peak = (int)(aim + spread * offset + 0.5);
+				if (c == 1 && r == 0)
+					peak = opt_pen_lo;
+			}
+			/* flaw 1: a hover that touches (before trial 6); flaw 2: too short (before trial 7) */
+			for (int flaw = (index == 5 ? 1 : index == 6 ? 2 : 0); flaw >= 0; flaw = flaw ? 0 : -1) {
+				int n = flaw == 2 ? 1 : c == 0 ? 12 : 24;
+				int p_flawed = flaw ? 900 : peak;
+				if (expect_fp)
+					fprintf(expect_fp, "{\"type\":\"trial\",\"index\":%d,\"class\":\"%s\",\"peak\":%d,\"flaw\":%s,\"first_frame\":%d}\n",
+						index, cls[c], flaw ? p_flawed : peak,
+						flaw == 1 ? "\"touching-hover\"" : flaw == 2 ? "\"too-short\"" : "null", frame_no);
+				if (flaw == 2)
+					batch_begin();
+				pen_frame(1, 0, 5000, 0, "proximity");
+				if (flaw != 2)
+					frame_pause(o);
+				for (int i = 1; i <= n; i++) {
+					int up = n / 2, p, touch;
+					if (c == 0 && flaw != 1) {
+						p = i % (peak + 1);
+						touch = 0;
+					} else {
+						p = i <= up ? p_flawed * i / (up ? up : 1) : p_flawed * (n + 1 - i) / (n + 1 - up);
+						if (p < 1)
+							p = 1;
+						touch = c == 0 ? i == up : 1;
+					}
+					pen_frame(1, touch, 5000 + 7 * i, p, cls[c]);
+					if (flaw != 2)
+						frame_pause(o);
+				}
+				pen_frame(1, 0, 5000 + 7 * (n + 1), 0, "lift");
+				pen_frame(0, 0, 5000 + 7 * (n + 1), 0, "out");
+				if (flaw == 2)
+					batch_end();
+				sleep_us(150000);
+			}
+		}
+	}
+	write_record("end", 0);
+	sleep_us(o->hold_ms * 1000LL);
+}
+
 static void usage(void)
 {
 	fputs("usage: player script [options]\n"
@@ -755,6 +908,7 @@ static void usage(void)
 	      "       player unplug-after-ms N [options]\n"
 	      "       player type TEXT [options] (with --keys)\n"
 	      "       player calibrate app|touchpad ROUNDS [options]\n"
+	      "       player calibrate pen ROUNDS --pen [--pen-curve X1,Y1,X2,Y2] [--pen-range LO..HI]\n"
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
 	      "         --devnode-file FILE --no-lift --name NAME --id BUS:VENDOR:PRODUCT\n"
@@ -788,6 +942,9 @@ int main(int argc, char **argv)
 		{ "wait-signal", no_argument, 0, 'W' },
 		{ "touchpad", no_argument, 0, 'T' },
 		{ "keys", no_argument, 0, 'K' },
+		{ "pen", no_argument, 0, 'P' },
+		{ "pen-curve", required_argument, 0, 'C' },
+		{ "pen-range", required_argument, 0, 'R' },
 		{ 0, 0, 0, 0 },
 	};
 	struct opts o = { -1, -1, -1, 1 };
@@ -842,6 +999,21 @@ int main(int argc, char **argv)
 		case 'W': wait_signal = 1; break;
 		case 'T': opt_touchpad = 1; break;
 		case 'K': opt_keys = 1; break;
+		case 'P': opt_pen = 1; break;
+		case 'C': {
+			int used = 0, *v = opt_pen_curve;
+			if (sscanf(optarg, "%d,%d,%d,%d%n", &v[0], &v[1], &v[2], &v[3], &used) != 4 || optarg[used] != '\0' ||
+			    v[0] < 0 || v[1] < 0 || v[2] > 100 || v[3] > 100 || v[0] > v[2] || v[1] > v[3])
+				die("bad --pen-curve: %s (X1,Y1,X2,Y2 in 0..100, X1 <= X2, Y1 <= Y2)", optarg);
+			break;
+		}
+		case 'R': {
+			int used = 0;
+			if (sscanf(optarg, "%d..%d%n", &opt_pen_lo, &opt_pen_hi, &used) != 2 || optarg[used] != '\0' ||
+			    opt_pen_lo < 1 || opt_pen_lo >= opt_pen_hi || opt_pen_hi > PEN_PRESSURE_MAX)
+				die("bad --pen-range: %s (LO..HI, 1 <= LO < HI <= 4095)", optarg);
+			break;
+		}
 		default: usage();
 		}
 	}
@@ -904,6 +1076,8 @@ int main(int argc, char **argv)
 			mode_flood(&o, arg);
 		else if (strcmp(mode, "type") == 0)
 			mode_type(&o, text);
+		else if (strcmp(mode, "calibrate") == 0 && strcmp(text, "pen") == 0)
+			mode_calibrate_pen(&o, arg);
 		else if (strcmp(mode, "calibrate") == 0)
 			mode_calibrate(&o, text, arg);
 		else
