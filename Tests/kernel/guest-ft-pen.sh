@@ -9,7 +9,7 @@
 . "$FT_LIB"
 ft_require player
 ft_need_forcetrace
-forcetrace calibrate --help 2>&1 | grep -q -- "--targets" || ft_skip "this forcetrace's calibrate has no pen curve"
+forcetrace calibrate --help 2>&1 | grep -q -- "--targets" || ft_fail "this forcetrace's calibrate has no pen curve (--targets)"
 
 FT_TOUCH_NAME=forcetrace-test-pen
 ft_start_player calibrate pen 3 --pen --name "$FT_TOUCH_NAME" --id 3:1d6b:7f04 \

@@ -251,3 +251,17 @@ def test_pen_sample_in_samples(forcetrace, tmp_path):
     trace = tmp_path / "pen.h5"
     run(forcetrace, "calibrate", "--replay", SAMPLE, "--protocol", "pen", "-o", trace, "--fast")
     assert suggestion(forcetrace, trace)["range_fit"]["curve"] == [40, 10, 80, 60]
+
+
+def test_html_pen_panel(forcetrace, session, tmp_path):
+    """report --html draws the pen panel for a pen calibration, and only for one."""
+    page = tmp_path / "pen.html"
+    run(forcetrace, "report", session[0], "--html", page)
+    html = page.read_text()
+    assert html.count('data-figure="pen-curve"') == 1
+    assert "Curve 40 10 80 60 (xsetwacom/GNOME form" in html
+    assert re.search(r"<tr><td>light</td><td>43\.\d</td><td>25\.0</td><td>25\.0</td><td>0\.0</td></tr>", html)
+    pad = tmp_path / "pad.h5"
+    run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "touchpad", "-o", pad, "--fast")
+    run(forcetrace, "report", pad, "--html", tmp_path / "pad.html")
+    assert 'data-figure="pen-curve"' not in (tmp_path / "pad.html").read_text()

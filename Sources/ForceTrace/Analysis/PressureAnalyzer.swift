@@ -29,6 +29,8 @@ public struct RecordingAnalysis: Sendable {
     /// The sample rows of the first few contacts, for drawing their paths
     /// (empty unless `options.curves`).
     public var paths: [ContactPath] = []
+    /// A pen calibration's profile and curve (the HTML pen panel); nil otherwise.
+    public var pen: PenProfile? = nil
 }
 
 /// One contact's samples as drawn: x, y (device units) and normalized pressure.
@@ -71,7 +73,9 @@ public enum PressureAnalyzer {
                                      + "contacts were still down at its end", at: 0)
             return analysis
         }
-        return try analyzeWhole(recording, options: options, progress: progress)
+        var analysis = try analyzeWhole(recording, options: options, progress: progress)
+        analysis.pen = try PenProfile(recording: recording)
+        return analysis
     }
 
     /// `analyze` of a recording whose tables are whole.

@@ -78,3 +78,12 @@ public struct PenProfile: Sendable {
                                + [(.rangeHigh, onAxis(Double(range.upperBound)), 1)])
     }
 }
+
+extension PenProfile {
+    /// The profile of a pen calibration's labels (default targets); nil for
+    /// other recordings or without a per-contact pressure axis.
+    public init?(recording: TraceRecording) throws {
+        guard try recording.calibrationProtocol() == .pen, let axis = recording.device.contactPressureAxis else { return nil }
+        self.init(trials: try recording.labelledTrials(for: .pen), axis: axis)
+    }
+}
