@@ -74,7 +74,8 @@ public enum PressureAnalyzer {
             return analysis
         }
         var analysis = try analyzeWhole(recording, options: options, progress: progress)
-        analysis.pen = try PenProfile(recording: recording)
+        // Drawn by the HTML page only, which asks for curves.
+        if options.curves { analysis.pen = try PenProfile(recording: recording) }
         return analysis
     }
 

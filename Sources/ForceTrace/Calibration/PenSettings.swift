@@ -169,23 +169,4 @@ extension CalibrationSuggestion {
         for note in profile.notes { text += "  pen: \(note)\n" }
         return text
     }
-
-    /// The pen profile in `--format json`.
-    func penProfileJSON(_ profile: PenProfile) -> [String: Any] {
-        func fit(_ value: CurveFit?) -> Any {
-            guard let value else { return NSNull() }
-            return ["curve": value.curve.points, "kwin": value.curve.kwinString, "max_error_points": value.maxErrorPoints,
-                    "points": value.points.map { ["role": $0.role.rawValue, "input": $0.input, "target": $0.target, "output": $0.output,
-                                                  "error_points": $0.errorPoints] as [String: Any] }] as [String: Any]
-        }
-        return [
-            "targets": profile.targets.values,
-            "hover_noise": profile.hoverNoise.map { Int($0) } ?? NSNull(),
-            "activation": profile.activation ?? NSNull(),
-            "usable_range": profile.usableRange.map { [Int($0.lowerBound), Int($0.upperBound)] } ?? NSNull(),
-            "classes": profile.classes.map { ["class": $0.trialClass.rawValue, "count": $0.count, "min": Int($0.minimum),
-                                              "median": $0.median, "max": Int($0.maximum)] as [String: Any] },
-            "range_fit": fit(profile.rangeFit), "axis_fit": fit(profile.axisFit), "notes": profile.notes,
-        ]
-    }
 }

@@ -66,55 +66,6 @@ extension CalibrationSuggestion {
         return text
     }
 
-    /// `--format json`.
-    public var json: String {
-        func quirk(_ value: QuirkValue) -> Any {
-            switch value {
-            case .value(let raw, let note): ["value": Int(raw), "normalized": axis.normalized(raw) ?? NSNull(), "note": note] as [String: Any]
-            case .omitted(let reason): ["value": NSNull(), "omitted": reason] as [String: Any]
-            }
-        }
-        func separation(_ value: Separation?) -> Any {
-            guard let value else { return NSNull() }
-            return ["threshold": Int(value.threshold), "balanced_accuracy": value.balancedAccuracy,
-                    "lower_max": Int(value.lowerMax), "upper_min": Int(value.upperMin), "overlap": value.overlaps] as [String: Any]
-        }
-        var object: [String: Any] = [
-            "file": InputPath.displayName(file), "recording": recording, "protocol": calibrationProtocol.rawValue,
-            "device": ["name": device.name, "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product)] as [String: Any],
-            "pressure_axis": ["name": axis.name, "min": Int(axis.minimum), "max": Int(axis.maximum)] as [String: Any],
-            "trials": Dictionary(uniqueKeysWithValues: calibrationProtocol.classes.map { ($0.rawValue, counts[$0] ?? 0) }),
-            "notes": notes,
-        ]
-        if let app {
-            let t = app.thresholds
-            object["app"] = [
-                "peek": t.peek, "pop": t.pop, "peek_raw": Int(app.peekRaw), "pop_raw": Int(app.popRaw),
-                "balanced_accuracy": t.balancedAccuracy ?? NSNull(), "confusion": t.confusion.map(Self.cells) ?? NSNull(),
-                "pop_presses": app.popPresses, "reached_pop": app.reachedPop,
-                "median_time_to_pop_ms": app.medianTimeToPopMs ?? NSNull(),
-                "before_long_press": app.beforeTimeout.map {
-                    ["timeout_ms": $0.timeoutMs, "count": $0.count, "median_saved_ms": $0.medianSavedMs ?? NSNull()] as [String: Any]
-                },
-            ] as [String: Any]
-        }
-        if let touchpad {
-            object["touchpad"] = [
-                "pressure_range_begin": quirk(touchpad.begin), "pressure_range_end": quirk(touchpad.end),
-                "thumb_pressure_threshold": quirk(touchpad.thumb), "palm_pressure_threshold": quirk(touchpad.palm),
-                "lowest_light_peak": touchpad.lowestLight.map { Int($0) } ?? NSNull(),
-                "thumb_separation": separation(touchpad.thumbSeparation), "palm_separation": separation(touchpad.palmSeparation),
-            ] as [String: Any]
-        }
-        if let pen {
-            object["pen"] = ["tip": quirk(pen.tip), "release": quirk(pen.release),
-                             "hover_max": pen.hoverMax.map { Int($0) } ?? NSNull(),
-                             "lowest_light_peak": pen.lowestLight.map { Int($0) } ?? NSNull(),
-                             "profile": pen.profile.map(penProfileJSON) ?? NSNull()] as [String: Any]
-        }
-        return JSONText.encode(object)
-    }
-
     /// A confusion matrix row by row (rows: asked for; columns: classified as).
     public static func cells(_ matrix: ConfusionMatrix) -> [Int] {
         PressClass.allCases.flatMap { label in PressClass.allCases.map { Int(matrix[label: label, found: $0]) } }
