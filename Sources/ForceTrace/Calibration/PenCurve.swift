@@ -35,7 +35,10 @@ public struct PressureCurve: Equatable, Hashable, Sendable, CustomStringConverti
     /// The output (0–1) for an input (0–1, clamped). x(t) = input is solved by
     /// bisection, which needs x(t) rising: `isRising`.
     public func output(at input: Double) -> Double {
-        let x = min(1, max(0, input))
+        // The curve's ends are (0,0) and (1,1) exactly, whatever the bisection would leave.
+        if input <= 0 { return 0 }
+        if input >= 1 { return 1 }
+        let x = input
         let a = Double(x1) / 100, b = Double(x2) / 100
         var low = 0.0, high = 1.0
         for _ in 0..<48 {
