@@ -108,6 +108,9 @@ struct CalibrateCommand: Subcommand {
             print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),
                   terminator: "")
         }
+        if calibrationProtocol == .pen {
+            print("\neach desktop's pen setting: 'forcetrace suggest \(output) --format xsetwacom|gsettings|kwin|libinput-range'")
+        }
         print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName)")
         if result.reason == .deviceRemoved {
             printError("\(source.sourceName): the device was removed (ENODEV); \(output) keeps the \(session.trials.count) trials so far")
