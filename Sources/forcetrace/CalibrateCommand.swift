@@ -108,7 +108,7 @@ struct CalibrateCommand: Subcommand {
             print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),
                   terminator: "")
         }
-        if calibrationProtocol == .pen {
+        if suggestion.pen?.profile?.rangeFit != nil {
             print("\neach desktop's pen setting: 'forcetrace suggest \(output) --format xsetwacom|gsettings|kwin|libinput-range'")
         }
         print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName)")

@@ -265,3 +265,31 @@ def test_html_pen_panel(forcetrace, session, tmp_path):
     run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "touchpad", "-o", pad, "--fast")
     run(forcetrace, "report", pad, "--html", tmp_path / "pad.html")
     assert 'data-figure="pen-curve"' not in (tmp_path / "pad.html").read_text()
+
+
+def test_real_pen_recording(forcetrace, tmp_path):
+    """The shared Dell Canvas recording (a Wacom ISD-V4 pen) holds one hover
+    and one stroke: calibrate takes them as the first two trials, stops at
+    the input's end, and the profile's activation is that stroke's first
+    pressure with the tip down, read here from the samples table."""
+    from conftest import shared_recording
+    recording = shared_recording("dell_canvas_pen.evemu")
+    trace = tmp_path / "dell.h5"
+    result = run(forcetrace, "calibrate", "--replay", recording, "--protocol", "pen", "--trials", "1", "-o", trace, "--fast", check=False)
+    assert result.returncode == 1 and "stopped after 2 of 5 trials (end-of-input)" in result.stderr
+    assert "each desktop's pen setting" not in result.stdout, "no curve, so no formats to offer"
+    profile = suggestion(forcetrace, trace)
+    assert [c["class"] for c in profile["classes"]] == ["stroke-light"]
+    assert profile["notes"] == ["the curve needs light, normal and firm strokes"]
+    assert profile["usable_range"] is None and profile["range_fit"] is None and profile["hover_noise"] == 0
+    with h5py.File(trace, "r") as f:
+        group = next(iter(f["recordings"].values()))
+        contact = group["labels"]["contact"][1]
+        samples = group["samples"]
+        rows = samples["contact"][:] == contact
+        first = samples["pressure"][rows][0]
+        assert group["labels"]["peak"][1] == samples["pressure"][rows].max()
+    assert profile["activation"] == first
+    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range"]:
+        failed = run(forcetrace, "suggest", trace, "--format", fmt, check=False)
+        assert failed.returncode == 1 and "no pen curve can be fitted: the curve needs light, normal and firm strokes" in failed.stderr

@@ -132,7 +132,7 @@ extension CalibrationSuggestion {
                 }
             case .gsettings:
                 fit = profile.axisFit!
-                comments.append("a stylus with a serial number reads \(PenSetting.gnomePath(vendor: 0, product: 0).replacingOccurrences(of: "default-0000:0000", with: "SERIAL")) instead")
+                comments.append("a stylus with a serial number reads /org/gnome/desktop/peripherals/stylus/SERIAL/ instead")
             case .kwin, .libinputRange:
                 fit = profile.rangeFit!
             }
