@@ -37,8 +37,8 @@ public enum PenSetting: Equatable, Sendable {
             return setup + ["xsetwacom set \(word) PressureCurve \(curve)"]
                 + (threshold.map { ["xsetwacom set \(word) Threshold \($0)"] } ?? [])
         case .gsettings(let path, let curve):
-            return ["gsettings set \(Self.gnomeSchema):\(path) pressure-curve "
-                    + ShellText.word("[\(curve.points.map(String.init).joined(separator: ", "))]", variable: "").word]
+            // A GVariant `ai` in single quotes: digits, commas and blanks only.
+            return ["gsettings set \(Self.gnomeSchema):\(path) pressure-curve '[\(curve.points.map(String.init).joined(separator: ", "))]'"]
         case .kwin(let curve, let minimum, let maximum):
             return ["pressureCurve=\(curve.kwinString)", "pressureRangeMin=\(Self.fraction(minimum))",
                     "pressureRangeMax=\(Self.fraction(maximum))"]
