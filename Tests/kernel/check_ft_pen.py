@@ -50,6 +50,8 @@ def main(argv):
     c.check(read_text(os.path.join(d, "status")) == "0", "guest scenario exited 0", read_text(os.path.join(d, "failure"), ""))
     c.check(read_text(os.path.join(d, "calibrate.rc")) == "0", "calibrate exited 0 by itself", read_text(os.path.join(d, "calibrate.err")))
     trials = []
+    if not c.check(os.path.exists(os.path.join(d, "expected.jsonl")), "the player wrote its script"):
+        return c.finish()
     with open(os.path.join(d, "expected.jsonl")) as f:
         for line in f:
             record = json.loads(line)
