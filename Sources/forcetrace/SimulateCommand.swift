@@ -19,10 +19,10 @@ struct SimulateCommand: Subcommand {
         hover that touches, and one too short) that calibrate must discard. The ranges
         are written as '# forcetrace-calibration:' comments. Replay it with
         'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
-        A pen session's person aims through a scripted curve: --pen-curve X1,Y1,X2,Y2
-        (xsetwacom's form, 0-100, default \(PenScript.default.curve.points.map(String.init).joined(separator: ","))) over
-        --pen-range LOW..HIGH raw (default \(PenScript.default.range.lowerBound)..\(PenScript.default.range.upperBound)), putting light, normal
-        and firm strokes where that curve gives 25, 50 and 85 %; 'suggest' recovers it.
+        A pen session's person aims through a scripted curve, --pen-curve X1,Y1,X2,Y2
+        (xsetwacom's form, 0-100; default \(PenScript.default.curve.points.map(String.init).joined(separator: ","))), over the raw range
+        --pen-range LOW..HIGH (default \(PenScript.default.range.lowerBound)..\(PenScript.default.range.upperBound)): light, normal and firm strokes peak
+        where that curve gives 25, 50 and 85 %, and 'suggest' recovers the curve.
         """,
         options: [
             .value("output", short: "o", "FILE.evemu", "Recording to write (required); - for standard output."),

@@ -293,3 +293,21 @@ def test_real_pen_recording(forcetrace, tmp_path):
     for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range"]:
         failed = run(forcetrace, "suggest", trace, "--format", fmt, check=False)
         assert failed.returncode == 1 and "no pen curve can be fitted: the curve needs light, normal and firm strokes" in failed.stderr
+
+
+@pytest.mark.parametrize("args,ok", [
+    (["--pen-range", "1..4095"], True), (["--pen-range", "0..4095"], False), (["--pen-range", "1..4096"], False),
+    (["--pen-range", "5..5"], False), (["--pen-range", "5..6"], True),
+    (["--pen-curve", "0,0,100,100"], True), (["--pen-curve", "0,0,101,100"], False), (["--pen-curve", "-1,0,100,100"], False),
+    (["--pen-curve", "50,0,50,100"], True), (["--pen-curve", "51,0,50,100"], False), (["--pen-curve", "1,2,3"], False),
+])
+def test_simulate_pen_script_edges(forcetrace, tmp_path, args, ok):
+    result = run(forcetrace, "simulate", "--protocol", "pen", "--trials", "3", "-o", tmp_path / "p.evemu", *args, check=False)
+    assert result.returncode == (0 if ok else 2), result.stderr
+    if not ok:
+        assert f"Invalid value '{args[1]}' for '{args[0]}'" in result.stderr
+
+
+def test_pen_script_needs_the_pen_protocol(forcetrace, tmp_path):
+    result = run(forcetrace, "simulate", "--protocol", "touchpad", "--pen-curve", "0,0,100,100", "-o", tmp_path / "p.evemu", check=False)
+    assert result.returncode == 2 and "'--pen-curve' and '--pen-range' need '--protocol pen'" in result.stderr
