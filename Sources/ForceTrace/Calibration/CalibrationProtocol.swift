@@ -10,6 +10,8 @@ public enum TrialClass: String, CaseIterable, Sendable {
     case strokeLight = "stroke-light"
     case strokeNormal = "stroke-normal"
     case strokeFirm = "stroke-firm"
+    /// A `levels` trial: reach and hold a level (its number is in the labels' `level` column).
+    case level
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -28,6 +30,7 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .strokeLight: "draw the lightest stroke you want to register, then lift"
         case .strokeNormal: "draw a stroke as you normally write, then lift"
         case .strokeFirm: "draw a firm stroke, then lift"
+        case .level: "press into the marked band, hold it steady, then lift"
         }
     }
 
