@@ -21,8 +21,8 @@ struct SimulateCommand: Subcommand {
         'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
 
         --protocol levels writes a levels session (levels --help) of a person who holds
-        --capacity levels (default 4) every time and, at every larger count, misses 3 in
-        10 trials of each level into a neighbouring band, in the order --seed gives;
+        --capacity levels (default 4) every time and, at every larger count, misses --misses
+        in 10 trials of each level (default 3, rounded up) into a neighbouring band, in the order --seed gives;
         plus two trials to be discarded (two fingers, one lifted before the hold).
         Replay it with 'forcetrace levels --replay FILE.evemu --seed N -o OUT.h5 --fast'
         with the same --seed, --levels and --trials.
@@ -40,6 +40,7 @@ struct SimulateCommand: Subcommand {
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("levels", "LIST", "With --protocol levels: level counts, e.g. 2-7 (default 2-7)."),
             .value("capacity", "N", "With --protocol levels: levels the person holds reliably (default 4)."),
+            .value("misses", "N", "With --protocol levels: trials in 10 that miss above the capacity (default 3)."),
             .flag("force", short: "f", "Replace the output if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -83,7 +84,7 @@ struct SimulateCommand: Subcommand {
         let trials = try arguments.int("trials", in: 1...1000)
         let chosenProtocol = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue) + [LevelsLabels.protocolName])
         levels = try chosenProtocol == LevelsLabels.protocolName ? Self.levelsSession(arguments, device: device, trials: trials, seed: options.seed) : nil
-        if chosenProtocol != LevelsLabels.protocolName, let option = ["levels", "capacity"].first(where: { arguments.string($0) != nil }) {
+        if chosenProtocol != LevelsLabels.protocolName, let option = ["levels", "capacity", "misses"].first(where: { arguments.string($0) != nil }) {
             throw ParseError.conflict("'--\(option)' needs '--protocol levels'")
         }
         if levels != nil {
@@ -158,7 +159,8 @@ struct SimulateCommand: Subcommand {
         }
         let capacity = try arguments.int("capacity", in: 1...12) ?? SimulatedLevelsPerson.standard.capacity
         let plan = LevelsPlan(counts: counts, trialsPerLevel: trials ?? LevelsPlan.defaultTrials, seed: seed)
-        return (device ?? .touchscreen, plan, SimulatedLevelsPerson(capacity: capacity))
+        let misses = try arguments.int("misses", in: 0...10) ?? SimulatedLevelsPerson.standard.missesPerTen
+        return (device ?? .touchscreen, plan, SimulatedLevelsPerson(capacity: capacity, missesPerTen: misses))
     }
 
     private func runLevels(_ levels: (device: SimulatedDevice, plan: LevelsPlan, person: SimulatedLevelsPerson)) throws -> Int32 {

@@ -1,7 +1,8 @@
 /// A simulated person doing a levels session, whose capacity is known: at
 /// every level count up to `capacity` each trial lands inside its band; above
 /// it, `missesPerTen` in ten trials of every level (rounded up) land in a
-/// neighbouring band, so no larger count is reliable.
+/// neighbouring band: with 2 or more no larger count is reliable, with 1 (9
+/// in 10 inside, on the rule) every count is.
 public struct SimulatedLevelsPerson: Equatable, Sendable {
     public var capacity: Int
     public var missesPerTen: Int
@@ -13,8 +14,8 @@ public struct SimulatedLevelsPerson: Equatable, Sendable {
     /// Sure of 4 levels, unsure from 5 on (the 'simulate --protocol levels' default).
     public static let standard = SimulatedLevelsPerson(capacity: 4)
 
-    /// Of `trials` of one level, how many miss above the capacity: at least one.
-    public func misses(of trials: Int) -> Int { max(1, (trials * missesPerTen + 9) / 10) }
+    /// Of `trials` of one level, how many miss above the capacity (rounded up).
+    public func misses(of trials: Int) -> Int { (trials * missesPerTen + 9) / 10 }
 }
 
 /// A simulated levels session: the recording, the plan, and each scripted
