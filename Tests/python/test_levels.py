@@ -2,6 +2,7 @@
 item 4): simulated people of known capacity, replayed through `levels`, their
 capacity recovered by the CLI and, independently, by `forcetrace.levels`."""
 import json
+import re
 import sys
 
 import h5py
@@ -149,3 +150,42 @@ def test_band_edges_agree_between_the_cli_and_the_package(forcetrace, tmp_path):
                     places = expected[(count, row["level"])]
                     assert row["held_in"][row["level"] - 2] == places.count(row["level"] - 1) == 1
                     assert row["inside"] == places.count(row["level"]) == 2
+
+
+def test_a_hostile_device_name_is_escaped_on_the_terminal_and_exact_in_json(forcetrace, tmp_path):
+    evemu, trace, hostile = tmp_path / "p.evemu", tmp_path / "p.h5", tmp_path / "hostile.evemu"
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "2", "--trials", "2", "--seed", "1", "-o", evemu)
+    run(forcetrace, "import", evemu, "-o", trace)
+    name = "d\x1b[31m\u202e\nn"
+    with h5py.File(trace, "r+") as f:
+        f["recordings/p"].attrs["device_name"] = name
+    run(forcetrace, "export", trace, "--format", "evemu", "-o", hostile)
+    out = tmp_path / "levels.h5"
+    live = run(forcetrace, "levels", "--replay", hostile, "--levels", "2", "--trials", "2", "--seed", "1", "-o", out, "--fast")
+    shown = run(forcetrace, "levels", "--show", out)
+    for text in (live.stdout, shown.stdout, live.stderr):
+        assert "\x1b" not in text and "\u202e" not in text
+    assert '"d\\x1b[31m\\u202e\\nn"' in shown.stdout and '"d\\x1b[31m\\u202e\\nn"' in live.stdout
+    assert json.loads(run(forcetrace, "levels", "--show", out, "--json").stdout)["device"] == name
+
+
+def test_the_live_bar_marks_the_band_on_a_terminal(forcetrace, tmp_path):
+    """At the replay's own pace, with stderr on a pty: the bar shows the
+    pressure with the asked band's two edges marked, and the level asked."""
+    from test_progress import on_terminal
+
+    evemu = tmp_path / "p.evemu"
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "2", "--trials", "1", "--seed", "3", "-o", evemu)
+    status, terminal = on_terminal([forcetrace, "levels", "--replay", str(evemu), "--levels", "2", "--trials", "1",
+                                    "--seed", "3", "-o", str(tmp_path / "bar.h5")], tmp_path)
+    assert status == 0
+    bars = re.findall(r"\[([#.|]{40})\]  (\d+)/255  level (\d) of 2", terminal)
+    assert bars, terminal[-500:]
+    for cells, pressure, level in bars:
+        # Level 1 of 2 spans 0..127: its marks are cells 0 and 20; level 2's cells 20 and 39.
+        marks = [i for i, c in enumerate(cells) if c == "|"]
+        assert marks == ([0, 20] if level == "1" else [20, 39]), (cells, level)
+    assert {level for _, _, level in bars} == {"1", "2"}
+    status, quiet = on_terminal([forcetrace, "levels", "--replay", str(evemu), "--levels", "2", "--trials", "1",
+                                 "--seed", "3", "-o", str(tmp_path / "quiet.h5"), "--quiet"], tmp_path)
+    assert status == 0 and "/255  level" not in quiet
