@@ -189,3 +189,35 @@ def test_the_live_bar_marks_the_band_on_a_terminal(forcetrace, tmp_path):
     status, quiet = on_terminal([forcetrace, "levels", "--replay", str(evemu), "--levels", "2", "--trials", "1",
                                  "--seed", "3", "-o", str(tmp_path / "quiet.h5"), "--quiet"], tmp_path)
     assert status == 0 and "/255  level" not in quiet
+
+
+def test_a_session_cut_short_keeps_its_trials(forcetrace, tmp_path):
+    """A replay that runs out before every trial is done: exit 1 with the reason,
+    and the file holds the trials so far, which --show reads."""
+    evemu, out = tmp_path / "short.evemu", tmp_path / "short.h5"
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "2", "--trials", "2", "--seed", "8", "-o", evemu)
+    result = run(forcetrace, "levels", "--replay", evemu, "--levels", "2,3", "--trials", "2", "--seed", "8",
+                 "-o", out, "--fast", check=False)
+    assert result.returncode == 1
+    assert "warning: stopped after 4 of 10 trials (end-of-input); the result uses those" in result.stderr
+    shown = json.loads(run(forcetrace, "levels", "--show", out, "--json").stdout)
+    assert [s["count"] for s in shown["sets"]] == [2, 3]
+    assert sum(level["trials"] for level in shown["sets"][0]["levels"]) == 4
+    assert all(level["trials"] == 0 and not level["reliable"] for level in shown["sets"][1]["levels"])
+    assert shown["capacity"] == 2
+
+
+def test_a_narrower_range_moves_the_bands(forcetrace, tmp_path):
+    evemu, out = tmp_path / "r.evemu", tmp_path / "r.h5"
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "3", "--trials", "2", "--seed", "4", "-o", evemu)
+    run(forcetrace, "levels", "--replay", evemu, "--levels", "3", "--trials", "2", "--seed", "4", "--range", "0.2:0.8",
+        "-o", out, "--fast")
+    shown = json.loads(run(forcetrace, "levels", "--show", out, "--json").stdout)
+    assert shown["range"] == [0.2, 0.8]
+    assert shown["sets"][0]["edges_raw"] == levels.band_edges(3, 0.2, 0.8, 0, 255) == [51, 102, 153, 204]
+    with ft.open(out) as trace:
+        assert levels.level_range(trace["r"]) == (0.2, 0.8)
+        assert list(levels.confusion(trace["r"], 3).sum()) == [
+            sum(level["below"] for level in shown["sets"][0]["levels"]),
+            *[sum(level["held_in"][i] for level in shown["sets"][0]["levels"]) for i in range(3)],
+            sum(level["above"] for level in shown["sets"][0]["levels"])]

@@ -22,6 +22,9 @@ from .trace import MAXIMUM_POSSIBLE_FORCE
 PROTOCOL = "levels"
 #: A level is held reliably when at least 9 in 10 of its trials land in its band.
 RELIABLE_INSIDE, RELIABLE_OF = 9, 10
+#: A normalized pressure this little below an edge still reaches it, so that
+#: 0.2 + 2 * 0.6 / 3 = 0.6000000000000001 leaves 153/255 = 0.6 in the upper band.
+EDGE_TOLERANCE = 1e-12
 
 
 def is_levels(recording):
@@ -52,14 +55,14 @@ def level_range(recording):
 def band_edges(count, low, high, minimum, maximum):
     """The `count + 1` raw edges: level k is edges[k-1] <= raw < edges[k]. Each
     edge is the least raw value whose (raw - min) / (max - min) reaches the
-    band's normalized edge; a range ending at 1 ends at max + 1."""
+    band's normalized edge (less EDGE_TOLERANCE); a range ending at 1 ends at max + 1."""
     span = maximum - minimum
     edges = []
     for index in range(count + 1):
         if index == count and high >= 1:
             edges.append(maximum + 1)
             continue
-        wanted = low + index * (high - low) / count
+        wanted = low + index * (high - low) / count - EDGE_TOLERANCE
         value = math.ceil(minimum + wanted * span)
         while value > minimum and (value - 1 - minimum) / span >= wanted:
             value -= 1

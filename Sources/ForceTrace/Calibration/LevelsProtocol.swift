@@ -62,9 +62,15 @@ public struct LevelBands: Equatable, Sendable {
         }
     }
 
+    /// How far below an edge a normalized pressure still reaches it: the
+    /// edge's own arithmetic (0.2 + 2 × 0.6 / 3 is 0.6000000000000001) must
+    /// not push 153/255 = 0.6 out. Far below one raw step of any int32 axis.
+    public static let edgeTolerance = 1e-12
+
     /// The least raw value whose normalized pressure (a division, as
-    /// `AxisInfo.normalized` computes it) is at least `normalized`.
-    static func rawEdge(_ normalized: Double, axis: AxisInfo) -> Int32 {
+    /// `AxisInfo.normalized` computes it) is at least `normalized` (less `edgeTolerance`).
+    static func rawEdge(_ edge: Double, axis: AxisInfo) -> Int32 {
+        let normalized = edge - edgeTolerance
         let span = Double(axis.maximum) - Double(axis.minimum)
         var value = Int32(max(Double(Int32.min), min(Double(Int32.max), (Double(axis.minimum) + normalized * span).rounded(.up))))
         while value > axis.minimum, let below = axis.normalized(value - 1), below >= normalized { value -= 1 }
