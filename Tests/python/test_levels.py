@@ -221,3 +221,21 @@ def test_a_narrower_range_moves_the_bands(forcetrace, tmp_path):
             sum(level["below"] for level in shown["sets"][0]["levels"]),
             *[sum(level["held_in"][i] for level in shown["sets"][0]["levels"]) for i in range(3)],
             sum(level["above"] for level in shown["sets"][0]["levels"])]
+
+
+def test_a_damaged_levels_table_is_refused_by_name(forcetrace, tmp_path):
+    out, _, _ = session(forcetrace, tmp_path, "touchscreen", 2, counts="2", trials=2, seed=6)
+    with h5py.File(out, "r+") as f:
+        level = f["recordings/person/labels/level"]
+        values = level[:]
+        values[1] = 9
+        level[:] = values
+    result = run(forcetrace, "levels", "--show", out, check=False)
+    assert result.returncode == 1
+    assert (f"Error: {out}: recording 'person': labels of a levels session: row 1 asks for level 9 of 2 "
+            "(levels are 1...count, counts 2...12)") in result.stderr
+    assert "hint: the table was not written by 'forcetrace levels'; record the session again" in result.stderr
+    with h5py.File(out, "r+") as f:
+        del f["recordings/person/labels/held"]
+    result = run(forcetrace, "levels", "--show", out, check=False)
+    assert result.returncode == 1 and "labels of a levels session: no 'held' column" in result.stderr
