@@ -105,6 +105,21 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(result.thresholds.map(\.lower), [1])
     }
 
+    /// Overlapping levels: the stage threshold is the middle of the run of equally
+    /// good thresholds, not the lower level's own hold.
+    func testOverlappingStageThresholdSitsInTheMiddleOfTheTiedRun() throws {
+        let lower: [Int32] = Array(repeating: 127, count: 9) + [212]
+        let upper: [Int32] = Array(repeating: 212, count: 10)
+        XCTAssertEqual(Separation.best(lower: lower, upper: upper)?.threshold, 127, "the shared rule's first candidate")
+        let stage = try XCTUnwrap(LevelsResult.stage(lower: lower, upper: upper))
+        XCTAssertEqual(stage.threshold, 169, "127...211 all score 0.95: their middle")
+        XCTAssertEqual(stage.balancedAccuracy, 0.95, accuracy: 1e-12)
+        // Without overlap the gap's middle, as Separation.best gives it.
+        XCTAssertEqual(LevelsResult.stage(lower: [10, 20], upper: [40, 50])?.threshold, Separation.best(lower: [10, 20], upper: [40, 50])?.threshold)
+        // Identical values: bounded by the data, no endless walk.
+        XCTAssertNotNil(LevelsResult.stage(lower: [5, 5], upper: [5, 5]))
+    }
+
     /// The same rule end to end: a person whose one level misses once in ten (on) or twice (below).
     func testNinetyPercentRuleThroughTheSession() throws {
         for misses in [0, 1, 2] {

@@ -74,8 +74,28 @@ public struct LevelsResult: Sendable {
             func held(_ level: Int) -> [Int32] {
                 records.filter { $0.target == LevelTarget(count: capacitySet, level: level) }.map(\.held)
             }
-            return Separation.best(lower: held(lower), upper: held(lower + 1)).map { StageThreshold(lower: lower, separation: $0) }
+            return Self.stage(lower: held(lower), upper: held(lower + 1)).map { StageThreshold(lower: lower, separation: $0) }
         }
+    }
+
+    /// `Separation.best`, but where the two levels overlap, the middle of the
+    /// run of thresholds that share the best accuracy rather than its first
+    /// candidate, which can sit on the lower level's usual hold (one miss of
+    /// level 2 held at level 3's pressure left 2|3 at level 2's own value).
+    static func stage(lower: [Int32], upper: [Int32]) -> Separation? {
+        guard var separation = Separation.best(lower: lower, upper: upper), separation.overlaps else {
+            return Separation.best(lower: lower, upper: upper)
+        }
+        func accuracy(_ t: Int32) -> Double {
+            (Double(lower.filter { $0 <= t }.count) / Double(lower.count) + Double(upper.filter { $0 > t }.count) / Double(upper.count)) / 2
+        }
+        let all = lower + upper
+        let floor = all.min()! &- 1, ceiling = all.max()!
+        var low = separation.threshold, high = separation.threshold
+        while low > floor, abs(accuracy(low - 1) - separation.balancedAccuracy) <= 1e-12 { low -= 1 }
+        while high < ceiling, abs(accuracy(high + 1) - separation.balancedAccuracy) <= 1e-12 { high += 1 }
+        separation.threshold = low + (high - low) / 2
+        return separation
     }
 
     /// Normalized pressure and UIKit force units (UITouch.force, 1.0 = an
