@@ -13,8 +13,8 @@ struct LevelsCommand: Subcommand {
         band with |. Each level count in --levels is one block, every level of it
         asked --trials times, in an order shuffled by --seed (drawn at random and
         printed when not given; the file keeps it). The pressure a trial held is the
-        median of its steadiest 300 ms; a trial lifted sooner, or with two contacts, is
-        asked again. Works on touchscreens, touchpads and pens alike.
+        highest it kept for 300 ms (the largest median of any 300 ms of it); a trial
+        lifted sooner, or with two contacts, is asked again. Works on touchscreens, touchpads and pens alike.
         At the end: per count a confusion table (asked for / held in), the number of
         levels held reliably (at least 9 in 10 trials inside the band, at that count and
         every smaller one), and the stage thresholds for that many levels in raw,

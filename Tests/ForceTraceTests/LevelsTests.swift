@@ -187,22 +187,36 @@ final class LevelsTests: XCTestCase {
         }
     }
 
-    /// The held pressure is the median of the steadiest 300 ms; a value holds until the next one.
-    func testHeldPressureOfTheSteadiestStretch() {
+    /// The held pressure is the highest kept for 300 ms (largest 300 ms median);
+    /// a value holds until the next one.
+    func testHeldPressureIsTheHighestKeptForTheHold() {
         let ms: Int64 = 1_000_000
         func point(_ t: Int64, _ p: Int32) -> PressurePoint { PressurePoint(tNs: t * ms, pressure: p) }
         // A ramp, a plateau at 120 sent once (the kernel repeats no value) for 400 ms, a fall.
         let curve = [point(0, 10), point(50, 60), point(100, 110), point(150, 120), point(550, 80), point(600, 20)]
         XCTAssertEqual(HeldPressure.held(curve, endNs: 650 * ms), 120)
-        // An overshoot steadier than nothing: 130 for 100 ms inside a 120 hold still gives 120 (the median).
+        // An overshoot to 130 for 100 ms (under half the hold) inside a 120 hold: 120.
         let wobble = [point(0, 50), point(100, 120), point(200, 130), point(300, 120), point(700, 10)]
         XCTAssertEqual(HeldPressure.held(wobble, endNs: 720 * ms), 120)
+        // An overshoot for exactly half the hold counts (the lower median of 150 ms of each is the hold's 120 ...
+        let half = [point(0, 50), point(100, 200), point(250, 120), point(700, 10)]
+        XCTAssertEqual(HeldPressure.held(half, endNs: 720 * ms), 120, "150 ms of 200 and 150 ms of 120: the lower median")
+        // ... and one more nanosecond of it is more than half: 200.
+        let over = [point(0, 50), point(100, 200), PressurePoint(tNs: 250 * ms + 1, pressure: 120), point(700, 10)]
+        XCTAssertEqual(HeldPressure.held(over, endNs: 720 * ms), 200)
+        // The kernel scenario's case: the hold, the release, then a 356 ms rest at 40 before the lift.
+        let rest = [point(0, 40), point(11, 80), point(22, 119), point(33, 159), point(394, 119), point(421, 80), point(437, 40)]
+        XCTAssertEqual(HeldPressure.held(rest, endNs: 794 * ms), 159)
+        // A rest before the press as well.
+        XCTAssertEqual(HeldPressure.held([point(0, 20), point(400, 90), point(750, 20)], endNs: 1200 * ms), 90)
+        // A hold that ends at the lift: the stretch that ends at the lift counts.
+        XCTAssertEqual(HeldPressure.held([point(0, 30), point(100, 70), point(150, 90)], endNs: 450 * ms), 90)
+        XCTAssertEqual(HeldPressure.held([point(0, 30), point(100, 70), point(301, 90)], endNs: 450 * ms), 70,
+                       "90 for the last 149 ms only, under half the hold: 70 is what was kept")
         // The hold's length: exactly 300 ms holds, one nanosecond less does not.
         XCTAssertEqual(HeldPressure.held([point(0, 42)], endNs: 300 * ms), 42)
         XCTAssertNil(HeldPressure.held([point(0, 42)], endNs: 300 * ms - 1))
         XCTAssertEqual(HeldPressure.held([point(0, 42)], endNs: 300 * ms + 1), 42)
-        // Two equally steady stretches: the later one, where the person settled.
-        XCTAssertEqual(HeldPressure.held([point(0, 40), point(400, 90)], endNs: 800 * ms), 90)
     }
 
     func testScheduleIsSeededShuffledWithinBlocksAndComplete() {

@@ -107,8 +107,8 @@ public struct LevelsPlan: Equatable, Sendable {
 
     public static let defaultCounts = Array(2...7)
     public static let defaultTrials = 10
-    /// A level is held when the pressure of its steadiest stretch this long
-    /// lies in its band; a trial shorter than it is asked again.
+    /// A trial's held pressure is the highest it kept this long (`HeldPressure`);
+    /// a trial shorter than it is asked again.
     public static let holdNs: Int64 = 300_000_000
     /// A level is controlled when at least 9 in 10 of its trials land in its
     /// band: a ratio of integers, so 9 of 10 is on the rule, not below it.
@@ -150,41 +150,51 @@ public struct LevelsPlan: Equatable, Sendable {
     }
 }
 
-/// The pressure a trial held: among every stretch of `LevelsPlan.holdNs`
-/// within the contact, the one whose pressure varies least (the latest of
-/// equals), and the time-weighted median pressure over it. The curve is a
-/// step function: the kernel sends a value only when it changes, so a value
-/// holds until the next point or the trial's end. Nil when the trial is
-/// shorter than the hold.
+/// The pressure a trial held: the highest pressure the person kept for a
+/// hold (`LevelsPlan.holdNs`), i.e. the largest time-weighted median of any
+/// stretch that long within the contact. A spike or an overshoot shorter than
+/// half the hold does not count, and neither does a rest at a lower pressure
+/// before the press or after the release (the kernel scenario met a 350 ms
+/// rest before a lift; the steadiest stretch, tried first, took it). The
+/// curve is a step function: the kernel sends a value only when it changes,
+/// so a value holds until the next point or the trial's end. Nil when the
+/// trial is shorter than the hold.
 public enum HeldPressure {
     public static func held(_ curve: [PressurePoint], endNs: Int64, holdNs: Int64 = LevelsPlan.holdNs) -> Int32? {
         guard let first = curve.first, endNs - first.tNs >= holdNs else { return nil }
-        var best: (range: Int64, median: Int32)?
-        for start in curve.indices {
-            let from = curve[start].tNs
+        // A stretch's content changes only where one of its ends meets a point:
+        // starting at each point, and ending at each point or at the lift, covers every case.
+        var starts = Set(curve.map(\.tNs) + curve.map { $0.tNs - holdNs })
+        starts.insert(endNs - holdNs)
+        var best: Int32?
+        var at = 0  // the last point at or before `from`; the starts ascend
+        for from in starts.sorted() where from >= first.tNs && from + holdNs <= endNs {
             let to = from + holdNs
-            guard to <= endNs else { break }
+            while at + 1 < curve.count && curve[at + 1].tNs <= from { at += 1 }
+            // A stretch whose highest value does not beat the best cannot: skip it.
+            if let best {
+                var highest = curve[at].pressure, index = at + 1
+                while index < curve.count && curve[index].tNs < to { highest = max(highest, curve[index].pressure); index += 1 }
+                if highest <= best { continue }
+            }
             // The values over [from, to) and how long each holds.
             var pieces: [(value: Int32, ns: Int64)] = []
-            var index = start
+            var index = at
             while index < curve.count && curve[index].tNs < to {
+                let begin = max(curve[index].tNs, from)
                 let next = index + 1 < curve.count ? min(curve[index + 1].tNs, to) : to
-                pieces.append((curve[index].pressure, next - curve[index].tNs))
+                pieces.append((curve[index].pressure, next - begin))
                 index += 1
             }
-            let values = pieces.map(\.value)
-            let range = Int64(values.max()!) - Int64(values.min()!)
-            guard best == nil || range <= best!.range else { continue }
-            let sorted = pieces.sorted { $0.value < $1.value }
+            // The lowest value by which half the stretch is covered.
             var covered: Int64 = 0
-            var median = sorted[0].value
-            // The lowest value at which half the window is covered.
-            for piece in sorted {
+            var median = pieces[0].value
+            for piece in pieces.sorted(by: { $0.value < $1.value }) {
                 covered += piece.ns
                 if 2 * covered >= holdNs { median = piece.value; break }
             }
-            best = (range, median)
+            best = max(best ?? median, median)
         }
-        return best?.median
+        return best
     }
 }

@@ -32,7 +32,7 @@ extension PressureReport {
             out += "</tbody></table>\n"
         }
         return figure("levels", title: "Pressure levels (forcetrace levels, seed \(result.seed))", svg: out,
-                      caption: "Rows: the level asked for; columns: the band its held pressure (median of the steadiest 300 ms) fell in. "
+                      caption: "Rows: the level asked for; columns: the band its held pressure (the highest it kept for 300 ms) fell in. "
                         + "Shading is the share of the row. A pressure above a stage threshold is the upper stage; UIKit force = normalized × \(UIKitForce.maximumPossibleForce).",
                       legend: "")
     }

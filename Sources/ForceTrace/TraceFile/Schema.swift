@@ -136,7 +136,7 @@ public enum TraceSchema {
         public static let level = TypedColumn<Int16>(.labels, "level", units: "1", "level asked for, 1 = the lightest")
         public static let levelCount = TypedColumn<Int16>(.labels, "level_count", units: "1", "how many levels the trial's set has")
         public static let held = TypedColumn<Int32>(.labels, "held", units: device,
-                                                    "median raw pressure of the trial's steadiest 300 ms")
+                                                    "highest raw pressure the trial kept for 300 ms (largest 300 ms median)")
         public static let levelsOnly = [level.schema, levelCount.schema, held.schema]
     }
 
