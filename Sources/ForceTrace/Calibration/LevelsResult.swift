@@ -115,7 +115,7 @@ public struct LevelsResult: Sendable {
         for set in sets {
             text += "  \(set.count) levels: \(set.isReliable ? "reliable" : "not reliable"); raw edges \(set.bands.edges.map(String.init).joined(separator: " "))\n"
             let header = (0...(set.count + 1)).map { Self.placeName($0, count: set.count).padding(toLength: 6, withPad: " ", startingAt: 0) }
-            text += "    asked \\ held  \(header.joined(separator: " "))  inside\n"
+            text += "    asked \\ held   \(header.joined(separator: " "))  inside (* under 90 %)\n"
             for level in 1...set.count {
                 let cells = set.rows[level - 1].map { String($0).padding(toLength: 6, withPad: " ", startingAt: 0) }
                 let share = set.trials(level) > 0 ? 100 * Double(set.inside(level)) / Double(set.trials(level)) : 0
