@@ -239,3 +239,16 @@ def test_a_damaged_levels_table_is_refused_by_name(forcetrace, tmp_path):
         del f["recordings/person/labels/held"]
     result = run(forcetrace, "levels", "--show", out, check=False)
     assert result.returncode == 1 and "labels of a levels session: no 'held' column" in result.stderr
+
+
+def test_combining_trace_files_keeps_the_session(forcetrace, tmp_path):
+    out, _, shown = session(forcetrace, tmp_path, "pen", 3, counts="2-4", trials=10, seed=12)
+    copy = tmp_path / "copy.h5"
+    run(forcetrace, "import", out, out, "-o", copy)
+    with h5py.File(copy, "r") as f:
+        names = sorted(f["recordings"])
+    assert len(names) == 2
+    for name in names:
+        again = json.loads(run(forcetrace, "levels", "--show", copy, "--recording", name, "--json").stdout)
+        assert {k: v for k, v in again.items() if k not in ("file", "recording")} == \
+               {k: v for k, v in shown.items() if k not in ("file", "recording")}
