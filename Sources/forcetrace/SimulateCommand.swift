@@ -23,6 +23,13 @@ struct SimulateCommand: Subcommand {
         (xsetwacom's form, 0-100; default \(PenScript.default.curve.points.map(String.init).joined(separator: ","))), over the raw range
         --pen-range LOW..HIGH (default \(PenScript.default.range.lowerBound)..\(PenScript.default.range.upperBound)): light, normal and firm strokes peak
         where that curve gives 25, 50 and 85 %, and 'suggest' recovers the curve.
+
+        --protocol levels writes a levels session (levels --help) of a person who holds
+        --capacity levels (default 4) every time and, at every larger count, misses --misses
+        in 10 trials of each level (default 3, rounded up) into a neighbouring band, in the order --seed gives;
+        plus two trials to be discarded (two fingers, one lifted before the hold).
+        Replay it with 'forcetrace levels --replay FILE.evemu --seed N -o OUT.h5 --fast'
+        with the same --seed, --levels and --trials.
         """,
         options: [
             .value("output", short: "o", "FILE.evemu", "Recording to write (required); - for standard output."),
@@ -32,11 +39,14 @@ struct SimulateCommand: Subcommand {
             .value("kinds", "LIST", "Comma-separated press kinds, cycled (default: all)."),
             .value("position-noise", "UNITS", "Position noise sigma in device units (default 1.5)."),
             .value("pressure-noise", "UNITS", "Pressure noise sigma in device units (default 0.8)."),
-            .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen."),
+            .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen; or levels."),
             .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("pen-curve", "X1,Y1,X2,Y2", "With --protocol pen: the simulated person's curve."),
             .value("pen-range", "LOW..HIGH", "With --protocol pen: their usable raw range (within 1..4095)."),
+            .value("levels", "LIST", "With --protocol levels: level counts, e.g. 2-7 (default 2-7)."),
+            .value("capacity", "N", "With --protocol levels: levels the person holds reliably (default 4)."),
+            .value("misses", "N", "With --protocol levels: trials in 10 that miss above the capacity (default 3)."),
             .flag("force", short: "f", "Replace the output if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -48,6 +58,8 @@ struct SimulateCommand: Subcommand {
     /// Set for a calibration session.
     let calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)?
     let penScript: PenScript
+    /// Set for a levels session.
+    let levels: (device: SimulatedDevice, plan: LevelsPlan, person: SimulatedLevelsPerson)?
 
     init(_ arguments: ParsedArguments) throws {
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.evemu") }
@@ -77,7 +89,14 @@ struct SimulateCommand: Subcommand {
         quiet = arguments.flag("quiet")
         let device = try arguments.choice("device", SimulatedDevice.allCases.map(\.rawValue)).flatMap(SimulatedDevice.init(rawValue:))
         let trials = try arguments.int("trials", in: 1...1000)
-        if let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)).flatMap(CalibrationProtocol.init(rawValue:)) {
+        let chosenProtocol = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue) + [LevelsLabels.protocolName])
+        levels = try chosenProtocol == LevelsLabels.protocolName ? Self.levelsSession(arguments, device: device, trials: trials, seed: options.seed) : nil
+        if chosenProtocol != LevelsLabels.protocolName, let option = ["levels", "capacity", "misses"].first(where: { arguments.string($0) != nil }) {
+            throw ParseError.conflict("'--\(option)' needs '--protocol levels'")
+        }
+        if levels != nil {
+            calibration = nil
+        } else if let chosen = chosenProtocol.flatMap(CalibrationProtocol.init(rawValue:)) {
             let fallback: SimulatedDevice = chosen == .app ? .touchscreen : chosen == .touchpad ? .touchpad : .pen
             calibration = (chosen, device ?? fallback, trials ?? CalibrationProtocol.defaultTrials)
         } else {
@@ -106,6 +125,7 @@ struct SimulateCommand: Subcommand {
 
     func run() throws -> Int32 {
         if let calibration { return try runCalibration(calibration) }
+        if let levels { return try runLevels(levels) }
         let (stream, target) = try openOutput()
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): seed \(options.seed), \(options.presses) presses, \(options.rateHz) Hz"
         // Streamed frame by frame into the file: memory holds the script, not the events.
@@ -151,6 +171,44 @@ struct SimulateCommand: Subcommand {
         try target?.commit()
         let flawed = simulation.trials.filter { $0.flaw != nil }.count
         report("\(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
+        return ExitStatus.success
+    }
+
+    private static func levelsSession(_ arguments: ParsedArguments, device: SimulatedDevice?, trials: Int?, seed: UInt64)
+        throws -> (device: SimulatedDevice, plan: LevelsPlan, person: SimulatedLevelsPerson) {
+        var counts = LevelsPlan.defaultCounts
+        if let text = arguments.string("levels") {
+            guard let parsed = LevelsPlan.parseCounts(text) else {
+                throw ParseError.invalidValue(option: "--levels", value: text, expected: "counts 2..12 as 'A-B' or 'A,B,C'")
+            }
+            counts = parsed
+        }
+        guard trials.map({ $0 <= 100 }) ?? true else {
+            throw ParseError.invalidValue(option: "--trials", value: String(trials!), expected: "1..100 with --protocol levels")
+        }
+        let capacity = try arguments.int("capacity", in: 1...12) ?? SimulatedLevelsPerson.standard.capacity
+        let plan = LevelsPlan(counts: counts, trialsPerLevel: trials ?? LevelsPlan.defaultTrials, seed: seed)
+        let misses = try arguments.int("misses", in: 0...10) ?? SimulatedLevelsPerson.standard.missesPerTen
+        return (device ?? .touchscreen, plan, SimulatedLevelsPerson(capacity: capacity, missesPerTen: misses))
+    }
+
+    private func runLevels(_ levels: (device: SimulatedDevice, plan: LevelsPlan, person: SimulatedLevelsPerson)) throws -> Int32 {
+        let simulation = LevelsSimulator.run(device: levels.device, plan: levels.plan, person: levels.person)
+        let plan = levels.plan
+        let comment = "simulated by forcetrace \(ForceTraceVersion.string): levels session on a \(levels.device.rawValue), seed \(plan.seed)"
+            + "\nforcetrace-levels: seed=\(plan.seed) levels=\(plan.counts.map(String.init).joined(separator: ",")) trials=\(plan.trialsPerLevel) capacity=\(levels.person.capacity)"
+        let (stream, target) = try openOutput()
+        let recording = simulation.recording
+        let encoder = try EvemuCodec().encoder(to: stream, count: 1, comment: comment)
+        try encoder.begin(RecordingHeader(device: recording.device, clock: recording.clock, t0Ns: recording.t0Ns,
+                                          source: recording.source, name: recording.name), groundTruth: GroundTruth())
+        try encoder.append(recording.events)
+        try encoder.end()
+        try encoder.finish()
+        try stream.close()
+        try target?.commit()
+        let flawed = simulation.trials.filter { $0.flaw != nil }.count
+        report("\(simulation.trials.count) level trials (\(flawed) to be discarded), capacity \(levels.person.capacity), \(recording.events.count) events")
         return ExitStatus.success
     }
 

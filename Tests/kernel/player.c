@@ -15,6 +15,8 @@
  *   player calibrate app|touchpad ROUNDS [options]
  *                                      a person doing forcetrace calibrate's
  *                                      protocol ROUNDS times (see mode_calibrate)
+ *   player levels SEED     [options]   a person doing forcetrace levels --levels 2-4
+ *                                      --trials 10 --seed SEED (see mode_levels)
  *   player calibrate pen ROUNDS --pen [--pen-curve X1,Y1,X2,Y2] [--pen-range LO..HI]
  *                                      the pen protocol on a pen (mode_calibrate_pen)
  *
@@ -53,6 +55,8 @@
  *   {"type":"end","frames":N,"unplugged":false,"final":{...same as frame...}}
  * Mode calibrate adds {"type":"trial","index":i,"class":...,"peak":P,
  * "flaw":null|"two-fingers"|"too-short","first_frame":F} before each trial's frames.
+ * Mode levels adds {"type":"trial","index":i,"count":N,"level":L,"held":H,
+ * "flaw":...,"first_frame":F} before each trial's frames.
  * Key frames (mode type) are "frame" records too, with "key":CODE,
  * "scan":SCANCODE, "key_value":0|1 added; their slots are unchanged.
  * For a slot whose tid is -1 the x/y/p values are the stale values the kernel
@@ -901,6 +905,129 @@ static void mode_calibrate_pen(const struct opts *o, long rounds)
 	sleep_us(o->hold_ms * 1000LL);
 }
 
+/*
+ * Levels: the order `forcetrace levels --levels 2-4 --trials 10 --seed SEED`
+ * asks for, computed here on its own (docs/ANALYSIS.md, "Levels"): per
+ * count, ascending, levels 1..N ten times each, shuffled by Fisher-Yates
+ * (swap i with next() % (i + 1), i from the end) over a SplitMix64 stream
+ * seeded with SEED and shared by the blocks. The person holds 3 levels: at 2
+ * and 3 every trial sits in the middle of its band, except that level 2 of 3
+ * misses into level 3 once (9 in 10: on the 90 % rule, still reliable); at 4
+ * every level misses twice (8 in 10: not). Capacity 3. A trial: 3 frames up,
+ * frames held for LEVELS_HOLD_US by the clock (x moves by 1, pressure
+ * constant: longer than the 300 ms hold; TCG stretches each frame's pause,
+ * so a frame count would waste time), 3 frames down, the lift, 30 ms apart. Before trial 3
+ * a two-finger trial, before trial 5 one too short (one frame), which the
+ * session must ask again.
+ */
+#define LEVELS_LO 2
+#define LEVELS_HI 4
+#define LEVELS_TRIALS 10
+#define LEVELS_HOLD_US 340000LL
+
+static unsigned long long splitmix_state;
+
+static unsigned long long splitmix_next(void)
+{
+	unsigned long long z;
+	splitmix_state += 0x9E3779B97F4A7C15ULL;
+	z = splitmix_state;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* The least raw value r with r / PRESSURE_MAX >= k / n (level k+1 starts there). */
+static int levels_edge(int k, int n)
+{
+	double wanted = (double)k / n;
+	int r;
+	if (k == n)
+		return PRESSURE_MAX + 1;
+	for (r = 0; r <= PRESSURE_MAX && (double)r / PRESSURE_MAX < wanted; r++)
+		;
+	return r;
+}
+
+static void mode_levels(const struct opts *o, unsigned long long seed)
+{
+	struct state st;
+	int tid = 700, index = 0;
+
+	memset(&st, 0, sizeof st);
+	st.s[0].tid = st.s[1].tid = -1;
+	splitmix_state = seed;
+	for (int n = LEVELS_LO; n <= LEVELS_HI; n++) {
+		int order[LEVELS_HI * LEVELS_TRIALS], total = n * LEVELS_TRIALS, seen[LEVELS_HI + 1] = { 0 };
+		for (int i = 0; i < total; i++)
+			order[i] = 1 + i / LEVELS_TRIALS;
+		for (int i = total - 1; i > 0; i--) {
+			int j = (int)(splitmix_next() % (unsigned long long)(i + 1)), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (int t = 0; t < total; t++, index++) {
+			int level = order[t], aimed = level, occurrence = seen[level]++, held;
+			if ((n == 3 && level == 2 && occurrence == 0) || (n == 4 && occurrence < 2))
+				aimed = level < n ? level + 1 : level - 1;
+			held = (levels_edge(aimed - 1, n) + levels_edge(aimed, n) - 1) / 2;
+			if (held < 1)
+				held = 1;
+			for (int flaw = (index == 2 ? 1 : index == 4 ? 2 : 0); flaw >= 0; flaw = flaw ? 0 : -1) {
+				int k = 0;
+				if (expect_fp)
+					fprintf(expect_fp, "{\"type\":\"trial\",\"index\":%d,\"count\":%d,\"level\":%d,\"held\":%d,\"flaw\":%s,\"first_frame\":%d}\n",
+						index, n, level, held, flaw == 1 ? "\"two-fingers\"" : flaw == 2 ? "\"too-short\"" : "null", frame_no);
+				tid++;
+				if (flaw == 2) {
+					/* one frame and the lift in one write: no hold at all */
+					batch_begin();
+					st.s[0] = (struct slot_state){ tid, 1500, 1500, held };
+					st.s[1].tid = -1;
+					send_frame(&st, "level");
+				} else {
+					long long hold_start = 0;
+					/* phase 0: 3 frames up; 1: held until LEVELS_HOLD_US has passed; 2: 3 frames down */
+					for (int phase = 0; phase < 3; phase++) {
+						for (int i = 0;; i++) {
+							int p = held;
+							if (phase == 0 && i == 3)
+								break;
+							if (phase == 2 && i == 3)
+								break;
+							if (phase == 1 && i > 0 && now_us() - hold_start >= LEVELS_HOLD_US)
+								break;
+							if (phase == 0)
+								p = 1 + (held - 1) * (i + 1) / 4;
+							else if (phase == 2)
+								p = 1 + (held - 1) * (3 - i) / 4;
+							if (p < 1)
+								p = 1;
+							st.s[0] = (struct slot_state){ tid, 1500 + k, 1500, p };
+							if (flaw == 1 && phase == 1 && i >= 1)
+								st.s[1] = (struct slot_state){ tid + 1000, 2500 + k, 1500, p };
+							else
+								st.s[1].tid = -1;
+							send_frame(&st, "level");
+							if (phase == 1 && i == 0)
+								hold_start = now_us();
+							k++;
+							frame_pause(o);
+						}
+					}
+				}
+				st.s[0].tid = st.s[1].tid = -1;
+				send_frame(&st, "lift");
+				if (flaw == 2)
+					batch_end();
+				sleep_us(30000);
+			}
+		}
+	}
+	write_record("end", 0);
+	sleep_us(o->hold_ms * 1000LL);
+}
+
 static void usage(void)
 {
 	fputs("usage: player script [options]\n"
@@ -908,6 +1035,7 @@ static void usage(void)
 	      "       player unplug-after-ms N [options]\n"
 	      "       player type TEXT [options] (with --keys)\n"
 	      "       player calibrate app|touchpad ROUNDS [options]\n"
+	      "       player levels SEED [options]\n"
 	      "       player calibrate pen ROUNDS --pen [--pen-curve X1,Y1,X2,Y2] [--pen-range LO..HI]\n"
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
@@ -972,6 +1100,12 @@ int main(int argc, char **argv)
 		text = argv[2];
 		arg = parse_long(argv[3], mode);
 		optind = 4;
+	} else if (strcmp(mode, "levels") == 0) {
+		if (argc < 3)
+			usage();
+		text = argv[2];
+		arg = parse_long(argv[2], mode);
+		optind = 3;
 	} else if (strcmp(mode, "type") == 0) {
 		if (argc < 3)
 			usage();
@@ -1080,6 +1214,8 @@ int main(int argc, char **argv)
 			mode_calibrate_pen(&o, arg);
 		else if (strcmp(mode, "calibrate") == 0)
 			mode_calibrate(&o, text, arg);
+		else if (strcmp(mode, "levels") == 0)
+			mode_levels(&o, (unsigned long long)arg);
 		else
 			mode_unplug(&o, arg);
 	}

@@ -9,13 +9,14 @@ import pytest
 from conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "Notebooks").glob("*.ipynb"))
-EXPECTED = ["01-explore-a-trace", "02-peek-pop-thresholds", "03-event-rate-inflation", "04-many-files-with-dask"]
+EXPECTED = ["01-explore-a-trace", "02-peek-pop-thresholds", "03-event-rate-inflation", "04-many-files-with-dask",
+            "05-pressure-levels"]
 # Plots each notebook draws at least, and text its outputs must show.
 PLOTS = {"01-explore-a-trace": 3, "02-peek-pop-thresholds": 5, "03-event-rate-inflation": 3,
-         "04-many-files-with-dask": 1}
+         "04-many-files-with-dask": 1, "05-pressure-levels": 2}
 TEXT = {"01-explore-a-trace": "pressure only", "02-peek-pop-thresholds": "suggested from labels",
         "03-event-rate-inflation": "pressure-only frames, as report counts them",
-        "04-many-files-with-dask": "DASK_SCHEDULER_ADDRESS"}
+        "04-many-files-with-dask": "DASK_SCHEDULER_ADDRESS", "05-pressure-levels": "levels held reliably (>= 90 % of trials in the band): 4"}
 
 
 def test_the_notebooks_are_there():
@@ -52,4 +53,4 @@ def test_notebook_runs_on_the_samples(forcetrace, path, tmp_path, monkeypatch):
     assert len(images) >= PLOTS[path.stem], f"{path.name} drew {len(images)} plots"
     text = "".join(o.get("text", "") + json.dumps(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert TEXT[path.stem] in text
-    assert Path(tmp_path / "samples.h5").exists() or path.stem.startswith("04")
+    assert Path(tmp_path / "samples.h5").exists() or path.stem.startswith(("04", "05"))

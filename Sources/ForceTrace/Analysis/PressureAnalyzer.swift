@@ -31,6 +31,8 @@ public struct RecordingAnalysis: Sendable {
     public var paths: [ContactPath] = []
     /// A pen calibration's profile and curve (the HTML pen panel); nil otherwise.
     public var pen: PenProfile? = nil
+    /// A `levels` session's result, when the labels hold one (the HTML panel).
+    public var levels: LevelsResult? = nil
 }
 
 /// One contact's samples as drawn: x, y (device units) and normalized pressure.
@@ -237,7 +239,7 @@ public enum PressureAnalyzer {
         return RecordingAnalysis(file: file, name: recording.name, device: device, pressureAxis: pressureAxis, options: options,
                                  lanes: lanes, contacts: results, curves: curves, alignedCurves: aligned, statistics: statistics,
                                  scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
-                                 importStatus: recording.importStatus, paths: paths)
+                                 importStatus: recording.importStatus, paths: paths, levels: try recording.levelsResult())
     }
 }
 

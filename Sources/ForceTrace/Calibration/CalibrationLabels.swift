@@ -8,6 +8,15 @@ public enum CalibrationLabels {
     /// id, touch-down within 100 ms; -1 for hovers).
     public static func write(_ trials: [CalibrationTrial], protocol calibrationProtocol: CalibrationProtocol,
                              toFile path: String, recording name: String) throws {
+        try write(trials.map { ($0.trialClass, $0.observation) }, protocol: calibrationProtocol.rawValue,
+                  intendedPeaks: trials.map { _ in .nan }, toFile: path, recording: name) { _ in [] }
+    }
+
+    /// The table of any guided session (calibrations, `levels`): `extra`
+    /// writes the session's own columns and returns them for the dimension scale.
+    static func write(_ trials: [(trialClass: TrialClass, observation: TrialObservation)], protocol protocolName: String,
+                      intendedPeaks: [Double], toFile path: String, recording name: String,
+                      extra: (Group) throws -> [ColumnSchema]) throws {
         typealias C = TraceSchema.Contacts
         typealias L = TraceSchema.Labels
         let file = try File.open(path, mode: .readWrite)
@@ -27,19 +36,20 @@ public enum CalibrationLabels {
             return best?.id ?? -1
         }
         let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
-        try table.setAttribute(RecordingAttribute.calibrationProtocol, .string(calibrationProtocol.rawValue))
+        try table.setAttribute(RecordingAttribute.calibrationProtocol, .string(protocolName))
         try table.write(L.contact, matched)
         try table.write(L.slot, trials.map(\.observation.slot))
         try table.write(L.trackingID, trials.map(\.observation.trackingID))
         try table.write(L.tNs, trials.map { $0.observation.startNs - t0Ns })
         try table.write(L.pressClass, trials.map(\.trialClass.rawValue))
         try table.write(L.kind, trials.map { _ in "calibration" })
-        try table.write(L.intendedPeak, trials.map { _ in .nan })
+        try table.write(L.intendedPeak, intendedPeaks)
         try table.write(L.peak, trials.map(\.observation.peak))
         try table.write(L.tEndNs, trials.map { $0.observation.endNs - t0Ns })
+        let own = try extra(table)
         // The file is compacted already; give the new table its dimension scale as compaction gives the others.
         try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count,
-                                       to: (L.all + L.calibrationOnly).map(\.name))
+                                       to: (L.all + L.calibrationOnly + own).map(\.name))
         try file.sync()
         try file.close()
     }

@@ -11,6 +11,8 @@ public enum TrialClass: String, CaseIterable, Sendable {
     case strokeNormal = "stroke-normal"
     case strokeFirm = "stroke-firm"
     case fullPress = "full-press"
+    /// A `levels` trial: reach and hold a level (its number is in the labels' `level` column).
+    case level
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -30,6 +32,7 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .strokeNormal: "draw a stroke as you normally write, then lift"
         case .strokeFirm: "draw a firm stroke, then lift"
         case .fullPress: "press as hard as is still comfortable, then lift"
+        case .level: "press into the marked band, hold it steady, then lift"
         }
     }
 

@@ -177,6 +177,7 @@ extension TrialClass {
         case .strokeNormal: "stroke-normal"
         case .strokeFirm: "stroke-firm"
         case .fullPress: "full-press"
+        case .level: "level"
         }
     }
 }

@@ -132,6 +132,12 @@ public enum TraceSchema {
                                  kind.schema, intendedPeak.schema]
         /// Present only in a calibration's labels table, besides `all`.
         public static let calibrationOnly = [peak.schema, tEndNs.schema]
+        /// `levels` sessions only (docs/FORMAT.md, "labels").
+        public static let level = TypedColumn<Int16>(.labels, "level", units: "1", "level asked for, 1 = the lightest")
+        public static let levelCount = TypedColumn<Int16>(.labels, "level_count", units: "1", "how many levels the trial's set has")
+        public static let held = TypedColumn<Int32>(.labels, "held", units: device,
+                                                    "highest raw pressure the trial kept for 300 ms (largest 300 ms median)")
+        public static let levelsOnly = [level.schema, levelCount.schema, held.schema]
     }
 
     /// CF/udunits spelling, which xarray decodes as a time span.
@@ -176,6 +182,12 @@ enum RecordingAttribute {
     static let pop = "pop"
     /// On `labels` of a calibration: `app`, `touchpad` or `pen`.
     static let calibrationProtocol = "protocol"
+    /// On `labels` of a `levels` session: the order's seed, the tested level
+    /// counts, the trials per level and the normalized range the bands divide.
+    static let levelsSeed = "seed"
+    static let levelCounts = "level_counts"
+    static let trialsPerLevel = "trials_per_level"
+    static let levelRange = "level_range"
 }
 
 /// What one column holds in the file.
