@@ -27,6 +27,7 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     RecordCommand.self,
     CalibrateCommand.self,
     SuggestCommand.self,
+    WhatIfCommand.self,
 ]
 
 /// Every `print` of the CLI goes through checked standard output, so that
