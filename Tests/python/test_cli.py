@@ -5,7 +5,7 @@ import pytest
 
 from conftest import SAMPLES, run, shared_recording
 
-COMMANDS = ["import", "export", "info", "simulate", "report", "devices", "record", "calibrate", "suggest"]
+COMMANDS = ["import", "export", "info", "simulate", "report", "devices", "record", "calibrate", "suggest", "whatif"]
 
 
 def test_version(forcetrace):

@@ -38,6 +38,7 @@ public struct TabletPressureSetup: Equatable, Sendable {
 public struct TipDecision: Equatable, Sendable {
     public var tNs: Int64
     public var down: Bool
+    public var logLine: String { down ? "tip down" : "tip up" }
 }
 
 /// libinput 1.22's tip state for the pen tools of a recording, with the

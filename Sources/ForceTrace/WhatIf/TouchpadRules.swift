@@ -146,6 +146,20 @@ public struct TouchDecision: Equatable, Sendable {
     public var kind: Kind
     /// The tracking id the touch had (-1 for fake and single touches).
     public var trackingID: Int32
+    /// Which touch sequence of the emulator (tracking id, or BTN_TOOL_FINGER span) it belongs to.
+    public var sequence: Int
+
+    /// The decision as libinput 1.22's debug log words it (the palm line
+    /// without the touch state libinput prints between parentheses).
+    public var logLine: String {
+        switch kind {
+        case .begin: "pressure: begin touch \(touch)"
+        case .end: "pressure: end touch \(touch)"
+        case .palm: "palm: touch \(touch), palm detected (pressure)"
+        case .thumb: "thumb: touch \(touch), THUMB_STATE_FINGER → THUMB_STATE_JAILED"
+        case .unjail: "thumb: touch \(touch), THUMB_STATE_JAILED → THUMB_STATE_FINGER"
+        }
+    }
 }
 
 /// libinput 1.22's touchpad state machine, fed with evdev frames, as far as
@@ -157,7 +171,7 @@ public struct TouchDecision: Equatable, Sendable {
 public struct TouchpadEmulator {
     public let setup: TouchpadPressureSetup
     public private(set) var decisions: [TouchDecision] = []
-    /// Touch sequences of real (slotted) touches seen.
+    /// Touch sequences seen (fake touches beyond the slots included).
     public private(set) var sequences = 0
 
     enum State { case none, hovering, begin, update, maybeEnd, end }
@@ -169,6 +183,7 @@ public struct TouchpadEmulator {
         var y: Int32 = 0
         var palm = false
         var trackingID: Int32 = -1
+        var sequence = 0
     }
     private var touches: [Touch]
     private var slot = 0
@@ -260,7 +275,8 @@ public struct TouchpadEmulator {
         touches[index].hasEnded = false
         touches[index].palm = false
         touches[index].state = .hovering
-        if index < setup.slots { sequences += 1 }
+        sequences += 1
+        touches[index].sequence = sequences
     }
 
     private mutating func beginTouch(_ index: Int, _ time: Int64) {
@@ -285,7 +301,7 @@ public struct TouchpadEmulator {
 
     private mutating func record(_ time: Int64, _ index: Int, _ kind: TouchDecision.Kind) {
         let tracking = setup.hasMT && index < setup.slots ? touches[index].trackingID : -1
-        decisions.append(TouchDecision(tNs: time, touch: index, kind: kind, trackingID: tracking))
+        decisions.append(TouchDecision(tNs: time, touch: index, kind: kind, trackingID: tracking, sequence: touches[index].sequence))
     }
 
     private mutating func frame(_ time: Int64) {

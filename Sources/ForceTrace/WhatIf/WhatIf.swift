@@ -123,14 +123,14 @@ public struct WhatIfAnalysis: Sendable {
     /// Tallies a result per class (when labelled) and over the recording.
     mutating func score(_ result: inout Result) {
         var totals = Totals()
-        var lastWasEnd: [Int: Bool] = [:]
+        // Chatter: a begin after a pressure end within one touch sequence (the finger never lifted).
+        var ended: Set<Int> = []
         for decision in result.touchDecisions {
             switch decision.kind {
             case .begin:
                 totals.begins += 1
-                if lastWasEnd[decision.touch] == true { totals.chatter += 1 }
-                lastWasEnd[decision.touch] = false
-            case .end: totals.ends += 1; lastWasEnd[decision.touch] = true
+                if ended.remove(decision.sequence) != nil { totals.chatter += 1 }
+            case .end: totals.ends += 1; ended.insert(decision.sequence)
             case .palm: totals.palms += 1
             case .thumb: totals.thumbs += 1
             case .unjail: break
@@ -154,8 +154,8 @@ public struct WhatIfAnalysis: Sendable {
                 }
                 var ended: Set<Int> = []
                 for decision in inside {
-                    if decision.kind == .end { ended.insert(decision.touch) }
-                    if decision.kind == .begin, ended.remove(decision.touch) != nil { outcome.chatter += 1 }
+                    if decision.kind == .end { ended.insert(decision.sequence) }
+                    if decision.kind == .begin, ended.remove(decision.sequence) != nil { outcome.chatter += 1 }
                 }
                 if inside.contains(where: { $0.kind == .palm }) { outcome.palms += 1 }
                 if inside.contains(where: { $0.kind == .thumb }) { outcome.thumbs += 1 }

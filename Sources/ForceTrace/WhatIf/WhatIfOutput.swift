@@ -65,7 +65,7 @@ extension WhatIfAnalysis {
             func perMinute(_ value: Int) -> String {
                 minutes > 0 ? String(format: "%d (%.1f/min)", value, Double(value) / minutes) : "\(value)"
             }
-            let (begins, ends) = kind == .touchpad ? ("touch begins", "touch ends") : ("tip down", "tip up")
+            let (begins, ends) = kind == .touchpad ? ("touch begins", "ends by pressure") : ("tip down", "tip up")
             rows.append(Row(label: begins, cells: results.map { perMinute($0.totals.begins) }))
             rows.append(Row(label: ends, cells: results.map { perMinute($0.totals.ends) }))
             if kind == .touchpad {
@@ -154,6 +154,12 @@ extension WhatIfAnalysis {
                 }
                 out.endArray()
             }
+            out.key("decisions"); out.beginArray(flat: false)
+            let lines = result.touchDecisions.map { ($0.tNs, $0.logLine) } + result.tipDecisions.map { ($0.tNs, $0.logLine) }
+            for (time, line) in lines {
+                out.beginArray(flat: true); out.double(Double(time) / 1e9); out.string(line); out.endArray()
+            }
+            out.endArray()
             out.key("matched_sections"); out.beginArray(flat: true)
             for section in result.quirks.matched { out.string(section) }
             out.endArray()
