@@ -116,6 +116,7 @@ demo: build
 	$(FORCETRACE) calibrate --replay samples/calibration/touchpad.evemu --protocol touchpad -o out/calibration.h5 --fast --force
 	$(FORCETRACE) suggest out/calibration.h5 --format quirks -o out/forcetrace.quirks --force
 	@echo "out/forcetrace.quirks: copy it to /etc/libinput/local-overrides.quirks to use it"
+	$(FORCETRACE) whatif out/calibration.h5 --quirks out/forcetrace.quirks
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build

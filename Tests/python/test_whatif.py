@@ -184,3 +184,22 @@ def test_shared_touchpads_say_why(forcetrace, tmp_path, name):
     else:
         # Protocol A without ABS_MT_PRESSURE: ABS_PRESSURE 0..256 with the defaults (int)(0.12 * 256) = 30, (int)25.6 = 25.
         assert result["rules"]["begin_at"] == 30 and result["rules"]["end_below"] == 25
+
+
+def test_suggest_says_what_its_section_changes(forcetrace, tmp_path):
+    """The quirks file's comment is whatif's comparison: on the sample, the defaults' palm
+    threshold 130 takes every thumb (peaks 130..160, above 130 from 131) for a palm; the
+    suggested 177 takes none, and still every palm (190..240)."""
+    cal = tmp_path / "cal.h5"
+    run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "touchpad",
+        "-o", cal, "--fast")
+    text = run(forcetrace, "suggest", cal, "--format", "quirks").stdout
+    comment = [line for line in text.splitlines() if line.startswith("# with this section: ")]
+    assert comment == ["# with this section: 10/10 light touches begin (defaults: 10/10), 10/10 palms ignored (defaults: 10/10), "
+                       "0/10 normal touches taken for palms (defaults: 0/10), 0/10 thumbs taken for palms (defaults: 10/10), "
+                       "0/10 thumbs jailed (defaults: 0/10), 0 touches lost mid-stroke (defaults: 0)"]
+    folder = tmp_path / "q"
+    folder.mkdir()
+    (folder / "99-forcetrace.quirks").write_text(text)
+    result = subprocess.run([libinput(), "quirks", "validate", "--data-dir", str(folder)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

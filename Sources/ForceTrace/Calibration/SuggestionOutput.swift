@@ -130,7 +130,8 @@ extension CalibrationSuggestion {
     /// `--format quirks`: a libinput quirks section (libinput's
     /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
     /// - Parameter date: written into the comment.
-    public func quirks(date: Date = Date()) -> Result<String, InputError> {
+    /// - Parameter whatIf: a comment on what the section changes (`WhatIfAnalysis.suggestComment`).
+    public func quirks(date: Date = Date(), whatIf: String? = nil) -> Result<String, InputError> {
         var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
@@ -179,6 +180,7 @@ extension CalibrationSuggestion {
         section.comment("from \(InputPath.displayName(file)):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
         for comment in comments { section.comment(comment) }
         for note in notes { section.comment("note: \(note)") }
+        if let whatIf { section.comment(whatIf) }
         section.header("forcetrace \(recording)")
         if !device.name.isEmpty, let problem = section.matchName(device.name) {
             section.comment("MatchName left out: \(problem); the ids below alone match, so this applies to every device with them")

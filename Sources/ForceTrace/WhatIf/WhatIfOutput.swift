@@ -214,8 +214,9 @@ extension WhatIfAnalysis {
         func outcome(_ result: Result, _ c: TrialClass) -> ClassOutcome? { result.classes.first { $0.trialClass == c } }
         var parts: [String] = []
         let items: [(TrialClass, String, (ClassOutcome) -> Int)] = kind == .touchpad
-            ? [(.light, "light touches begin", \.began), (.normal, "normal touches begin", \.began),
-               (.palm, "palms ignored", \.palms), (.thumb, "thumbs jailed", \.thumbs)]
+            ? [(.light, "light touches begin", \.began), (.palm, "palms ignored", \.palms),
+               (.normal, "normal touches taken for palms", \.palms), (.thumb, "thumbs taken for palms", \.palms),
+               (.thumb, "thumbs jailed", \.thumbs)]
             : [(.strokeLight, "light strokes put the tip down", \.began), (.hover, "hovers put the tip down", \.began)]
         for (c, words, value) in items {
             guard let new = outcome(candidate, c), let old = outcome(base, c) else { continue }
