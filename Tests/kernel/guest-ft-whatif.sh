@@ -28,7 +28,7 @@ compress() {
 # (none: the shipped quirks alone).
 play() {
 	ft_step "$1"
-	_file=$2; shift 2
+	_step=$1 _file=$2; shift 2
 	compress "$_file" "$OUT/played.evemu"
 	n=0
 	for _q in shipped "$@"; do
@@ -60,13 +60,13 @@ play() {
 	# SIGINT: debug-events stops its loop and exits, flushing its (file-buffered) log.
 	for _pid in $_pids; do kill -INT "$_pid" 2>/dev/null; ft_wait_pid "$_pid" 10; done
 	kill "$_devpid" 2>/dev/null; ft_wait_pid "$_devpid" 10
-	ft_log "$1: played"
+	ft_log "$_step: played"
 }
 
 # The calibration sample and simulated sessions, each against the section suggest writes for it.
-calibration() { # calibration STEP EVEMU PROTOCOL
+calibration() { # calibration STEP EVEMU PROTOCOL TRIALS
 	mkdir -p "/tmp/cal-$1"
-	forcetrace calibrate --replay "$2" --protocol "$3" -o "/tmp/cal-$1/cal.h5" --fast >"/tmp/cal-$1/calibrate.out" 2>&1 ||
+	forcetrace calibrate --replay "$2" --protocol "$3" --trials "$4" -o "/tmp/cal-$1/cal.h5" --fast >"/tmp/cal-$1/calibrate.out" 2>&1 ||
 		ft_fail "$1: calibrate failed: $(tail -n 3 "/tmp/cal-$1/calibrate.out")"
 	forcetrace suggest "/tmp/cal-$1/cal.h5" --format quirks -o "/tmp/cal-$1/suggested.quirks" 2>"/tmp/cal-$1/suggest.err" ||
 		ft_fail "$1: suggest failed: $(cat "/tmp/cal-$1/suggest.err")"
@@ -75,11 +75,11 @@ calibration() { # calibration STEP EVEMU PROTOCOL
 
 play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
 play pen-boundaries "$SHARE/whatif-pen-boundaries.evemu"
-calibration calibration-sample "$SHARE/touchpad.evemu" touchpad
+calibration calibration-sample "$SHARE/touchpad.evemu" touchpad 10
 forcetrace simulate --protocol touchpad --seed 2 --trials 5 -o /tmp/sim-touchpad.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad failed"
-calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad
+calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad 5
 forcetrace simulate --protocol pen --seed 3 --trials 5 -o /tmp/sim-pen.evemu >/dev/null 2>&1 || ft_fail "simulate pen failed"
-calibration simulated-pen /tmp/sim-pen.evemu pen
+calibration simulated-pen /tmp/sim-pen.evemu pen 5
 if [ -d "$SHARE/shared" ]; then
 	play shared-cypress "$SHARE/shared/CyPS2 Cypress Trackpad.three_finger_press.events"
 	cat "$SHARE/shared/SynPS2 Synaptics TouchPad.desc" "$SHARE/shared/SynPS2 Synaptics TouchPad.leftmove.events" >/tmp/synaptics.evemu

@@ -203,3 +203,19 @@ def test_suggest_says_what_its_section_changes(forcetrace, tmp_path):
     (folder / "99-forcetrace.quirks").write_text(text)
     result = subprocess.run([libinput(), "quirks", "validate", "--data-dir", str(folder)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_report_html_has_the_panel(forcetrace, tmp_path):
+    trace = tmp_path / "t.h5"
+    run(forcetrace, "import", TOUCHPAD, "-o", trace)
+    with h5py.File(trace, "r+") as f:
+        f["recordings"]["whatif-touchpad-boundaries"].attrs.create("device_name", "<script>x</script>", dtype=h5py.string_dtype("utf-8"))
+    page = tmp_path / "r.html"
+    run(forcetrace, "report", trace, "--html", page)
+    html = page.read_text()
+    assert html.count('data-figure="whatif"') == 1
+    panel = html[html.index('data-figure="whatif"'):]
+    panel = panel[:panel.index("</figure>")]
+    assert "<tr><th>touch begins at</th><td>&gt;= 30</td></tr>" in panel
+    assert "<tr><th>thumbs jailed</th><td>5 (185.2/min)</td></tr>" in panel
+    assert "<script>x" not in html and "&lt;script&gt;x" in html

@@ -51,6 +51,7 @@ extension PressureReport {
         for warning in analysis.warnings { out += "<p class=\"warning\">warning: \(esc(warning))</p>\n" }
         out += "<div class=\"grid\">\n" + deviceCard(analysis) + "</div>\n"
         out += summaryFigures(analysis.statistics, paths: analysis.paths, analysis: analysis)
+        out += whatIfPanel(analysis)
         out += contactTable(analysis, limit: contactLimit)
         out += "</section>\n"
         return out

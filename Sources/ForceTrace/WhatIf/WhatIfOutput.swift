@@ -77,6 +77,9 @@ extension WhatIfAnalysis {
         return rows
     }
 
+    /// The rules each set applies, then the outcomes: what text and HTML show.
+    func rows() -> [Row] { settingRows() + outcomeRows() }
+
     /// Side by side, for a person; names from the file escaped.
     public var text: TerminalText {
         let axis = kind == .touchpad ? (device.contactPressureAxis ?? device.axis(AbsoluteAxis.pressure)) : device.axis(AbsoluteAxis.pressure)
@@ -91,7 +94,7 @@ extension WhatIfAnalysis {
             text += ", trials: \(counts.joined(separator: ", "))"
         }
         text += "\n"
-        let rows = settingRows() + outcomeRows()
+        let rows = rows()
         let labelWidth = max(24, rows.map(\.label.count).max() ?? 0) + 2
         let widths = results.indices.map { index in max(14, ([results[index].quirks.name] + rows.map { $0.cells[index] }).map(\.count).max() ?? 0) + 2 }
         func line(_ label: String, _ cells: [String]) -> TerminalText {
