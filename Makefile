@@ -15,7 +15,7 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-whatif
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-whatif,ft-whatif-sim,ft-whatif-shared
 KERNEL_BINS ?= $(FORCETRACE)
 include Tests/kernel/kernel.mk
 test-kernel: build

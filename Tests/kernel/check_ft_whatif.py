@@ -89,18 +89,26 @@ def check_step(c, d, step, totals):
                 f"first difference at {first}: forcetrace {ours[first:first + 3]}, libinput {theirs[first:first + 3]}")
 
 
-def main(argv):
+# Each scenario's steps (guest-ft-whatif.sh).
+STEPS = {
+    "ft-whatif": ["calibration-sample", "pen-boundaries", "touchpad-boundaries"],
+    "ft-whatif-sim": ["simulated-pen", "simulated-touchpad"],
+    "ft-whatif-shared": ["shared-bcm5974", "shared-cypress", "shared-dell-pen", "shared-synaptics"],
+}
+
+
+def main(argv, scenario="ft-whatif"):
     if len(argv) != 2:
         print(__doc__)
         return 2
-    d = os.path.join(argv[1], "ft-whatif")
-    c = Checks("ft-whatif")
+    d = os.path.join(argv[1], scenario)
+    c = Checks(scenario)
     steps = sorted(e for e in os.listdir(d) if os.path.isdir(os.path.join(d, e))) if os.path.isdir(d) else []
-    c.check(len(steps) >= 5, "the boundary fixtures, the calibration sample and two simulated sessions were played", steps)
+    c.check(steps == STEPS[scenario], f"every step was played: {', '.join(STEPS[scenario])}", steps)
     totals = {"contacts": 0, "decisions": 0, "differences": 0}
     for step in steps:
         check_step(c, d, step, totals)
-    print(f"ft-whatif agreement: contacts {totals['contacts']}, decisions {totals['decisions']}, differences {totals['differences']}")
+    print(f"{scenario} agreement: contacts {totals['contacts']}, decisions {totals['decisions']}, differences {totals['differences']}")
     c.check(totals["decisions"] > 0, "libinput made decisions to compare")
     return c.finish()
 

@@ -73,20 +73,28 @@ calibration() { # calibration STEP EVEMU PROTOCOL TRIALS
 	play "$1" "$2" "/tmp/cal-$1/suggested.quirks"
 }
 
-play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
-play pen-boundaries "$SHARE/whatif-pen-boundaries.evemu"
-calibration calibration-sample "$SHARE/touchpad.evemu" touchpad 10
-forcetrace simulate --protocol touchpad --seed 2 --trials 5 -o /tmp/sim-touchpad.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad failed"
-calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad 5
-forcetrace simulate --protocol pen --seed 3 --trials 5 -o /tmp/sim-pen.evemu >/dev/null 2>&1 || ft_fail "simulate pen failed"
-calibration simulated-pen /tmp/sim-pen.evemu pen 5
-if [ -d "$SHARE/shared" ]; then
+# Three scenarios share this script, each within the per-scenario timeout
+# under TCG: ft-whatif (the boundary fixtures and the calibration sample),
+# ft-whatif-sim (simulated sessions) and ft-whatif-shared (../shared).
+case "${WHATIF_PART:-fixtures}" in
+fixtures)
+	play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
+	play pen-boundaries "$SHARE/whatif-pen-boundaries.evemu"
+	calibration calibration-sample "$SHARE/touchpad.evemu" touchpad 10
+	;;
+sim)
+	forcetrace simulate --protocol touchpad --seed 2 --trials 5 -o /tmp/sim-touchpad.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad failed"
+	calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad 5
+	forcetrace simulate --protocol pen --seed 3 --trials 5 -o /tmp/sim-pen.evemu >/dev/null 2>&1 || ft_fail "simulate pen failed"
+	calibration simulated-pen /tmp/sim-pen.evemu pen 5
+	;;
+shared)
+	[ -d "$SHARE/shared" ] || ft_skip "no ../shared/recordings beside the project: the genuine recordings are not played"
 	play shared-cypress "$SHARE/shared/CyPS2 Cypress Trackpad.three_finger_press.events"
 	cat "$SHARE/shared/SynPS2 Synaptics TouchPad.desc" "$SHARE/shared/SynPS2 Synaptics TouchPad.leftmove.events" >/tmp/synaptics.evemu
 	play shared-synaptics /tmp/synaptics.evemu
 	play shared-bcm5974 "$SHARE/shared/bcm5974.three-finger-click.events"
 	play shared-dell-pen "$SHARE/shared/dell_canvas_pen.evemu"
-else
-	ft_log "no ../shared/recordings: the genuine recordings are not played"
-fi
+	;;
+esac
 exit 0
