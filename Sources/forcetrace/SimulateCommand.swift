@@ -31,6 +31,7 @@ struct SimulateCommand: Subcommand {
             .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen."),
             .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
+            .flag("holds", "With --protocol touchpad: add the steady holds (2 s, light and normal, with noise) to each round."),
             .flag("force", short: "f", "Replace the output if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -41,6 +42,7 @@ struct SimulateCommand: Subcommand {
     let quiet: Bool
     /// Set for a calibration session.
     let calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)?
+    let holds: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.evemu") }
@@ -70,10 +72,13 @@ struct SimulateCommand: Subcommand {
         quiet = arguments.flag("quiet")
         let device = try arguments.choice("device", SimulatedDevice.allCases.map(\.rawValue)).flatMap(SimulatedDevice.init(rawValue:))
         let trials = try arguments.int("trials", in: 1...1000)
+        holds = arguments.flag("holds")
         if let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)).flatMap(CalibrationProtocol.init(rawValue:)) {
             let fallback: SimulatedDevice = chosen == .app ? .touchscreen : chosen == .touchpad ? .touchpad : .pen
             calibration = (chosen, device ?? fallback, trials ?? CalibrationProtocol.defaultTrials)
+            if holds && chosen != .touchpad { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
         } else {
+            if holds { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
             if device != nil || trials != nil { throw ParseError.conflict("'\(device != nil ? "--device" : "--trials")' needs '--protocol PROTOCOL'") }
             calibration = nil
         }
@@ -103,7 +108,7 @@ struct SimulateCommand: Subcommand {
 
     private func runCalibration(_ calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)) throws -> Int32 {
         let simulation = CalibrationSimulator.run(device: calibration.device, protocol: calibration.protocol,
-                                                  trials: calibration.trials, seed: options.seed)
+                                                  trials: calibration.trials, seed: options.seed, holds: holds)
         var comment = "simulated by forcetrace \(ForceTraceVersion.string): \(calibration.protocol.rawValue) calibration on a "
             + "\(calibration.device.rawValue), seed \(options.seed), \(calibration.trials) trials per class"
         for trialClass in calibration.protocol.classes {

@@ -219,3 +219,47 @@ def test_report_html_has_the_panel(forcetrace, tmp_path):
     assert "<tr><th>touch begins at</th><td>&gt;= 30</td></tr>" in panel
     assert "<tr><th>thumbs jailed</th><td>5 (185.2/min)</td></tr>" in panel
     assert "<script>x" not in html and "&lt;script&gt;x" in html
+
+
+@pytest.fixture(scope="module")
+def holds_session(forcetrace, tmp_path_factory):
+    """A simulated touchpad session with steady holds (calibrate --holds), and its suggestion."""
+    tmp = tmp_path_factory.mktemp("holds")
+    evemu, cal = tmp / "holds.evemu", tmp / "holds.h5"
+    run(forcetrace, "simulate", "--protocol", "touchpad", "--holds", "--trials", "4", "-o", evemu)
+    result = run(forcetrace, "calibrate", "--replay", evemu, "--protocol", "touchpad", "--holds", "--trials", "4", "-o", cal, "--fast")
+    assert "saved 24 labelled trials" in result.stdout
+    suggestion = json.loads(run(forcetrace, "suggest", cal, "--format", "json").stdout)["touchpad"]
+    return tmp, cal, suggestion
+
+
+def hold_chatter(forcetrace, tmp, cal, n, m):
+    quirks = tmp / f"range-{n}-{m}.quirks"
+    quirks.write_text(f"[r]\nMatchName=forcetrace simulated touchpad\nAttrPressureRange={n}:{m}\n")
+    out = json.loads(run(forcetrace, "whatif", cal, "--no-shipped", "--quirks", quirks, "--json").stdout)
+    classes = {c["class"]: c for c in out["quirk_sets"][1]["classes"]}
+    return classes["hold-light"]["chatter"] + classes["hold-normal"]["chatter"]
+
+
+def test_holds_set_the_gap(forcetrace, holds_session):
+    """suggest's M is the lowest pressure any hold shows once begun: whatif (libinput's rules,
+    computed apart) finds no chatter at M or one below, some one above; and the chatter
+    suggest reports for libinput's default gap is whatif's at N:N-5 (2 % of 255, rounded)."""
+    tmp, cal, touchpad = holds_session
+    n, m = touchpad["pressure_range_begin"]["value"], touchpad["pressure_range_end"]["value"]
+    holds = touchpad["holds"]
+    assert holds["holds"] == 8 and holds["never_begin"] == 0
+    assert m == holds["lowest_held"] < holds["default_end"] == n - 5
+    assert holds["default_chatter"] > 0
+    assert hold_chatter(forcetrace, tmp, cal, n, holds["default_end"]) == holds["default_chatter"]
+    assert hold_chatter(forcetrace, tmp, cal, n, m) == 0
+    assert hold_chatter(forcetrace, tmp, cal, n, m - 1) == 0
+    assert hold_chatter(forcetrace, tmp, cal, n, m + 1) > 0
+
+
+def test_holds_only_with_the_touchpad_protocol(forcetrace, tmp_path):
+    result = run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "app",
+                 "--holds", "-o", tmp_path / "x.h5", check=False)
+    assert result.returncode == 2 and "'--holds' needs '--protocol touchpad'" in result.stderr
+    result = run(forcetrace, "simulate", "--protocol", "pen", "--holds", "-o", tmp_path / "x.evemu", check=False)
+    assert result.returncode == 2 and "'--holds' needs '--protocol touchpad'" in result.stderr

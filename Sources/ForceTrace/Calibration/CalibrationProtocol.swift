@@ -10,6 +10,9 @@ public enum TrialClass: String, CaseIterable, Sendable {
     case strokeLight = "stroke-light"
     case strokeNormal = "stroke-normal"
     case strokeFirm = "stroke-firm"
+    /// Touchpad steady holds (`calibrate --holds`): a finger held still for 2 s; their noise sets the N–M gap.
+    case holdLight = "hold-light"
+    case holdNormal = "hold-normal"
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -28,6 +31,8 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .strokeLight: "draw the lightest stroke you want to register, then lift"
         case .strokeNormal: "draw a stroke as you normally write, then lift"
         case .strokeFirm: "draw a firm stroke, then lift"
+        case .holdLight: "touch lightly and hold the finger still for 2 seconds, then lift"
+        case .holdNormal: "touch as you normally do and hold the finger still for 2 seconds, then lift"
         }
     }
 
@@ -55,9 +60,12 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
 
     /// `trials` rounds through the classes: each class is asked for `trials`
     /// times, interleaved, so that tiredness or practice affects all alike.
-    public func schedule(trials: Int) -> [TrialClass] {
-        (0..<max(1, trials)).flatMap { _ in classes }
+    public func schedule(trials: Int, holds: Bool = false) -> [TrialClass] {
+        (0..<max(1, trials)).flatMap { _ in classes + (holds ? holdClasses : []) }
     }
+
+    /// The steady holds a touchpad session adds to each round with `holds`.
+    public var holdClasses: [TrialClass] { self == .touchpad ? [.holdLight, .holdNormal] : [] }
 
     /// Trials per class when `--trials` is not given.
     public static let defaultTrials = 10

@@ -47,6 +47,7 @@ extension CalibrationSuggestion {
             text += line("AttrPressureRange M (touch ends below M)", touchpad.end)
             text += line("AttrThumbPressureThreshold P", touchpad.thumb)
             text += line("AttrPalmPressureThreshold O", touchpad.palm)
+            if let holds = touchpad.holds { text += "  \(holds.summary)\n" }
             let range = Double(axis.maximum) - Double(axis.minimum)
             let defaults = String(format: "  libinput without a quirk: touch begins at %d, ends below %d, palm at %d; no thumb threshold",
                                   Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
@@ -100,6 +101,11 @@ extension CalibrationSuggestion {
                 "thumb_pressure_threshold": quirk(touchpad.thumb), "palm_pressure_threshold": quirk(touchpad.palm),
                 "lowest_light_peak": touchpad.lowestLight.map { Int($0) } ?? NSNull(),
                 "thumb_separation": separation(touchpad.thumbSeparation), "palm_separation": separation(touchpad.palmSeparation),
+                "holds": touchpad.holds.map { holds -> Any in
+                    ["holds": holds.holds, "never_begin": holds.neverBegin, "lowest_held": holds.lowestHeld.map { Int($0) } ?? NSNull(),
+                     "default_end": Int(holds.defaultEnd), "default_chatter": holds.defaultChatter,
+                     "holds_with_default_chatter": holds.holdsWithDefaultChatter] as [String: Any]
+                } ?? NSNull(),
             ] as [String: Any]
         }
         if let pen {
@@ -158,6 +164,7 @@ extension CalibrationSuggestion {
             if let lowest = touchpad.lowestLight, touchpad.begin.value != nil {
                 comments.append("every one of the \(counts[.light] ?? 0) light touches (lowest peak \(lowest)) reaches N")
             }
+            if let holds = touchpad.holds { comments.append(holds.summary) }
         case .pen:
             guard let pen else { return .failure(InputError(file: file, "no pen suggestion")) }
             udevType = "tablet"
@@ -195,5 +202,15 @@ extension CalibrationSuggestion {
         section.entry("MatchUdevType", udevType)
         for attribute in attributes { section.entry(attribute.key, attribute.value) }
         return .success(section.text)
+    }
+}
+
+extension CalibrationSuggestion.HoldNoise {
+    /// One line for the text and the quirks comment.
+    public var summary: String {
+        var text = "steady holds: libinput's default gap (M = \(defaultEnd)) loses the touch \(defaultChatter) times in \(holdsWithDefaultChatter) of \(holds) holds"
+        if let lowest = lowestHeld { text += "; once begun they stay at or above \(lowest)" }
+        if neverBegin > 0 { text += "; \(neverBegin) never reach N" }
+        return text
     }
 }

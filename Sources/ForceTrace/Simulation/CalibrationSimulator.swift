@@ -74,14 +74,18 @@ public enum CalibrationSimulator {
 
     /// A whole session: `trials` rounds of the protocol's classes, with two
     /// flawed trials that a calibration must discard.
+    /// - Parameter holds: add the touchpad's steady holds to each round: a level
+    ///   from the light or normal range held 2 s with pressure noise of up to
+    ///   `holdNoise` either way, every fifth frame at the full dip.
     public static func run(device kind: SimulatedDevice, protocol calibrationProtocol: CalibrationProtocol,
-                           trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1) -> CalibrationSimulation {
+                           trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1, holds: Bool = false) -> CalibrationSimulation {
         var random = SeededRandom(seed: seed)
-        let ranges = peakRanges(calibrationProtocol)
+        var ranges = peakRanges(calibrationProtocol)
+        if holds, calibrationProtocol == .touchpad { ranges[.holdLight] = 30...34; ranges[.holdNormal] = 60...100 }
         let device = device(kind)
         var script: [ScriptedTrial] = []
         var time: Int64 = 1_764_400_000 * 1_000_000_000 + 500_000_000
-        for (index, trialClass) in calibrationProtocol.schedule(trials: perClass).enumerated() {
+        for (index, trialClass) in calibrationProtocol.schedule(trials: perClass, holds: holds).enumerated() {
             // Pen: a hover that touches (trial 5) and a stroke too short (trial 7).
             let flaws: [TrialRejection]
             switch (index, kind) {
@@ -96,6 +100,7 @@ public enum CalibrationSimulator {
                 var duration: Int64
                 switch trialClass {
                 case .tap, .light: duration = Int64(random.uniform(0.08...0.16) * 1e9)
+                case .holdLight, .holdNormal: duration = 2_400_000_000
                 case .hover: duration = Int64(random.uniform(0.4...0.7) * 1e9)
                 default: duration = Int64(random.uniform(0.35...0.9) * 1e9)
                 }
@@ -120,6 +125,8 @@ public enum CalibrationSimulator {
         private var frame: [InputEvent] = []
         private var slot: Int32 = 0
         static let frameNs: Int64 = 8_333_333
+        /// How far a steady hold's pressure wanders from its level, in device units.
+        static let holdNoise: Int32 = 9
 
         init(device: DeviceDescription) { self.device = device }
 
@@ -162,6 +169,12 @@ public enum CalibrationSimulator {
                 // The peak is reached exactly in the middle frames.
                 var pressure = Int32((Double(trial.peak) * Self.shape(fraction)).rounded())
                 if step == steps / 2 { pressure = trial.peak }
+                if trial.trialClass == .holdLight || trial.trialClass == .holdNormal {
+                    // 0.2 s down, 2 s held with noise (every fifth frame dips by the whole amount), 0.2 s up.
+                    let held = fraction >= 1.0 / 12 && fraction <= 11.0 / 12
+                    let noise = step % 5 == 0 ? -Self.holdNoise : Int32(random.uniform(-Double(Self.holdNoise)...Double(Self.holdNoise)).rounded())
+                    pressure = held ? trial.peak + noise : Int32((Double(trial.peak) * min(fraction, 1 - fraction) * 12).rounded())
+                }
                 pressure = max(pressure, trial.trialClass.isHover ? 0 : 1)
                 let last = step == steps
                 if slotted {
