@@ -56,8 +56,8 @@ extension WhatIfAnalysis {
                     $0?.medianDelayMs.map { String(format: "%.0f ms", $0) } ?? "-" }))
                 rows.append(Row(label: "\(name): chatter", cells: outcomes.map { "\($0?.chatter ?? 0)" }))
                 if kind == .touchpad {
-                    rows.append(Row(label: "\(name): palm", cells: outcomes.map { "\($0?.palms ?? 0)/\(first.trials)" }))
-                    rows.append(Row(label: "\(name): thumb", cells: outcomes.map { "\($0?.thumbs ?? 0)/\(first.trials)" }))
+                    rows.append(Row(label: "\(name): taken for a palm", cells: outcomes.map { "\($0?.palms ?? 0)/\(first.trials)" }))
+                    rows.append(Row(label: "\(name): jailed as a thumb", cells: outcomes.map { "\($0?.thumbs ?? 0)/\(first.trials)" }))
                 }
             }
         } else {
