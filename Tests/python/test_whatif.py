@@ -115,9 +115,11 @@ def test_quirks_errors_name_the_line(forcetrace, tmp_path):
     for body, line, words in [
         ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=0:0\n", 3, "expected N:M with N > M"),
         ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=25:30\n", 3, "expected N:M with N > M"),
-        ("[a]\nAttrPalmPressureThreshold=-1\n", 2, "unsigned"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPalmPressureThreshold=-1\n", 3, "unsigned"),
+        ("[a]\nAttrPalmPressureThreshold=1\n", 2, "before any Match line"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPalmPressureThreshold=1\nMatchName=x\n", 4, "Match lines come first"),
         ("MatchName=x\n", 1, "outside any [section]"),
-        ("[a]\nMatchName=x\n", 1, "no Attr or Model line"),
+        ("[a]\nMatchName=x\n", 1, "needs a Match line and an Attr or Model line"),
     ]:
         bad = tmp_path / "bad.quirks"
         bad.write_text(body)

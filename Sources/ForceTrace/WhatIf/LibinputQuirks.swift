@@ -36,7 +36,7 @@ public struct LibinputQuirksFile: Sendable {
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else { throw fail(number, "a section header must end in ']'") }
                 if let done = current {
-                    guard !done.attributes.isEmpty else { throw fail(done.line, "section [\(done.name)] has no Attr or Model line") }
+                    guard !done.attributes.isEmpty, !done.matches.isEmpty else { throw fail(done.line, "section [\(done.name)] needs a Match line and an Attr or Model line") }
                     sections.append(done)
                 }
                 current = Section(name: String(line.dropFirst().dropLast()), file: path, line: number)
@@ -54,6 +54,7 @@ public struct LibinputQuirksFile: Sendable {
                 guard !sawAttribute else { throw fail(number, "\(key) after an attribute: Match lines come first") }
                 current!.matches.append((key, value))
             } else if key.hasPrefix("Attr") || key.hasPrefix("Model") {
+                guard !current!.matches.isEmpty else { throw fail(number, "\(key) before any Match line: a section starts with its Match lines") }
                 sawAttribute = true
                 if let problem = LibinputQuirkAttribute(rawValue: key).flatMap({ $0.problem(with: value) }) {
                     throw fail(number, "\(key)=\(value): \(problem)")
@@ -63,10 +64,9 @@ public struct LibinputQuirksFile: Sendable {
                 throw fail(number, "unknown key '\(key)'")
             }
         }
-        if let done = current {
-            guard !done.attributes.isEmpty else { throw fail(done.line, "section [\(done.name)] has no Attr or Model line") }
-            sections.append(done)
-        }
+        guard let done = current else { throw ForceTraceError(file: path, "holds no [section]", hint: "libinput refuses an empty quirks file") }
+        guard !done.attributes.isEmpty, !done.matches.isEmpty else { throw fail(done.line, "section [\(done.name)] needs a Match line and an Attr or Model line") }
+        sections.append(done)
     }
 
     public static func read(_ path: String) throws -> LibinputQuirksFile {
