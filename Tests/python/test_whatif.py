@@ -265,3 +265,11 @@ def test_holds_only_with_the_touchpad_protocol(forcetrace, tmp_path):
     assert result.returncode == 2 and "'--holds' needs '--protocol touchpad'" in result.stderr
     result = run(forcetrace, "simulate", "--protocol", "pen", "--holds", "-o", tmp_path / "x.evemu", check=False)
     assert result.returncode == 2 and "'--holds' needs '--protocol touchpad'" in result.stderr
+
+
+def test_touchscreens_are_refused_with_the_reason(forcetrace, tmp_path):
+    trace = tmp_path / "ts.h5"
+    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", trace)
+    result = run(forcetrace, "whatif", trace, check=False)
+    assert result.returncode == 1
+    assert "is neither a touchpad nor a pen tablet" in result.stderr and "hint: " in result.stderr
