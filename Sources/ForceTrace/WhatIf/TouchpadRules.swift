@@ -279,7 +279,7 @@ public struct TouchpadEmulator {
         touches[index].sequence = sequences
     }
 
-    private mutating func beginTouch(_ index: Int, _ time: Int64) {
+    private mutating func beginTouch(_ index: Int) {
         touches[index].dirty = true
         touches[index].state = .begin
         fingersDown += 1
@@ -317,7 +317,8 @@ public struct TouchpadEmulator {
             touches[index].dirty = true; touches[index].palm = false; touches[index].state = .end
         }
         // tp_position_fake_touches: fake touches take the topmost real touch's pressure.
-        if let fake = fakeCount, fake > setup.slots, fingersDown > 0,
+        // An overflow (FAKE_FINGER_OVERFLOW, 0x80) counts as more fingers than slots here.
+        if (fakeCount ?? 0x80) > setup.slots, fingersDown > 0,
            let real = (0..<setup.slots).filter({ touches[$0].state != .end && touches[$0].state != .none })
                .min(by: { touches[$0].y < touches[$1].y }) {
             for index in setup.slots..<setup.touches where touches[index].state != .none {
@@ -359,8 +360,8 @@ public struct TouchpadEmulator {
     }
 
     private mutating func unhoverPressure(_ time: Int64, high: Int32, low: Int32) {
-        var fake = fakeCount ?? 0
-        if fakeCount == nil { fake = 0 }
+        // tp_unhover_pressure counts an overflow (more than five fingers) as none.
+        let fake = fakeCount ?? 0
         var realDown = 0
         for index in 0..<setup.slots {
             if touches[index].state == .none { continue }
@@ -368,7 +369,7 @@ public struct TouchpadEmulator {
                 if touches[index].state == .hovering {
                     if touches[index].pressure >= high {
                         record(time, index, .begin)
-                        beginTouch(index, time)
+                        beginTouch(index)
                     }
                 } else if fake <= setup.slots || setup.slots == 1 {
                     if touches[index].pressure < low {
@@ -383,7 +384,7 @@ public struct TouchpadEmulator {
         // More fingers than slots: every finger counts as down once one real one is.
         if realDown > 0 {
             for index in touches.indices where touches[index].state == .hovering {
-                beginTouch(index, time)
+                beginTouch(index)
                 if fingersDown >= fake { break }
             }
         }
@@ -403,7 +404,7 @@ public struct TouchpadEmulator {
         if fingersDown == fake && ((fingersDown == 0 && !touching) || (fingersDown > 0 && touching)) { return }
         if touching && fingersDown < fake {
             for index in touches.indices where touches[index].state == .hovering {
-                beginTouch(index, 0)
+                beginTouch(index)
                 if fingersDown >= fake { break }
             }
         }
