@@ -92,7 +92,7 @@ def check_step(c, d, step, totals):
 # Each scenario's steps (guest-ft-whatif.sh).
 STEPS = {
     "ft-whatif": ["calibration-sample", "pen-boundaries", "touchpad-boundaries"],
-    "ft-whatif-sim": ["simulated-pen", "simulated-touchpad"],
+    "ft-whatif-sim": ["simulated-pen", "simulated-touchpad", "simulated-touchpad-127"],
     "ft-whatif-shared": ["shared-bcm5974", "shared-cypress", "shared-dell-pen", "shared-synaptics"],
 }
 

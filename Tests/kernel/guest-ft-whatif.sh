@@ -86,6 +86,9 @@ sim)
 	# With steady holds: their noise makes libinput's default gap chatter, hundreds of ends and begins.
 	forcetrace simulate --protocol touchpad --seed 2 --trials 3 --holds -o /tmp/sim-touchpad.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad failed"
 	calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad 3 --holds
+	# A 0..127 pad: libinput's defaults miss light touches and every palm (docs/ANALYSIS.md).
+	forcetrace simulate --protocol touchpad --device touchpad-127 --seed 4 --trials 4 -o /tmp/sim-127.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad-127 failed"
+	calibration simulated-touchpad-127 /tmp/sim-127.evemu touchpad 4
 	forcetrace simulate --protocol pen --seed 3 --trials 5 -o /tmp/sim-pen.evemu >/dev/null 2>&1 || ft_fail "simulate pen failed"
 	calibration simulated-pen /tmp/sim-pen.evemu pen 5
 	;;

@@ -273,3 +273,20 @@ def test_touchscreens_are_refused_with_the_reason(forcetrace, tmp_path):
     result = run(forcetrace, "whatif", trace, check=False)
     assert result.returncode == 1
     assert "is neither a touchpad nor a pen tablet" in result.stderr and "hint: " in result.stderr
+
+
+def test_simulated_0_127_pad_the_suggestion_beats_the_defaults(forcetrace, tmp_path):
+    """On a 0..127 pad libinput's defaults begin at (int)(0.12 * 127) = 15, above the script's
+    lightest touches (10..22), and look for palms above 130, beyond the axis: the suggested
+    section takes every light touch and ignores every palm (95..120)."""
+    evemu, cal, quirks = tmp_path / "n.evemu", tmp_path / "n.h5", tmp_path / "n.quirks"
+    run(forcetrace, "simulate", "--protocol", "touchpad", "--device", "touchpad-127", "-o", evemu)
+    run(forcetrace, "calibrate", "--replay", evemu, "--protocol", "touchpad", "-o", cal, "--fast")
+    run(forcetrace, "suggest", cal, "--format", "quirks", "-o", quirks)
+    assert "# with this section: 10/10 light touches begin (defaults: 6/10), 10/10 palms ignored (defaults: 0/10), " in quirks.read_text()
+    out = json.loads(run(forcetrace, "whatif", cal, "--no-shipped", "--quirks", quirks, "--json").stdout)
+    defaults, suggested = ({c["class"]: c for c in r["classes"]} for r in out["quirk_sets"])
+    assert out["quirk_sets"][0]["rules"]["begin_at"] == 15 and out["quirk_sets"][0]["rules"]["palm_above"] == 130
+    assert (defaults["light"]["began"], suggested["light"]["began"]) == (6, 10)
+    assert (defaults["palm"]["palms"], suggested["palm"]["palms"]) == (0, 10)
+    assert sum(suggested[c]["palms"] for c in ("light", "normal", "thumb")) == 0

@@ -6,6 +6,10 @@ public enum SimulatedDevice: String, CaseIterable, Sendable {
     case touchpad
     /// Single touch with BTN_TOOL_PEN, ABS_PRESSURE 0..4095.
     case pen
+    /// The touchpad with ABS_MT_PRESSURE 0..127, as on many older pads: libinput's
+    /// absolute default palm threshold (130) lies above the whole axis, and its
+    /// begin threshold (15) above the lightest touches the script draws.
+    case touchpad127 = "touchpad-127"
 }
 
 /// One scripted trial of a simulated calibration session.
@@ -42,9 +46,19 @@ public enum CalibrationSimulator {
         }
     }
 
+    /// The touchpad-127's classes, on its 0..127 axis.
+    static let touchpad127Ranges: [TrialClass: ClosedRange<Int32>] = [.light: 10...22, .normal: 30...50, .thumb: 65...80, .palm: 95...120]
+
     public static func device(_ kind: SimulatedDevice) -> DeviceDescription {
         var device: DeviceDescription
         switch kind {
+        case .touchpad127:
+            device = Self.device(.touchpad)
+            device.name = "forcetrace simulated touchpad 0..127"
+            device.product = 0x7f05
+            device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 127))
+            device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 127))
+            return device
         case .touchscreen, .touchpad:
             device = DeviceDescription(name: kind == .touchpad ? "forcetrace simulated touchpad" : "forcetrace simulated touchscreen")
             device.bus = 0x03; device.vendor = 0x1d6b; device.product = kind == .touchpad ? 0x7f02 : 0x7f03; device.version = 1
@@ -81,6 +95,7 @@ public enum CalibrationSimulator {
                            trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1, holds: Bool = false) -> CalibrationSimulation {
         var random = SeededRandom(seed: seed)
         var ranges = peakRanges(calibrationProtocol)
+        if kind == .touchpad127, calibrationProtocol == .touchpad { ranges = touchpad127Ranges }
         if holds, calibrationProtocol == .touchpad { ranges[.holdLight] = 30...34; ranges[.holdNormal] = 60...100 }
         let device = device(kind)
         var script: [ScriptedTrial] = []
@@ -90,7 +105,7 @@ public enum CalibrationSimulator {
             let flaws: [TrialRejection]
             switch (index, kind) {
             case (4, .pen): flaws = [.touchedWhileHovering]
-            case (2, .touchscreen), (2, .touchpad): flaws = [.severalContacts(2)]
+            case (2, .touchscreen), (2, .touchpad), (2, .touchpad127): flaws = [.severalContacts(2)]
             case (6, _): flaws = [.tooShort(durationNs: 0)]
             default: flaws = []
             }
