@@ -28,6 +28,7 @@ struct WhatIfCommand: Subcommand {
             .value("quirks-dir", "DIR", "Folder of the shipped quirks (default /usr/share/libinput)."),
             .flag("no-shipped", "Leave out the shipped quirks: libinput's built-in defaults only."),
             .flag("json", "Write JSON instead of text."),
+            .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
 
     let input: String
@@ -35,6 +36,7 @@ struct WhatIfCommand: Subcommand {
     let quirks: [String]
     let quirksDir: String?
     let json: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
@@ -47,6 +49,7 @@ struct WhatIfCommand: Subcommand {
             quirksDir = arguments.string("quirks-dir") ?? LibinputQuirksFile.shippedFolder
         }
         json = arguments.flag("json")
+        quiet = arguments.flag("quiet")
     }
 
     func run() throws -> Int32 {
@@ -55,7 +58,11 @@ struct WhatIfCommand: Subcommand {
         let chosen = try chooseRecording(reader, recording)
         let trace = try reader.recording(chosen)
         let sets = try LibinputQuirkSet.sets(device: trace.device, shippedFolder: quirksDir, candidates: quirks)
-        let analysis = try WhatIfAnalysis.run(trace, file: input, quirkSets: sets)
+        let progress = ProgressLine(quiet: quiet)
+        let analysis = try WhatIfAnalysis.run(trace, file: input, quirkSets: sets) { done, total in
+            progress.count("whatif", done: done, unit: "events", fraction: total > 0 ? Double(done) / Double(total) : nil)
+        }
+        progress.clear()
         if json { printExact(analysis.json) } else { print(analysis.text, terminator: "") }
         return ExitStatus.success
     }

@@ -63,7 +63,9 @@ public struct WhatIfAnalysis: Sendable {
     }
 
     /// Runs every quirk set over `trace` in one pass over its events.
-    public static func run(_ trace: TraceRecording, file: String, quirkSets: [LibinputQuirkSet]) throws -> WhatIfAnalysis {
+    /// - Parameter progress: called after each block with the events done and the events in all.
+    public static func run(_ trace: TraceRecording, file: String, quirkSets: [LibinputQuirkSet],
+                           progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil) throws -> WhatIfAnalysis {
         let device = trace.device
         let kind: Kind = device.isPen ? .tablet : .touchpad
         guard kind == .tablet || LibinputUdevType(device) == .touchpad else {
@@ -74,12 +76,16 @@ public struct WhatIfAnalysis: Sendable {
                                                     initialSlot: Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)) }
         var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device) }
         var lastNs: Int64 = 0
+        var done: Int64 = 0
+        let total = Int64(try trace.rowCount(.events))
         try trace.forEachEventBlock { block in
             for event in block {
                 if kind == .touchpad { for index in pads.indices { pads[index].feed(event) } }
                 else { for index in pens.indices { pens[index].feed(event) } }
             }
             if let last = block.last { lastNs = last.timeNs }
+            done += Int64(block.count)
+            progress?(done, total)
         }
         let trials = try Self.trials(trace, file: file)
         var analysis = WhatIfAnalysis(file: file, recording: trace.name, device: device, kind: kind, durationNs: lastNs,
