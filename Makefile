@@ -15,7 +15,7 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared
 KERNEL_BINS ?= $(FORCETRACE)
 include Tests/kernel/kernel.mk
 test-kernel: build
@@ -118,6 +118,7 @@ demo: build
 	@echo "out/forcetrace.quirks: copy it to /etc/libinput/local-overrides.quirks to use it"
 	$(FORCETRACE) calibrate --replay samples/calibration/pen.evemu --protocol pen -o out/pen-calibration.h5 --fast --force --quiet
 	for format in xsetwacom gsettings kwin libinput-range quirks; do $(FORCETRACE) suggest out/pen-calibration.h5 --format $$format || exit 1; done
+	$(FORCETRACE) whatif out/calibration.h5 --quirks out/forcetrace.quirks
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build

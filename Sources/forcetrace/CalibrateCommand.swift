@@ -36,6 +36,7 @@ struct CalibrateCommand: Subcommand {
             .value("protocol", "PROTOCOL", "app, touchpad or pen (required)."),
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
+            .flag("holds", "touchpad: add a steady hold (2 s still, light and normal) to each round; suggest sets the N–M gap from their noise."),
             .value("name", "NAME", "Recording group name (default: the device's name)."),
             .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
             .flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events."),
@@ -50,6 +51,7 @@ struct CalibrateCommand: Subcommand {
     let capture: CaptureOptions
     let calibrationProtocol: CalibrationProtocol
     let trials: Int
+    let holds: Bool
     let name: String?
     let options: RecorderOptions
     let quiet: Bool
@@ -63,6 +65,8 @@ struct CalibrateCommand: Subcommand {
         }
         calibrationProtocol = CalibrationProtocol(rawValue: chosen)!
         trials = try arguments.int("trials", in: 1...1000) ?? CalibrationProtocol.defaultTrials
+        holds = arguments.flag("holds")
+        if holds && calibrationProtocol != .touchpad { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
         name = arguments.string("name")
         var options = RecorderOptions()
         options.label = "calibrate --protocol \(chosen)"
@@ -79,7 +83,7 @@ struct CalibrateCommand: Subcommand {
             throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: there is nothing to calibrate",
                               hint: "'forcetrace devices' lists the devices with pressure")
         }
-        let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials)
+        let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials, holds: holds)
         let stop = try StopSignal()
         let recorder = try Recorder(source: calibration, path: output, name: name, options: options, replace: capture.force)
         let terminal = !quiet && isatty(STDERR_FILENO) == 1

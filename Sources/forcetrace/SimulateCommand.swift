@@ -47,6 +47,7 @@ struct SimulateCommand: Subcommand {
             .value("levels", "LIST", "With --protocol levels: level counts, e.g. 2-7 (default 2-7)."),
             .value("capacity", "N", "With --protocol levels: levels the person holds reliably (default 4)."),
             .value("misses", "N", "With --protocol levels: trials in 10 that miss above the capacity (default 3)."),
+            .flag("holds", "With --protocol touchpad: add the steady holds (2 s, light and normal, with noise) to each round."),
             .flag("force", short: "f", "Replace the output if it exists."),
             .flag("quiet", short: "q", "No progress line (it shows only on a terminal)."),
         ])
@@ -60,6 +61,7 @@ struct SimulateCommand: Subcommand {
     let penScript: PenScript
     /// Set for a levels session.
     let levels: (device: SimulatedDevice, plan: LevelsPlan, person: SimulatedLevelsPerson)?
+    let holds: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.evemu") }
@@ -94,12 +96,16 @@ struct SimulateCommand: Subcommand {
         if chosenProtocol != LevelsLabels.protocolName, let option = ["levels", "capacity", "misses"].first(where: { arguments.string($0) != nil }) {
             throw ParseError.conflict("'--\(option)' needs '--protocol levels'")
         }
+        holds = arguments.flag("holds")
         if levels != nil {
+            if holds { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
             calibration = nil
         } else if let chosen = chosenProtocol.flatMap(CalibrationProtocol.init(rawValue:)) {
             let fallback: SimulatedDevice = chosen == .app ? .touchscreen : chosen == .touchpad ? .touchpad : .pen
             calibration = (chosen, device ?? fallback, trials ?? CalibrationProtocol.defaultTrials)
+            if holds && chosen != .touchpad { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
         } else {
+            if holds { throw ParseError.conflict("'--holds' needs '--protocol touchpad'") }
             if device != nil || trials != nil { throw ParseError.conflict("'\(device != nil ? "--device" : "--trials")' needs '--protocol PROTOCOL'") }
             calibration = nil
         }
@@ -148,7 +154,7 @@ struct SimulateCommand: Subcommand {
 
     private func runCalibration(_ calibration: (protocol: CalibrationProtocol, device: SimulatedDevice, trials: Int)) throws -> Int32 {
         let simulation = CalibrationSimulator.run(device: calibration.device, protocol: calibration.protocol,
-                                                  trials: calibration.trials, seed: options.seed, penScript: penScript)
+                                                  trials: calibration.trials, seed: options.seed, penScript: penScript, holds: holds)
         var comment = "simulated by forcetrace \(ForceTraceVersion.string): \(calibration.protocol.rawValue) calibration on a "
             + "\(calibration.device.rawValue), seed \(options.seed), \(calibration.trials) trials per class"
         for trialClass in calibration.protocol.classes {

@@ -84,8 +84,12 @@ struct SuggestCommand: Subcommand {
         // Text is for a person, in a file too (-o): escaped as at a terminal.
         case .text: text = suggestion.text.rendered
         case .json: text = suggestion.json
-        case .quirks: text = try suggestion.quirks().get()
         case .xsetwacom, .gsettings, .kwin, .libinputRange: text = try suggestion.penSettingText(format).get()
+        case .quirks:
+            // The section run through libinput's rules over this calibration, against the defaults (whatif).
+            let date = Date()
+            let plain = try suggestion.quirks(date: date).get()
+            text = try suggestion.quirks(date: date, whatIf: WhatIfAnalysis.suggestComment(trace, file: input, section: plain)).get()
         }
         if let output {
             let target = try AtomicOutput(path: output, replace: force)

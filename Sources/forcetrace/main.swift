@@ -28,6 +28,7 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     CalibrateCommand.self,
     SuggestCommand.self,
     LevelsCommand.self,
+    WhatIfCommand.self,
 ]
 
 /// Every `print` of the CLI goes through checked standard output, so that

@@ -91,11 +91,18 @@ if ! grep -q 'Linux version' "$probe_log.serial" 2>/dev/null; then
 fi
 
 # ---- 4. initramfs ----
+# ft-whatif: libinput itself (debug-events, with libwacom's data for tablets), evemu's player, the fixtures and ../shared.
+whatif=(/usr/libexec/libinput/libinput-debug-events /usr/bin/evemu-device /usr/bin/evemu-play --file /usr/share/libwacom)
+for f in whatif-touchpad-boundaries.evemu whatif-pen-boundaries.evemu whatif-thumb.quirks; do
+	whatif+=(--file "$HERE/../fixtures/$f:/usr/share/ft/$f")
+done
+[ -d "$HERE/../../../shared/recordings" ] && whatif+=(--file "$HERE/../../../shared/recordings:/usr/share/ft/shared")
 t0=$(date +%s)
 "$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" \
 	/usr/bin/evemu-record /usr/libexec/libinput/libinput-quirks /usr/bin/udevadm /lib/systemd/systemd-udevd \
 	--file /usr/share/libinput --file /usr/lib/udev/rules.d/60-input-id.rules \
 	--file "$HERE/../../samples/calibration/touchpad.evemu:/usr/share/ft/touchpad.evemu" \
+	"${whatif[@]}" \
 	"${bins[@]}" || fail "mkinitramfs failed"
 
 # ---- 5. guest run ----

@@ -92,7 +92,8 @@ extension TraceRecording {
         }
         return classes.indices.compactMap { row in
             let canonical = PressClass(label: classes[row])?.rawValue ?? classes[row]
-            guard let trialClass = TrialClass(rawValue: canonical), calibrationProtocol.classes.contains(trialClass) else { return nil }
+            guard let trialClass = TrialClass(rawValue: canonical),
+                  (calibrationProtocol.classes + calibrationProtocol.holdClasses).contains(trialClass) else { return nil }
             let curve = curves[contacts[row]] ?? []
             let peak = row < peaks.count && peaks[row] >= 0 ? peaks[row] : (curve.map(\.pressure).max() ?? -1)
             let start = curve.first?.tNs ?? times[row]

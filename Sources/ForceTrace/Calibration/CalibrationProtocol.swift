@@ -13,6 +13,9 @@ public enum TrialClass: String, CaseIterable, Sendable {
     case fullPress = "full-press"
     /// A `levels` trial: reach and hold a level (its number is in the labels' `level` column).
     case level
+    /// Touchpad steady holds (`calibrate --holds`): a finger held still for 2 s; their noise sets the N–M gap.
+    case holdLight = "hold-light"
+    case holdNormal = "hold-normal"
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -33,6 +36,8 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .strokeFirm: "draw a firm stroke, then lift"
         case .fullPress: "press as hard as is still comfortable, then lift"
         case .level: "press into the marked band, hold it steady, then lift"
+        case .holdLight: "touch lightly and hold the finger still for 2 seconds, then lift"
+        case .holdNormal: "touch as you normally do and hold the finger still for 2 seconds, then lift"
         }
     }
 
@@ -61,9 +66,12 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
 
     /// `trials` rounds through the classes: each class is asked for `trials`
     /// times, interleaved, so that tiredness or practice affects all alike.
-    public func schedule(trials: Int) -> [TrialClass] {
-        (0..<max(1, trials)).flatMap { _ in classes }
+    public func schedule(trials: Int, holds: Bool = false) -> [TrialClass] {
+        (0..<max(1, trials)).flatMap { _ in classes + (holds ? holdClasses : []) }
     }
+
+    /// The steady holds a touchpad session adds to each round with `holds`.
+    public var holdClasses: [TrialClass] { self == .touchpad ? [.holdLight, .holdNormal] : [] }
 
     /// Trials per class when `--trials` is not given.
     public static let defaultTrials = 10

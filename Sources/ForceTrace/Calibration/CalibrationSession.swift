@@ -40,9 +40,9 @@ public struct CalibrationSession: Sendable {
     public private(set) var discardedCount = 0
     private var tracker: TrialTracker
 
-    public init(protocol calibrationProtocol: CalibrationProtocol, trials perClass: Int, device: DeviceDescription) {
+    public init(protocol calibrationProtocol: CalibrationProtocol, trials perClass: Int, device: DeviceDescription, holds: Bool = false) {
         self.calibrationProtocol = calibrationProtocol
-        schedule = calibrationProtocol.schedule(trials: perClass)
+        schedule = calibrationProtocol.schedule(trials: perClass, holds: holds)
         self.device = device
         tracker = TrialTracker(device: device)
         tracker.span = schedule.first?.isHover == true ? .proximity : .contact
@@ -86,9 +86,9 @@ public final class CalibrationSource: WrappingCaptureSource {
     private var updates: [SessionUpdate] = []
     private var ended: CaptureEnd?
 
-    public init(_ inner: any CaptureSource, protocol calibrationProtocol: CalibrationProtocol, trials: Int) {
+    public init(_ inner: any CaptureSource, protocol calibrationProtocol: CalibrationProtocol, trials: Int, holds: Bool = false) {
         self.inner = inner
-        session = CalibrationSession(protocol: calibrationProtocol, trials: trials, device: inner.device)
+        session = CalibrationSession(protocol: calibrationProtocol, trials: trials, device: inner.device, holds: holds)
         for event in inner.initialEvents { _ = session.feed(event) }
     }
 

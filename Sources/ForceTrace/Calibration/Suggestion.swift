@@ -92,6 +92,32 @@ public struct CalibrationSuggestion: Sendable {
         public var palm: QuirkValue       // O
         public var thumbSeparation: Separation?
         public var palmSeparation: Separation?
+        /// The steady holds' verdict on the N–M gap, when the session had holds.
+        public var holds: HoldNoise?
+    }
+
+    /// What the steady holds say about hysteresis: a touch lost mid-hold is a
+    /// pressure end (< M) followed by a begin (>= N) while the finger stays.
+    public struct HoldNoise: Sendable {
+        public var holds: Int
+        /// Holds that never reach N (libinput would never take them).
+        public var neverBegin: Int
+        /// The lowest pressure of any hold between its first and last frame at or above N.
+        public var lowestHeld: Int32?
+        /// M with libinput's default gap (N − 2 % of the range), and the chatter it gives on the holds.
+        public var defaultEnd: Int32
+        public var defaultChatter: Int
+        public var holdsWithDefaultChatter: Int
+    }
+
+    /// Begins after a pressure end in one curve, with libinput's touchpad rules (begin >= n, end < m).
+    static func chatter(_ curve: [PressurePoint], n: Int32, m: Int32) -> Int {
+        var down = false, ended = false, count = 0
+        for point in curve {
+            if !down && point.pressure >= n { down = true; if ended { count += 1 } }
+            else if down && point.pressure < m { down = false; ended = true }
+        }
+        return count
     }
 
     /// The tip threshold, and the person's range and curve.
@@ -179,6 +205,7 @@ public struct CalibrationSuggestion: Sendable {
         let fingers = peaks(trials, .light, .normal)
         let thumbs = peaks(trials, .thumb)
         let palms = peaks(trials, .palm)
+        var holdNoise: HoldNoise?
         let hysteresis = max(1, Int32((rangeOf(axis) * (libinputBeginFraction - libinputEndFraction)).rounded()))
         var begin = QuirkValue.omitted(reason: "no light touches were recorded")
         var end = begin
@@ -192,6 +219,25 @@ public struct CalibrationSuggestion: Sendable {
                 begin = .value(n, note: "\(margin) below the lightest of \(light.count) light touches (\(lowest))")
                 let m = max(axis.minimum, n - hysteresis)
                 end = .value(m, note: "N minus libinput's default hysteresis, 12 % − 10 % of the range = \(hysteresis)")
+                let holdCurves = trials.filter { $0.trialClass == .holdLight || $0.trialClass == .holdNormal }.map(\.curve)
+                if !holdCurves.isEmpty {
+                    // The lowest pressure a hold shows once begun and before it lets go for good: M at or below it ends none.
+                    let held = holdCurves.compactMap { curve -> Int32? in
+                        guard let first = curve.firstIndex(where: { $0.pressure >= n }),
+                              let last = curve.lastIndex(where: { $0.pressure >= n }) else { return nil }
+                        return curve[first...last].map(\.pressure).min()
+                    }
+                    let perHold = holdCurves.map { chatter($0, n: n, m: m) }
+                    holdNoise = HoldNoise(holds: holdCurves.count, neverBegin: holdCurves.count - held.count, lowestHeld: held.min(),
+                                          defaultEnd: m, defaultChatter: perHold.reduce(0, +), holdsWithDefaultChatter: perHold.filter { $0 > 0 }.count)
+                    if let lowest = held.min(), lowest < m {
+                        if lowest <= axis.minimum {
+                            end = .value(m, note: "N minus libinput's default hysteresis; the steady holds dip to the axis minimum, so no gap avoids their chatter")
+                        } else {
+                            end = .value(lowest, note: "the lowest pressure of \(held.count) steady holds once begun (\(lowest)): a wider gap than libinput's default (\(m)), so the holds cause no chatter")
+                        }
+                    }
+                }
             }
         }
         var thumb = QuirkValue.omitted(reason: "no thumb trials")
@@ -206,7 +252,7 @@ public struct CalibrationSuggestion: Sendable {
                              mustExceed: thumb.value ?? begin.value, exceedName: thumb.value != nil ? "P" : "N")
         }
         return Touchpad(lowestLight: light.min(), begin: begin, end: end, thumb: thumb, palm: palm,
-                        thumbSeparation: thumbSeparation, palmSeparation: palmSeparation)
+                        thumbSeparation: thumbSeparation, palmSeparation: palmSeparation, holds: holdNoise)
     }
 
     private static func attribute(_ separation: Separation, lowerName: String, upperName: String, mustExceed: Int32?, exceedName: String) -> QuirkValue {

@@ -95,6 +95,19 @@ extension CalibrationSuggestion {
 
     private func writeTouchpad(_ touchpad: Touchpad, _ w: inout JSONWriter) {
         w.beginObject()
+        w.key("holds")
+        if let holds = touchpad.holds {
+            w.beginObject()
+            w.key("default_chatter"); w.int(holds.defaultChatter)
+            w.key("default_end"); w.int(holds.defaultEnd)
+            w.key("holds"); w.int(holds.holds)
+            w.key("holds_with_default_chatter"); w.int(holds.holdsWithDefaultChatter)
+            w.key("lowest_held"); Self.writeOptional(holds.lowestHeld, &w)
+            w.key("never_begin"); w.int(holds.neverBegin)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.key("lowest_light_peak"); Self.writeOptional(touchpad.lowestLight, &w)
         w.key("palm_pressure_threshold"); writeQuirk(touchpad.palm, &w)
         w.key("palm_separation"); Self.writeSeparation(touchpad.palmSeparation, &w)
@@ -178,6 +191,8 @@ extension TrialClass {
         case .strokeFirm: "stroke-firm"
         case .fullPress: "full-press"
         case .level: "level"
+        case .holdLight: "hold-light"
+        case .holdNormal: "hold-normal"
         }
     }
 }

@@ -50,6 +50,7 @@ extension CalibrationSuggestion {
             text += line("AttrPressureRange M (touch ends below M)", touchpad.end)
             text += line("AttrThumbPressureThreshold P", touchpad.thumb)
             text += line("AttrPalmPressureThreshold O", touchpad.palm)
+            if let holds = touchpad.holds { text += "  \(holds.summary)\n" }
             let range = Double(axis.maximum) - Double(axis.minimum)
             let defaults = String(format: "  libinput without a quirk: touch begins at %d, ends below %d, palm at %d; no thumb threshold",
                                   Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
@@ -86,7 +87,8 @@ extension CalibrationSuggestion {
     /// `--format quirks`: a libinput quirks section (libinput's
     /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
     /// - Parameter date: written into the comment.
-    public func quirks(date: Date = Date()) -> Result<String, InputError> {
+    /// - Parameter whatIf: a comment on what the section changes (`WhatIfAnalysis.suggestComment`).
+    public func quirks(date: Date = Date(), whatIf: String? = nil) -> Result<String, InputError> {
         var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
@@ -113,6 +115,7 @@ extension CalibrationSuggestion {
             if let lowest = touchpad.lowestLight, touchpad.begin.value != nil {
                 comments.append("every one of the \(counts[.light] ?? 0) light touches (lowest peak \(lowest)) reaches N")
             }
+            if let holds = touchpad.holds { comments.append(holds.summary) }
         case .pen:
             guard let pen else { return .failure(InputError(file: file, "no pen suggestion")) }
             udevType = "tablet"
@@ -135,6 +138,7 @@ extension CalibrationSuggestion {
         section.comment("from \(InputPath.displayName(file)):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
         for comment in comments { section.comment(comment) }
         for note in notes { section.comment("note: \(note)") }
+        if let whatIf { section.comment(whatIf) }
         section.header("forcetrace \(recording)")
         if !device.name.isEmpty, let problem = section.matchName(device.name) {
             section.comment("MatchName left out: \(problem); the ids below alone match, so this applies to every device with them")
@@ -149,5 +153,15 @@ extension CalibrationSuggestion {
         section.entry("MatchUdevType", udevType)
         for attribute in attributes { section.entry(attribute.key, attribute.value) }
         return .success(section.text)
+    }
+}
+
+extension CalibrationSuggestion.HoldNoise {
+    /// One line for the text and the quirks comment.
+    public var summary: String {
+        var text = "steady holds: libinput's default gap (M = \(defaultEnd)) loses the touch \(defaultChatter) times in \(holdsWithDefaultChatter) of \(holds) holds"
+        if let lowest = lowestHeld { text += "; once begun they stay at or above \(lowest)" }
+        if neverBegin > 0 { text += "; \(neverBegin) never reach N" }
+        return text
     }
 }

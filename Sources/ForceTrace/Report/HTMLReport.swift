@@ -53,6 +53,7 @@ extension PressureReport {
         out += summaryFigures(analysis.statistics, paths: analysis.paths, analysis: analysis)
         out += penPanel(analysis)
         out += levelsPanel(analysis.levels)
+        out += whatIfPanel(analysis)
         out += contactTable(analysis, limit: contactLimit)
         out += "</section>\n"
         return out

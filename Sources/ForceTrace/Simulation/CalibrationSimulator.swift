@@ -6,6 +6,10 @@ public enum SimulatedDevice: String, CaseIterable, Sendable {
     case touchpad
     /// Single touch with BTN_TOOL_PEN, ABS_PRESSURE 0..4095.
     case pen
+    /// The touchpad with ABS_MT_PRESSURE 0..127, as on many older pads: libinput's
+    /// absolute default palm threshold (130) lies above the whole axis, and its
+    /// begin threshold (15) above the lightest touches the script draws.
+    case touchpad127 = "touchpad-127"
 }
 
 /// One scripted trial of a simulated calibration session.
@@ -42,9 +46,19 @@ public enum CalibrationSimulator {
         }
     }
 
+    /// The touchpad-127's classes, on its 0..127 axis.
+    static let touchpad127Ranges: [TrialClass: ClosedRange<Int32>] = [.light: 10...22, .normal: 30...50, .thumb: 65...80, .palm: 95...120]
+
     public static func device(_ kind: SimulatedDevice) -> DeviceDescription {
         var device: DeviceDescription
         switch kind {
+        case .touchpad127:
+            device = Self.device(.touchpad)
+            device.name = "forcetrace simulated touchpad 0..127"
+            device.product = 0x7f05
+            device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 127))
+            device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 127))
+            return device
         case .touchscreen, .touchpad:
             device = DeviceDescription(name: kind == .touchpad ? "forcetrace simulated touchpad" : "forcetrace simulated touchscreen")
             device.bus = 0x03; device.vendor = 0x1d6b; device.product = kind == .touchpad ? 0x7f02 : 0x7f03; device.version = 1
@@ -74,22 +88,27 @@ public enum CalibrationSimulator {
 
     /// A whole session: `trials` rounds of the protocol's classes, with two
     /// flawed trials that a calibration must discard.
+    /// - Parameter holds: add the touchpad's steady holds to each round: a level
+    ///   from the light or normal range held 2 s with pressure noise of up to
+    ///   `holdNoise` either way, every fifth frame at the full dip.
     public static func run(device kind: SimulatedDevice, protocol calibrationProtocol: CalibrationProtocol,
                            trials perClass: Int = CalibrationProtocol.defaultTrials, seed: UInt64 = 1,
-                           penScript: PenScript = .default) -> CalibrationSimulation {
+                           penScript: PenScript = .default, holds: Bool = false) -> CalibrationSimulation {
         var random = SeededRandom(seed: seed)
         let scripted = calibrationProtocol == .pen ? penScript.peaks(trials: perClass, seed: seed) : [:]
         var used: [TrialClass: Int] = [:]
-        let ranges = calibrationProtocol == .pen ? penScript.peakRanges(trials: perClass, seed: seed) : peakRanges(calibrationProtocol)
+        var ranges = calibrationProtocol == .pen ? penScript.peakRanges(trials: perClass, seed: seed) : peakRanges(calibrationProtocol)
+        if kind == .touchpad127, calibrationProtocol == .touchpad { ranges = touchpad127Ranges }
+        if holds, calibrationProtocol == .touchpad { ranges[.holdLight] = 30...34; ranges[.holdNormal] = 60...100 }
         let device = device(kind)
         var script: [ScriptedTrial] = []
         var time: Int64 = 1_764_400_000 * 1_000_000_000 + 500_000_000
-        for (index, trialClass) in calibrationProtocol.schedule(trials: perClass).enumerated() {
+        for (index, trialClass) in calibrationProtocol.schedule(trials: perClass, holds: holds).enumerated() {
             // Pen: a hover that touches (trial 6, the second round's hover) and a stroke too short (trial 7).
             let flaws: [TrialRejection]
             switch (index, kind) {
             case (5, .pen): flaws = [.touchedWhileHovering]
-            case (2, .touchscreen), (2, .touchpad): flaws = [.severalContacts(2)]
+            case (2, .touchscreen), (2, .touchpad), (2, .touchpad127): flaws = [.severalContacts(2)]
             case (6, _): flaws = [.tooShort(durationNs: 0)]
             default: flaws = []
             }
@@ -104,6 +123,7 @@ public enum CalibrationSimulator {
                 var duration: Int64
                 switch trialClass {
                 case .tap, .light: duration = Int64(random.uniform(0.08...0.16) * 1e9)
+                case .holdLight, .holdNormal: duration = 2_400_000_000
                 case .hover: duration = Int64(random.uniform(0.4...0.7) * 1e9)
                 default: duration = Int64(random.uniform(0.35...0.9) * 1e9)
                 }
@@ -128,6 +148,8 @@ public enum CalibrationSimulator {
         private var frame: [InputEvent] = []
         private var slot: Int32 = 0
         static let frameNs: Int64 = 8_333_333
+        /// How far a steady hold's pressure wanders from its level, in device units.
+        static let holdNoise: Int32 = 9
 
         init(device: DeviceDescription) { self.device = device }
 
@@ -170,6 +192,12 @@ public enum CalibrationSimulator {
                 // The peak is reached exactly in the middle frames.
                 var pressure = Int32((Double(trial.peak) * Self.shape(fraction)).rounded())
                 if step == steps / 2 { pressure = trial.peak }
+                if trial.trialClass == .holdLight || trial.trialClass == .holdNormal {
+                    // 0.2 s down, 2 s held with noise (every fifth frame dips by the whole amount), 0.2 s up.
+                    let held = fraction >= 1.0 / 12 && fraction <= 11.0 / 12
+                    let noise = step % 5 == 0 ? -Self.holdNoise : Int32(random.uniform(-Double(Self.holdNoise)...Double(Self.holdNoise)).rounded())
+                    pressure = held ? trial.peak + noise : Int32((Double(trial.peak) * min(fraction, 1 - fraction) * 12).rounded())
+                }
                 pressure = max(pressure, trial.trialClass.isHover ? 0 : 1)
                 let last = step == steps
                 if slotted {

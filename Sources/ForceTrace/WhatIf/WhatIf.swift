@@ -1,0 +1,183 @@
+import Foundation
+
+/// What libinput 1.22 would have done with a recording's pressure under
+/// several quirk sets, side by side (docs/ANALYSIS.md, "What libinput would do").
+public struct WhatIfAnalysis: Sendable {
+    public var file: String
+    public var recording: String
+    public var device: DeviceDescription
+    public var kind: Kind
+    public var durationNs: Int64
+    /// The trials of a calibration, when the recording has labels.
+    public var trials: [Trial]
+    public var results: [Result]
+
+    public enum Kind: String, Sendable { case touchpad, tablet }
+
+    /// A labelled trial's class and time span (ns since the recording's first event).
+    public struct Trial: Sendable {
+        public var trialClass: TrialClass
+        public var startNs: Int64
+        public var endNs: Int64
+    }
+
+    /// One quirk set's outcome.
+    public struct Result: Sendable {
+        public var quirks: LibinputQuirkSet
+        public var touchpad: TouchpadPressureSetup?
+        public var tablet: TabletPressureSetup?
+        public var touchDecisions: [TouchDecision] = []
+        public var tipDecisions: [TipDecision] = []
+        /// Touch sequences (tracking ids, or BTN_TOOL_FINGER spans without slots).
+        public var sequences = 0
+        public var classes: [ClassOutcome] = []
+        public var totals = Totals()
+    }
+
+    /// Per labelled class: how the trials of that class fared.
+    public struct ClassOutcome: Sendable {
+        public var trialClass: TrialClass
+        public var trials = 0
+        /// Trials with a touch that began (touchpads) or a tip that went down (pens).
+        public var began = 0
+        /// Delay from the trial's first contact to the first begin, per trial that began (ms).
+        public var delaysMs: [Double] = []
+        /// Ends followed by a begin again within the trial: touches lost mid-stroke.
+        public var chatter = 0
+        public var palms = 0
+        public var thumbs = 0
+        public var medianDelayMs: Double? { WhatIfAnalysis.median(delaysMs) }
+    }
+
+    /// Counts over the whole recording.
+    public struct Totals: Sendable {
+        public var begins = 0, ends = 0, chatter = 0, palms = 0, thumbs = 0
+    }
+
+    public var minutes: Double { Double(durationNs) / 60e9 }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// Runs every quirk set over `trace` in one pass over its events.
+    /// - Parameter progress: called after each block with the events done and the events in all.
+    public static func run(_ trace: TraceRecording, file: String, quirkSets: [LibinputQuirkSet],
+                           progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil) throws -> WhatIfAnalysis {
+        let device = trace.device
+        let kind: Kind = device.isPen ? .tablet : .touchpad
+        guard kind == .tablet || LibinputUdevType(device) == .touchpad else {
+            throw ForceTraceError(file: file, "recording '\(trace.name)': \"\(device.name)\" is neither a touchpad nor a pen tablet",
+                                  hint: "libinput's pressure rules apply to touchpads (BTN_TOOL_FINGER, not INPUT_PROP_DIRECT) and tablets (BTN_TOOL_PEN)")
+        }
+        var pads = quirkSets.map { TouchpadEmulator(setup: TouchpadPressureSetup(device: device, quirks: $0),
+                                                    initialSlot: Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)) }
+        var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device) }
+        var lastNs: Int64 = 0
+        var done: Int64 = 0
+        let total = Int64(try trace.rowCount(.events))
+        try trace.forEachEventBlock { block in
+            for event in block {
+                if kind == .touchpad { for index in pads.indices { pads[index].feed(event) } }
+                else { for index in pens.indices { pens[index].feed(event) } }
+            }
+            if let last = block.last { lastNs = last.timeNs }
+            done += Int64(block.count)
+            progress?(done, total)
+        }
+        let trials = try Self.trials(trace, file: file)
+        var analysis = WhatIfAnalysis(file: file, recording: trace.name, device: device, kind: kind, durationNs: lastNs,
+                                      trials: trials, results: [])
+        for (index, quirks) in quirkSets.enumerated() {
+            var result = Result(quirks: quirks)
+            if kind == .touchpad {
+                result.touchpad = pads[index].setup
+                result.touchDecisions = pads[index].decisions
+                result.sequences = pads[index].sequences
+            } else {
+                result.tablet = pens[index].setup
+                result.tipDecisions = pens[index].decisions
+            }
+            analysis.score(&result)
+            analysis.results.append(result)
+        }
+        return analysis
+    }
+
+    /// The labelled trials with their spans: the label's start to its `t_end_ns`, or to the next label.
+    static func trials(_ trace: TraceRecording, file: String) throws -> [Trial] {
+        guard try trace.calibrationProtocol() != nil, trace.has(.labels) else { return [] }
+        typealias L = TraceSchema.Labels
+        let table = try trace.open(.labels)
+        let classes = try table.read(L.pressClass)
+        let starts = try table.read(L.tNs)
+        let ends = table.contains(L.tEndNs.schema) ? try table.read(L.tEndNs) : []
+        guard starts.count == classes.count, ends.isEmpty || ends.count == classes.count else {
+            throw ForceTraceError(file: file, "recording '\(trace.name)': the labels columns differ in length")
+        }
+        var result: [Trial] = []
+        for row in classes.indices {
+            guard let trialClass = TrialClass(rawValue: PressClass(label: classes[row])?.rawValue ?? classes[row]) else { continue }
+            let end = row < ends.count ? ends[row] : (row + 1 < starts.count ? starts[row + 1] : Int64.max)
+            result.append(Trial(trialClass: trialClass, startNs: starts[row], endNs: end))
+        }
+        return result
+    }
+
+    /// Tallies a result per class (when labelled) and over the recording.
+    mutating func score(_ result: inout Result) {
+        var totals = Totals()
+        // Chatter: a begin after a pressure end within one touch sequence (the finger never lifted).
+        var ended: Set<Int> = []
+        for decision in result.touchDecisions {
+            switch decision.kind {
+            case .begin:
+                totals.begins += 1
+                if ended.remove(decision.sequence) != nil { totals.chatter += 1 }
+            case .end: totals.ends += 1; ended.insert(decision.sequence)
+            case .palm: totals.palms += 1
+            case .thumb: totals.thumbs += 1
+            case .unjail: break
+            }
+        }
+        for tip in result.tipDecisions {
+            if tip.down { totals.begins += 1 } else { totals.ends += 1 }
+        }
+        result.totals = totals
+        guard !trials.isEmpty else { return }
+        var outcomes: [TrialClass: ClassOutcome] = [:]
+        for trial in trials {
+            var outcome = outcomes[trial.trialClass] ?? ClassOutcome(trialClass: trial.trialClass)
+            outcome.trials += 1
+            let span = trial.startNs...max(trial.startNs, trial.endNs)
+            if kind == .touchpad {
+                let inside = result.touchDecisions.filter { span.contains($0.tNs) }
+                if let first = inside.first(where: { $0.kind == .begin }) {
+                    outcome.began += 1
+                    outcome.delaysMs.append(Double(first.tNs - trial.startNs) / 1e6)
+                }
+                var ended: Set<Int> = []
+                for decision in inside {
+                    if decision.kind == .end { ended.insert(decision.sequence) }
+                    if decision.kind == .begin, ended.remove(decision.sequence) != nil { outcome.chatter += 1 }
+                }
+                if inside.contains(where: { $0.kind == .palm }) { outcome.palms += 1 }
+                if inside.contains(where: { $0.kind == .thumb }) { outcome.thumbs += 1 }
+            } else {
+                let inside = result.tipDecisions.filter { span.contains($0.tNs) }
+                if let first = inside.first(where: \.down) {
+                    outcome.began += 1
+                    outcome.delaysMs.append(Double(first.tNs - trial.startNs) / 1e6)
+                }
+                var wasUp = false
+                for tip in inside {
+                    if !tip.down { wasUp = true } else if wasUp { outcome.chatter += 1; wasUp = false }
+                }
+            }
+            outcomes[trial.trialClass] = outcome
+        }
+        result.classes = TrialClass.allCases.compactMap { outcomes[$0] }
+    }
+}

@@ -1,0 +1,104 @@
+#!/bin/sh
+# Scenario ft-whatif (issue 21, item 3): libinput 1.22 itself is the oracle
+# for 'forcetrace whatif'. Each recording is played through uinput
+# (evemu-device, evemu-play) with udevd running, so the device is typed a
+# touchpad or tablet, while one `libinput debug-events --verbose` per quirk
+# set reads it, each with LIBINPUT_QUIRKS_DIR at a folder of the shipped
+# quirks plus that set's candidate. Their logs come back; check_ft_whatif.py
+# runs `forcetrace whatif` on the host over the same played file and quirks
+# and compares the decisions contact by contact.
+# Times are compressed 8x (libinput's pressure rules have no timers) and
+# written with 6 fraction digits, which is what evemu-play parses.
+. "$FT_LIB"
+ft_require evemu-device evemu-play libinput-debug-events udevadm systemd-udevd awk
+ft_need_forcetrace
+SHARE=/usr/share/ft
+
+mkdir -p /run/udev
+systemd-udevd --daemon >"$OUT/udevd.log" 2>&1 || ft_fail "systemd-udevd --daemon failed: $(cat "$OUT/udevd.log")"
+
+# compress IN OUT: the description as it is, event times from 0, divided by 8.
+compress() {
+	awk '/^E: / { split($2, t, "."); if (!seen) { b = t[1]; f0 = ("0." t[2]) + 0; seen = 1 }
+	              d = ((t[1] - b) + ("0." t[2]) - f0) / 8; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
+	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
+}
+
+# play STEP FILE QUIRKS...: FILE through uinput, one libinput per quirk set
+# (none: the shipped quirks alone).
+play() {
+	ft_step "$1"
+	_step=$1 _file=$2; shift 2
+	compress "$_file" "$OUT/played.evemu"
+	n=0
+	for _q in shipped "$@"; do
+		_dir=/tmp/whatif-$(basename "$OUT")-$n
+		mkdir -p "$_dir"
+		cp /usr/share/libinput/*.quirks "$_dir/"
+		[ "$_q" = shipped ] || cp "$_q" "$_dir/99-candidate.quirks"
+		[ "$_q" = shipped ] || cp "$_q" "$OUT/candidate-$n.quirks"
+		echo "$_dir" >"$OUT/quirks-dir-$n"
+		n=$((n + 1))
+	done
+	echo "$n" >"$OUT/sets"
+	evemu-device "$OUT/played.evemu" >"$OUT/device.out" 2>&1 &
+	_devpid=$!
+	ft_wait_grep "$OUT/device.out" "/dev/input/event" 15 || ft_fail "$1: evemu-device made no device: $(cat "$OUT/device.out")"
+	_dev=$(grep -o '/dev/input/event[0-9]*' "$OUT/device.out" | head -n 1)
+	udevadm settle --timeout=10 || ft_fail "$1: udevadm settle timed out"
+	udevadm info --query=property --name="$_dev" >"$OUT/udev.txt" 2>&1
+	_pids=""
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		LIBINPUT_QUIRKS_DIR=$(cat "$OUT/quirks-dir-$i") libinput-debug-events --verbose --device "$_dev" >"$OUT/libinput-$i.log" 2>&1 &
+		_pids="$_pids $!"
+		i=$((i + 1))
+	done
+	for _pid in $_pids; do ft_wait_reading "$_pid" 20 || ft_fail "$1: libinput debug-events $_pid is not reading: $(cat "$OUT"/libinput-*.log | tail -n 5)"; done
+	grep '^E: ' "$OUT/played.evemu" | evemu-play "$_dev" >"$OUT/play.out" 2>&1 || ft_fail "$1: evemu-play failed: $(cat "$OUT/play.out")"
+	sleep 1
+	# SIGINT: debug-events stops its loop and exits, flushing its (file-buffered) log.
+	for _pid in $_pids; do kill -INT "$_pid" 2>/dev/null; ft_wait_pid "$_pid" 10; done
+	kill "$_devpid" 2>/dev/null; ft_wait_pid "$_devpid" 10
+	ft_log "$_step: played"
+}
+
+# The calibration sample and simulated sessions, each against the section suggest writes for it.
+calibration() { # calibration STEP EVEMU PROTOCOL TRIALS [--holds]
+	mkdir -p "/tmp/cal-$1"
+	forcetrace calibrate --replay "$2" --protocol "$3" --trials "$4" $5 -o "/tmp/cal-$1/cal.h5" --fast >"/tmp/cal-$1/calibrate.out" 2>&1 ||
+		ft_fail "$1: calibrate failed: $(tail -n 3 "/tmp/cal-$1/calibrate.out")"
+	forcetrace suggest "/tmp/cal-$1/cal.h5" --format quirks -o "/tmp/cal-$1/suggested.quirks" 2>"/tmp/cal-$1/suggest.err" ||
+		ft_fail "$1: suggest failed: $(cat "/tmp/cal-$1/suggest.err")"
+	play "$1" "$2" "/tmp/cal-$1/suggested.quirks"
+}
+
+# Three scenarios share this script, each within the per-scenario timeout
+# under TCG: ft-whatif (the boundary fixtures and the calibration sample),
+# ft-whatif-sim (simulated sessions) and ft-whatif-shared (../shared).
+case "${WHATIF_PART:-fixtures}" in
+fixtures)
+	play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
+	play pen-boundaries "$SHARE/whatif-pen-boundaries.evemu"
+	calibration calibration-sample "$SHARE/touchpad.evemu" touchpad 10
+	;;
+sim)
+	# With steady holds: their noise makes libinput's default gap chatter, hundreds of ends and begins.
+	forcetrace simulate --protocol touchpad --seed 2 --trials 3 --holds -o /tmp/sim-touchpad.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad failed"
+	calibration simulated-touchpad /tmp/sim-touchpad.evemu touchpad 3 --holds
+	# A 0..127 pad: libinput's defaults miss light touches and every palm (docs/ANALYSIS.md).
+	forcetrace simulate --protocol touchpad --device touchpad-127 --seed 4 --trials 4 -o /tmp/sim-127.evemu >/dev/null 2>&1 || ft_fail "simulate touchpad-127 failed"
+	calibration simulated-touchpad-127 /tmp/sim-127.evemu touchpad 4
+	forcetrace simulate --protocol pen --seed 3 --trials 5 -o /tmp/sim-pen.evemu >/dev/null 2>&1 || ft_fail "simulate pen failed"
+	calibration simulated-pen /tmp/sim-pen.evemu pen 5
+	;;
+shared)
+	[ -d "$SHARE/shared" ] || ft_skip "no ../shared/recordings beside the project: the genuine recordings are not played"
+	play shared-cypress "$SHARE/shared/CyPS2 Cypress Trackpad.three_finger_press.events"
+	cat "$SHARE/shared/SynPS2 Synaptics TouchPad.desc" "$SHARE/shared/SynPS2 Synaptics TouchPad.leftmove.events" >/tmp/synaptics.evemu
+	play shared-synaptics /tmp/synaptics.evemu
+	play shared-bcm5974 "$SHARE/shared/bcm5974.three-finger-click.events"
+	play shared-dell-pen "$SHARE/shared/dell_canvas_pen.evemu"
+	;;
+esac
+exit 0
