@@ -130,3 +130,26 @@ def test_without_the_command_a_notebook_says_how_to_install_it(tmp_path, monkeyp
     message = str(failure.value)
     assert "CommandNotFound" in message
     assert "the forcetrace command is not on PATH" in message and "make install" in message and "FORCETRACE=" in message
+
+
+# A recording name from a file is text matplotlib must show, not parse: between
+# two `$` an unknown command fails the whole figure.
+HOSTILE = "rig $\\nosuch{x}$ 1"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[:3], ids=lambda p: p.stem)
+def test_a_recording_name_with_dollars_is_drawn_as_text(forcetrace, path, tmp_path, monkeypatch):
+    source = tmp_path / f"{HOSTILE}.evemu"
+    subprocess.run([forcetrace, "simulate", "--seed", "1", "--presses", "8", "-o", str(source)], check=True,
+                   capture_output=True)
+    trace = tmp_path / "hostile.h5"
+    subprocess.run([forcetrace, "import", str(source), "-o", str(trace)], check=True, capture_output=True)
+    folder, _ = isolated(monkeypatch, tmp_path, forcetrace)
+    monkeypatch.setenv("FORCETRACE_TRACE", str(trace))
+    notebook, client = execute(path, folder)
+    client.execute()  # raises where a figure is drawn in a cell
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    # Where the kernel draws it on display, the figure's error is a traceback in place of its image.
+    shown = "".join(o.get("text", "") + json.dumps(o.get("data", {})) for o in outputs)
+    assert "Error" not in shown.replace("FIGURE-CHECK", ""), shown[:2000]
+    assert len([o for o in outputs if "image/png" in o.get("data", {})]) >= PLOTS[path.stem]

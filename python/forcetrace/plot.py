@@ -8,6 +8,13 @@ import pandas as pd
 from ._extras import Extra, require
 
 
+def label(text: object) -> str:
+    """Text from a file (a recording, device or file name) as matplotlib
+    shows it literally: `$` escaped, so that mathtext never parses it (an
+    unknown command between two `$` fails the whole figure)."""
+    return str(text).replace("$", r"\$")
+
+
 @dataclass(frozen=True)
 class PathArtists:
     """What `paths` drew: the lines (one segment per pair of consecutive
@@ -52,4 +59,4 @@ def paths(ax: Any, samples: pd.DataFrame, *, x: str = "x_mm", y: str = "y_mm", c
     return PathArtists(lines, marks, contacts, len(rows))
 
 
-__all__ = ["paths", "PathArtists"]
+__all__ = ["paths", "label", "PathArtists"]
