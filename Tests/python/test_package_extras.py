@@ -189,3 +189,24 @@ def private_reaches(path):
 def test_no_module_reaches_into_another_s_private_attributes():
     found = [reach for path in sorted(PACKAGE.glob("*.py")) for reach in private_reaches(path)]
     assert found == []
+
+
+def test_all_installs_against_the_installed_dependencies(tmp_path):
+    """`pip install "./python[all]"`, offline (--no-index) into a venv that sees
+    this machine's packages: every extra's requirement resolves, and the
+    installed package, not the checkout's, imports with all of them."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    python = venv / "bin" / "python"
+    result = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                             f"{source}[all]"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "does not provide the extra" not in result.stderr, result.stderr
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    script = ("import forcetrace, xarray, h5netcdf, matplotlib, nbclient, ipykernel, dask.distributed; "
+              "print(forcetrace.__file__)")
+    found = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip().startswith(str(venv))
