@@ -154,11 +154,12 @@ def test_a_missing_extra_is_named(forcetrace, tmp_path, call, extra):
     assert f'pip install "forcetrace[{extra}]"' in result.stdout
 
 
-def test_mypy_strict_is_clean():
+def test_mypy_strict_is_clean(tmp_path):
     mypy = shutil.which("mypy")
     if mypy is None:
         pytest.fail("mypy is not installed: make deps installs it (Tests/python/requirements.txt)")
-    result = subprocess.run([mypy, "--strict", "forcetrace"], cwd=ROOT / "python", capture_output=True, text=True)
+    result = subprocess.run([mypy, "--strict", "--cache-dir", str(tmp_path), "forcetrace"], cwd=ROOT / "python",
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

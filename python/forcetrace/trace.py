@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import codes
 from ._extras import Extra, require
-from ._h5 import attr, attrs, column, column_names, open_file
+from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
 
 if TYPE_CHECKING:
@@ -132,7 +132,6 @@ class Trace:
         if live:
             self._file = h5py.File(path, "r", swmr=True, locking=False)
             try:
-                from ._h5 import refuse_foreign_objects
                 refuse_foreign_objects(self._file, path)
             except ValueError:
                 self._file.close()
