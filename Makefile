@@ -6,7 +6,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel
+PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy
 
 .PHONY: all deps build test test-swift test-python test-notebooks python-package demo samples bench bench-smoke clean
 comma := ,
@@ -78,6 +78,7 @@ test-swift: libinput-tools
 
 test-python: build libinput-tools libevemu
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
+	cd python && $(PYTHON) -m mypy --strict forcetrace
 
 # The four notebooks alone, each in a fresh kernel (also part of test-python).
 test-notebooks: build
@@ -139,6 +140,13 @@ bench: deps
 # make test runs it. Its times mean nothing.
 bench-smoke: build
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
+
+# The Python package's timed promises (Tests/bench/bench_python.py): to_xarray
+# against samples, distributed.report on 64 files against one report call.
+.PHONY: bench-python
+bench-python: deps
+	$(SWIFT) build -c release
+	PYTHONPATH=$(abspath python) $(PYTHON) Tests/bench/bench_python.py --forcetrace .build/release/forcetrace
 
 # libFuzzer harnesses for the evemu, libinput and raw parsers (Fuzz/fuzz.sh),
 # FUZZ_SECONDS each, one after the other; crash inputs land in

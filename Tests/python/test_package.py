@@ -130,10 +130,10 @@ def test_contacts_carry_the_labels_of_the_evemu_comments(trace_path):
     evemu = Evemu(MIXED)
     contacts = ft.open(trace_path)["touchscreen-mixed"].contacts()
     assert len(contacts) == len(evemu.labels)
-    found = zip(contacts["tracking_id"], contacts["class"].astype(str), contacts["kind"].astype(str))
+    found = zip(contacts["tracking_id"], contacts["label"].astype(str), contacts["kind"].astype(str))
     assert {track: (cls, kind) for track, cls, kind in found} == evemu.labels
-    assert isinstance(contacts["class"].dtype, pd.CategoricalDtype)
-    assert set(contacts["class"]) == {"tap", "peek-press", "pop-press"}
+    assert isinstance(contacts["label"].dtype, pd.CategoricalDtype)
+    assert set(contacts["label"]) == {"tap", "peek-press", "pop-press"}
     assert contacts["tool"].astype(str).eq("BTN_TOOL_FINGER").all()
     with h5py.File(trace_path, "r") as raw:
         group = raw["recordings/touchscreen-mixed/contacts"]

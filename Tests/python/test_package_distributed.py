@@ -42,7 +42,7 @@ def local_total(forcetrace, files, *options):
 def test_two_workers_equal_one_report(forcetrace, folder, client):
     files = sorted(folder.glob("*.h5"))
     assert len(files) >= 3
-    total = ft.distributed.report(files, client=client, forcetrace=forcetrace)
+    total = ft.distributed.report(files, client=client, forcetrace=forcetrace)["total"]
     assert len(client.scheduler_info()["workers"]) == 2
     assert total == local_total(forcetrace, files)
     assert total["contacts"] > 0
@@ -52,7 +52,7 @@ def test_options_and_batched_merges(forcetrace, folder, client):
     files = sorted(folder.glob("*.h5"))
     options = ["--tolerance", "0.1mm", "--sensitivity", "firm", "--smooth", "ema:0.5"]
     total = ft.distributed.report(files, client=client, forcetrace=forcetrace,
-                                                        options=options, batch=2)
+                                                        options=options, batch=2)["total"]
     assert total == local_total(forcetrace, files, *options)
 
 
@@ -65,7 +65,7 @@ def test_a_bad_file_names_itself(forcetrace, folder, client, tmp_path):
 
 def test_without_a_client_a_local_cluster_runs_for_the_call(forcetrace, folder):
     files = sorted(folder.glob("*.h5"))[:2]
-    assert ft.distributed.report(files, forcetrace=forcetrace) == local_total(forcetrace, files)
+    assert ft.distributed.report(files, forcetrace=forcetrace)["total"] == local_total(forcetrace, files)
 
 
 def test_a_scheduler_address_with_worker_processes(forcetrace, folder, monkeypatch):
@@ -77,7 +77,7 @@ def test_a_scheduler_address_with_worker_processes(forcetrace, folder, monkeypat
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         assert cluster.scheduler_address.startswith("tcp://")
         with distributed.Client(cluster.scheduler_address) as remote:
-            total = ft.distributed.report(files, client=remote, forcetrace=forcetrace)
+            total = ft.distributed.report(files, client=remote, forcetrace=forcetrace)["total"]
             workers = remote.scheduler_info()["workers"]
     assert len(workers) == 2
     assert total == local_total(forcetrace, files)

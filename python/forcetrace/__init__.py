@@ -7,12 +7,18 @@
     report = forcetrace.read_report("out/report.h5")
 
 docs/FORMAT.md (the trace format) and docs/ANALYSIS.md (the report) define
-every column; python/README.md describes the package.
+every column; python/README.md describes the package. The base package needs
+h5py, numpy and pandas only; xarray, the notebooks' and Dask's modules come
+with the extras `[xarray]`, `[notebooks]`, `[dask]` (or `[all]`).
 """
+from ._extras import Extra, MissingExtra
+from ._version import __version__
+from .cli import CommandFailed, CommandNotFound
 from .live import follow
 from .report import Report, read_report
-from .trace import MAXIMUM_POSSIBLE_FORCE, Device, DeviceID, Recording, Trace, load, open, trace_files
+from .trace import (LABEL, MAXIMUM_POSSIBLE_FORCE, ColumnInfo, Device, DeviceID, Recording, Trace, load, open,
+                    trace_files)
 
-__version__ = "0.1.0"
 __all__ = ["open", "load", "read_report", "follow", "trace_files", "Trace", "Recording", "Device", "DeviceID",
-           "Report", "MAXIMUM_POSSIBLE_FORCE"]
+           "ColumnInfo", "Report", "MAXIMUM_POSSIBLE_FORCE", "LABEL", "Extra", "MissingExtra", "CommandNotFound",
+           "CommandFailed", "__version__"]

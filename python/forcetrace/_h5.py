@@ -1,9 +1,14 @@
 """Small h5py helpers shared by the readers."""
+import os
+from typing import Any, Union
+
 import h5py
 import numpy as np
 
+PathLike = Union[str, "os.PathLike[str]"]
 
-def open_file(path, expected_format):
+
+def open_file(path: PathLike, expected_format: str) -> h5py.File:
     """Opens `path` for reading; a file still held by a SWMR writer (or left
     open by a crash) is opened as a SWMR reader, as forcetrace itself does."""
     try:
@@ -30,21 +35,21 @@ def open_file(path, expected_format):
     return handle
 
 
-def refuse_foreign_objects(handle, path):
+def refuse_foreign_objects(handle: h5py.File, path: PathLike) -> None:
     """Raises ValueError for anything docs/FORMAT.md ("Objects") does not
     define: a link other than a hard link (an external one would open another
     file, or block on a FIFO) or an object other than a group or dataset.
     Nothing is followed: link messages are read, and objects through hard links."""
     names = {h5py.h5l.TYPE_SOFT: "a soft link", h5py.h5l.TYPE_EXTERNAL: "an external link"}
-    found = []
+    found: list[str] = []
 
-    def link(name, info):
+    def link(name: bytes, info: Any) -> Union[int, None]:
         if info.type != h5py.h5l.TYPE_HARD:
             found.append(f"/{name.decode('utf-8', 'replace')} is {names.get(info.type, 'a user-defined link')}")
             return 1
         return None
 
-    def obj(name, info):
+    def obj(name: bytes, info: Any) -> Union[int, None]:
         if name != b"." and info.type not in (h5py.h5o.TYPE_GROUP, h5py.h5o.TYPE_DATASET):
             found.append(f"/{name.decode('utf-8', 'replace')} is neither a group nor a dataset")
             return 1
@@ -58,7 +63,7 @@ def refuse_foreign_objects(handle, path):
                          "in the file itself, and follows no link out of it")
 
 
-def decode(value):
+def decode(value: Any) -> Any:
     """Attribute value with strings as `str` and one-element arrays kept as arrays."""
     if isinstance(value, bytes):
         return value.decode("utf-8")
@@ -69,20 +74,20 @@ def decode(value):
     return value
 
 
-def attr(obj, name, default=None):
+def attr(obj: Any, name: str, default: Any = None) -> Any:
     return decode(obj.attrs[name]) if name in obj.attrs else default
 
 
-def attrs(obj):
+def attrs(obj: Any) -> dict[str, Any]:
     return {key: decode(value) for key, value in obj.attrs.items()}
 
 
-def column(dataset, rows=slice(None)):
+def column(dataset: h5py.Dataset, rows: Any = slice(None)) -> np.ndarray:
     """A column as numpy; string columns as an object array of `str`
     (h5py returns variable-length strings in datasets as bytes)."""
     if h5py.check_string_dtype(dataset.dtype) is not None:
         return np.asarray(dataset.asstr()[rows], dtype=object)
-    values = dataset[rows]
+    values: np.ndarray = dataset[rows]
     if values.dtype.kind == "S":
         return np.array([v.decode("utf-8") for v in values], dtype=object)
     return values
@@ -91,21 +96,21 @@ def column(dataset, rows=slice(None)):
 NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
 
 
-def is_scale(dataset):
+def is_scale(dataset: h5py.Dataset) -> bool:
     """An HDF5 dimension scale (docs/FORMAT.md, "Dimensions")."""
-    return decode(dataset.attrs.get("CLASS", b"")) == "DIMENSION_SCALE"
+    return bool(decode(dataset.attrs.get("CLASS", b"")) == "DIMENSION_SCALE")
 
 
-def is_dimension_only(dataset):
+def is_dimension_only(dataset: h5py.Dataset) -> bool:
     """A scale that stores no data, only a dimension's name and length; a
     scale with values (a coordinate, such as the report's `sweep/threshold`) is data."""
     return is_scale(dataset) and decode(dataset.attrs.get("NAME", b"")).startswith(NOT_A_VARIABLE)
 
 
-def is_column(dataset):
+def is_column(dataset: Any) -> bool:
     """A table column: one-dimensional, not a dimension-only scale of the table."""
     return isinstance(dataset, h5py.Dataset) and dataset.ndim == 1 and not is_dimension_only(dataset)
 
 
-def column_names(group):
+def column_names(group: h5py.Group) -> list[str]:
     return [name for name, obj in group.items() if is_column(obj)]

@@ -1,129 +1,163 @@
 """`forcetrace report` over many files on a Dask distributed cluster.
 
-Each file is one task, `forcetrace report FILE --save PART`, on whichever
-worker is free; the parts are merged with `forcetrace report --merge`, in
-batches, on the workers too. Every statistic merges exactly (docs/ANALYSIS.md,
-"Aggregates"), so the result equals `forcetrace report` over all files at once.
+The files are split into one batch per worker thread; each batch is one
+task, `forcetrace report FILES --save PART`, on whichever worker is free; the
+parts are merged with `forcetrace report --merge`, in rounds, on the workers
+too. Every statistic merges exactly (docs/ANALYSIS.md, "Aggregates"), so the
+result equals `forcetrace report --json` over all files at once: the total,
+and each file's and each recording's summary.
 
 Workers need the `forcetrace` command (on PATH, or `forcetrace=` / the
-FORCETRACE environment variable), this package and `dask[distributed]`, and
-must read the trace files at the paths given. Parts travel between workers as
+FORCETRACE environment variable), this package and `dask[distributed]`
+(`pip install "forcetrace[dask]"`), and must read the trace files at the
+paths given. The command is the only part that reads trace files: workers
+need neither h5py's HDF5 nor Swift, only the binary (a `make install` or
+`make deb` one carries its Swift runtime). Parts travel between workers as
 bytes, so no shared scratch space is needed.
 """
-import json
+import math
 import os
-import shutil
-import subprocess
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Optional
 
-from .trace import _check_errors, _skipped, trace_files
+from ._extras import Extra, require
+from ._policy import check_errors, skipped
+from .cli import CommandFailed, run, run_json
+from .trace import Paths, trace_files
 
-__all__ = ["report", "report_part", "merge_parts"]
-
-
-def _command(forcetrace):
-    found = forcetrace or os.environ.get("FORCETRACE") or shutil.which("forcetrace")
-    if not found:
-        raise FileNotFoundError("the forcetrace command is not on this worker's PATH: install it, "
-                                "or pass forcetrace='/path/to/forcetrace' (or set FORCETRACE)")
-    return found
+__all__ = ["report", "report_part", "merge_parts", "FailedFile"]
 
 
-def _run(command, what):
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{what}: forcetrace exited {result.returncode}: {result.stderr.strip()}")
-    return result.stdout
-
-
-def report_part(path, options=(), forcetrace=None):
-    """Runs `forcetrace report PATH --save PART` and returns PART's bytes (one task)."""
+def report_part(paths: Sequence[str], options: Sequence[str] = (), forcetrace: Optional[str] = None) -> bytes:
+    """Runs `forcetrace report PATHS --save PART` and returns PART's bytes.
+    Raises CommandFailed, naming the first file when there is one."""
     with tempfile.TemporaryDirectory(prefix="forcetrace-part-") as folder:
         part = Path(folder) / "part.h5"
-        _run([_command(forcetrace), "report", str(path), "--save", str(part), "--contacts", "0", *options], str(path))
+        run("report", *paths, "--save", part, "--contacts", "0", *options, forcetrace=forcetrace,
+            what=paths[0] if len(paths) == 1 else None)
         return part.read_bytes()
 
 
 @dataclass(frozen=True)
-class FailedPart:
-    """A file `report` refused, returned by its task rather than raised: a
-    task that raises is logged by every worker as "Compute Failed", and the
-    caller then raises once, naming the file."""
+class FailedFile:
+    """A file `report` refused, and what it said."""
     path: str
     message: str
 
 
-def _part(path, options, forcetrace):
+@dataclass(frozen=True)
+class Part:
+    """One task's result: the part over the files of its batch that `report`
+    read (None when it read none), and the files it refused. Returned, not
+    raised: a task that raises is logged by every worker as "Compute Failed",
+    and the caller then raises once, naming the file."""
+    data: Optional[bytes]
+    failed: list[FailedFile] = field(default_factory=list)
+
+
+def _part(paths: list[str], options: Sequence[str], forcetrace: Optional[str]) -> Part:
     try:
-        return report_part(path, options, forcetrace)
-    except RuntimeError as error:  # forcetrace refused the file
-        return FailedPart(str(path), str(error))
+        return Part(report_part(paths, options, forcetrace))
+    except CommandFailed as error:
+        if len(paths) == 1:
+            return Part(None, [FailedFile(paths[0], str(error))])
+    # `report` stops at the first bad file of a batch: try each, then the good ones together.
+    failed, good = [], []
+    for path in paths:
+        try:
+            report_part([path], options, forcetrace)
+            good.append(path)
+        except CommandFailed as error:
+            failed.append(FailedFile(path, str(error)))
+    return Part(report_part(good, options, forcetrace) if good else None, failed)
 
 
-def _failure(part):
-    return part.message if isinstance(part, FailedPart) else None
+def _failures(part: Part) -> list[FailedFile]:
+    return part.failed
 
 
-def merge_parts(parts, forcetrace=None, output="save"):
-    """Merges part files given as bytes with `forcetrace report --merge`:
-    the merged part's bytes (`output="save"`), or the `--json` document."""
+def _has_data(part: Part) -> bool:
+    return part.data is not None
+
+
+def merge_parts(parts: Sequence[Any], forcetrace: Optional[str] = None, output: str = "save") -> Any:
+    """Merges parts (bytes, or `Part`s) with `forcetrace report --merge`: the
+    merged part's bytes (`output="save"`), or the `--json` document."""
+    blobs = [part.data if isinstance(part, Part) else part for part in parts]
     with tempfile.TemporaryDirectory(prefix="forcetrace-merge-") as folder:
         paths = []
-        for index, data in enumerate(parts):
+        for index, data in enumerate(blob for blob in blobs if blob is not None):
             paths.append(Path(folder) / f"part-{index:05d}.h5")
             paths[-1].write_bytes(data)
-        command = [_command(forcetrace), "report", "--merge", *map(str, paths), "--contacts", "0"]
+        arguments = ["report", "--merge", *map(str, paths), "--contacts", "0"]
+        what = f"merging {len(paths)} parts"
         if output == "save":
             merged = Path(folder) / "merged.h5"
-            _run(command + ["--save", str(merged)], f"merging {len(parts)} parts")
+            run(*arguments, "--save", merged, forcetrace=forcetrace, what=what)
             return merged.read_bytes()
-        return json.loads(_run(command + ["--json"], f"merging {len(parts)} parts"))
+        return run_json(*arguments, forcetrace=forcetrace, what=what)
 
 
-def report(paths, client=None, *, options=(), forcetrace=None, batch=64, errors="raise"):
+def _batches(files: list[str], count: int) -> list[list[str]]:
+    """`files` in `count` runs of consecutive files (the order `report` keeps)."""
+    size = max(1, math.ceil(len(files) / max(1, count)))
+    return [files[start:start + size] for start in range(0, len(files), size)]
+
+
+def report(paths: Paths, client: Any = None, *, options: Sequence[str] = (), forcetrace: Optional[str] = None,
+           batch: int = 64, errors: str = "raise", tasks: Optional[int] = None) -> dict[str, Any]:
     """`forcetrace report` over trace files (and folders of them) as Dask
-    tasks; returns what `forcetrace report --json` gives as `total`.
+    tasks. Returns the document `forcetrace report FILES --json` prints:
+    `total`, `files` (each file's `summary`), `recordings` (each recording's
+    `summary`, device and thresholds; their `contacts` lists are empty: the
+    per-contact rows are in `--save` files), `thresholds` and `tool_version`.
 
     `client`: a `dask.distributed.Client`; without one a LocalCluster runs
     for the call. `options`: further `report` options, e.g. ["--tolerance",
-    "0.1mm"] (they must be the same for every file). `batch`: parts merged by
-    one task; more parts are merged in rounds. A file that is missing or that
-    `report` refuses raises one error naming it, as `forcetrace report`
-    fails; `errors="skip"` leaves such files out with one warning each."""
-    from dask.distributed import Client, LocalCluster
-
-    _check_errors(errors)
+    "0.1mm"] (the same for every file). `tasks`: how many batches the files
+    are split into (default: one per worker thread; each batch is one
+    `report` run, which reads its files in parallel itself). `batch`: parts
+    merged by one task; more are merged in rounds. A file that is missing or
+    that `report` refuses raises one RuntimeError naming it, as `forcetrace
+    report` fails; `errors="skip"` leaves such files out with one warning each."""
+    check_errors(errors)
+    dask_distributed = require("dask.distributed", Extra.DASK, "forcetrace.distributed.report")
     files = [str(path) for path in trace_files(paths, errors=errors)]
     if not files:
         raise FileNotFoundError(f"no trace files in {paths!r}")
     options = [str(option) for option in options]
     own = client is None
     if own:
-        cluster = LocalCluster(n_workers=min(len(files), os.cpu_count() or 1), threads_per_worker=1,
-                               processes=False, dashboard_address=":0")
-        client = Client(cluster)
+        cluster = dask_distributed.LocalCluster(n_workers=min(len(files), os.cpu_count() or 1), threads_per_worker=1,
+                                                processes=False, dashboard_address=":0")
+        client = dask_distributed.Client(cluster)
     try:
-        parts = client.map(_part, files, options=options, forcetrace=forcetrace, pure=False)
-        # Only the failures' messages travel back here, not the parts.
-        failures = client.gather(client.map(_failure, parts, pure=False))
-        failed = [message for message in failures if message is not None]
-        if failed and errors == "raise":
-            others = [path for path, message in zip(files, failures) if message is not None][1:]
-            more = f"; {len(others)} other file{'s' if len(others) > 1 else ''} failed too: {', '.join(others)}" if others else ""
-            raise RuntimeError(failed[0] + more)
-        for path, message in zip(files, failures):
-            if message is not None:
-                _skipped(path, message)
-        parts = [part for part, message in zip(parts, failures) if message is None]
-        if not parts:
-            raise FileNotFoundError(f"no trace files in {paths!r} could be read")
+        threads = sum(client.nthreads().values()) or 1
+        batches = _batches(files, tasks or threads)
+        parts = client.map(_part, batches, options=options, forcetrace=forcetrace, pure=False)
+        # Only the failures travel back here, not the parts.
+        failures = [failure for found in client.gather(client.map(_failures, parts, pure=False)) for failure in found]
+        if failures and errors == "raise":
+            others = [failure.path for failure in failures[1:]]
+            more = f"; {len(others)} other file{'s' if len(others) > 1 else ''} failed too: {', '.join(others)}" \
+                if others else ""
+            raise RuntimeError(failures[0].message + more)
+        for failure in failures:
+            skipped(failure.path, failure.message)
+        if failures:
+            kept = client.gather(client.map(_has_data, parts, pure=False))
+            parts = [part for part, has in zip(parts, kept) if has]
+            if not parts:
+                raise FileNotFoundError(f"no trace files in {paths!r} could be read")
         while len(parts) > batch:
             parts = [client.submit(merge_parts, parts[start:start + batch], forcetrace=forcetrace, pure=False)
                      for start in range(0, len(parts), batch)]
-        document = client.submit(merge_parts, parts, forcetrace=forcetrace, output="json", pure=False).result()
-        return document["total"]
+        document: dict[str, Any] = client.submit(merge_parts, parts, forcetrace=forcetrace, output="json",
+                                                 pure=False).result()
+        return document
     finally:
         if own:
             client.close()

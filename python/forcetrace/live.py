@@ -3,56 +3,48 @@
 import fcntl
 import os
 import time
-from pathlib import Path
 
-import h5py
+from collections.abc import Iterator
+from typing import Optional
 
-from .trace import Recording, Trace
-from ._h5 import refuse_foreign_objects
+import pandas as pd
 
-from .trace import SAMPLE_COLUMNS
+from ._h5 import column_names
+from ._policy import PathLike
+from .trace import SAMPLE_COLUMNS, Recording, Trace
 
 #: `follow`'s default `idle_timeout`, s: it ends on its own when the recorder
 #: ends or dies; this is for when it cannot see that (see `_writer_gone`).
 IDLE_TIMEOUT = 300.0
 
 
-class _SWMRTrace(Trace):
-    """A Trace opened as a SWMR reader whatever the file's state."""
-
-    def __init__(self, path):
-        self.path = Path(path)
-        # No HDF5 file lock: it would hide the recorder's going (`_writer_gone`)
-        # and make the recorder's final copy refuse to replace the file.
-        self._file = h5py.File(path, "r", swmr=True, locking=False)
-        try:
-            refuse_foreign_objects(self._file, path)
-        except ValueError:
-            self._file.close()
-            raise
-        self.attrs = {}
-        self._warned_unfinished = set()
-        self.recordings = sorted(self._file["recordings"].keys()) if "recordings" in self._file else []
+def _live_trace(path: PathLike) -> Trace:
+    """A Trace opened as a SWMR reader whatever the file's state, with no
+    HDF5 file lock: it would hide the recorder's going (`_writer_gone`) and
+    make the recorder's final copy refuse to replace the file."""
+    return Trace(path, live=True)
 
 
-def _inode(path):
+def _inode(path: PathLike) -> Optional[int]:
     try:
         return os.stat(path).st_ino
     except FileNotFoundError:
         return None
 
 
-def _open_when_ready(path, recording, deadline):
+def _open_when_ready(path: PathLike, recording: Optional[str],
+                     deadline: Optional[float]) -> tuple[Trace, str, Optional[int]]:
     """Waits until the file exists and holds the recording's tables."""
     while True:
         try:
-            trace = _SWMRTrace(path)
+            trace = _live_trace(path)
             names = trace.recordings
             if recording is not None and names and recording not in names:
                 trace.close()
                 raise ValueError(f"{path}: no recording {recording!r}; it has {names}")
             name = recording if recording is not None else (names[0] if len(names) == 1 else None)
-            if name in names and all(c in trace._file["recordings"][name]["samples"] for c in SAMPLE_COLUMNS):
+            if name is not None and name in names and all(c in trace.h5file["recordings"][name]["samples"]
+                                                           for c in SAMPLE_COLUMNS):
                 return trace, name, _inode(path)
             if recording is None and len(names) > 1:
                 trace.close()
@@ -65,7 +57,7 @@ def _open_when_ready(path, recording, deadline):
         time.sleep(0.05)
 
 
-def _writer_gone(path):
+def _writer_gone(path: PathLike) -> bool:
     """Whether no recorder holds `path` any longer. A recorder holds a shared
     flock on its live file while it records, which goes with it when it ends
     or is killed; an exclusive flock on a descriptor of our own is granted
@@ -85,21 +77,24 @@ def _writer_gone(path):
         os.close(descriptor)
 
 
-def _rows(recording, start, refresh):
+def _rows(recording: Recording, start: int, refresh: bool) -> tuple[Optional[pd.DataFrame], int]:
     """Sample rows from `start` to the extent every column has reached."""
-    group = recording._group["samples"]
-    datasets = [group[name] for name in SAMPLE_COLUMNS]
+    group = recording.group["samples"]
+    names = column_names(group)
+    datasets = [group[name] for name in names]
     if refresh:
         for dataset in datasets:
             dataset.refresh()
     end = min(dataset.shape[0] for dataset in datasets)
     if end <= start:
         return None, start
-    raw = {name: dataset[start:end] for name, dataset in zip(SAMPLE_COLUMNS, datasets)}
-    return recording._samples_frame(raw), end
+    raw = {name: dataset[start:end] for name, dataset in zip(names, datasets)}
+    return recording.samples_frame(raw), end
 
 
-def follow(path, recording=None, *, interval=0.25, idle_timeout=IDLE_TIMEOUT, start_timeout=30.0):
+def follow(path: PathLike, recording: Optional[str] = None, *, interval: float = 0.25,
+           idle_timeout: Optional[float] = IDLE_TIMEOUT,
+           start_timeout: Optional[float] = 30.0) -> Iterator[pd.DataFrame]:
     """Yields the new rows of `samples()` as DataFrames while a recorder writes
     `path`, until the recorder ends.
 
@@ -117,7 +112,7 @@ def follow(path, recording=None, *, interval=0.25, idle_timeout=IDLE_TIMEOUT, st
     try:
         live = Recording(trace, name)
         while True:
-            if "import_status" in live._group.attrs:  # a finished file: nothing more will come
+            if "import_status" in live.group.attrs:  # a finished file: nothing more will come
                 frame, offset = _rows(live, offset, refresh=False)
                 if frame is not None:
                     yield frame

@@ -128,7 +128,7 @@ def person_curve(recording):
     labels = recording.labels()
     if labels.empty or "peak" not in labels:
         raise ValueError(f"recording {recording.name!r} has no calibration labels with peaks")
-    labels = labels[labels["class"].astype(str).isin(CURVE_CLASSES)]
-    grouped = labels.groupby(labels["class"].astype(str))["peak"]
+    labels = labels[labels["label"].astype(str).isin(CURVE_CLASSES)]
+    grouped = labels.groupby(labels["label"].astype(str))["peak"]
     table = pd.DataFrame({"count": grouped.count(), "min": grouped.min(), "median": grouped.median(), "max": grouped.max()})
     return table.reindex([c for c in CURVE_CLASSES if c in table.index]).rename_axis("class").reset_index()

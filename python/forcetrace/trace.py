@@ -2,19 +2,28 @@
 import os
 import stat
 import warnings
-from collections import namedtuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, Union
 
+import h5py
 import numpy as np
 import pandas as pd
 
 from . import codes
-from ._h5 import attr, attrs, column, column_names, open_file
+from ._extras import Extra, require
+from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
+from ._policy import PathLike, check_errors, naming, skipped
+
+if TYPE_CHECKING:
+    import xarray
 
 TRACE_FORMAT = "forcetrace"
 #: `UITouch.maximumPossibleForce` on the iPhone 6s: force = normalized pressure × this (docs/ANALYSIS.md).
 MAXIMUM_POSSIBLE_FORCE = 6.667
+#: The samples columns every trace has (docs/FORMAT.md, `samples`); `samples()`
+#: also keeps any other column the file holds, with its own units and long name.
 SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
 TABLES = ("samples", "contacts", "events", "markers", "axes", "capabilities", "labels")
 
@@ -25,33 +34,69 @@ ROW_NAMES = {"samples": "sample", "contacts": "contact", "events": "event", "mar
 # Sample flag bits (docs/FORMAT.md, `samples`) and the boolean columns they become.
 FLAGS = {"down": 1, "moved": 2, "pressure_changed": 4, "after_syn_dropped": 8}
 
-# Units and descriptions of the columns this package derives; the file's own
-# `units`/`long_name` attributes are used for stored columns where present.
-COLUMN_INFO = {
-    "t": ("", "time since the recording's first event (t0_ns)"),
-    "time": ("", "absolute time (the recording's clock is realtime)"),
-    "t_down": ("", "touch-down frame time since t0"),
-    "t_up": ("", "time of the frame that ended the contact since t0 (NaT while still down)"),
-    "duration": ("", "t_up - t_down (NaT while still down)"),
-    "contact": ("1", "contact id (row in contacts)"),
-    "slot": ("1", "multitouch slot, -1 without slots"),
-    "x": ("device units", "x position (ABS_MT_POSITION_X with slots, ABS_X without)"),
-    "y": ("device units", "y position (ABS_MT_POSITION_Y with slots, ABS_Y without)"),
-    "pressure": ("device units", "raw pressure, -1 without a per-contact pressure axis"),
-    "pressure_norm": ("1", "(pressure - min) / (max - min) of the pressure axis"),
-    "force": ("UIKit force", f"pressure_norm x {MAXIMUM_POSSIBLE_FORCE} (UITouch.force units)"),
-    "x_mm": ("mm", "(x - min) / resolution of the x axis"),
-    "y_mm": ("mm", "(y - min) / resolution of the y axis"),
-    "down": ("", "the contact's down row (flag bit 0)"),
-    "moved": ("", "x or y changed (flag bit 1)"),
-    "pressure_changed": ("", "pressure changed (flag bit 2)"),
-    "after_syn_dropped": ("", "first frame after a SYN_DROPPED (flag bit 3)"),
-    "value": ("1", "event value as the kernel sent it"),
-    "event_index": ("1", "row in events of the marked event"),
-    "t_end": ("", "time the calibration trial ended since t0"),
-}
+#: The ground-truth class of a labelled press is `label` in every table of
+#: this package and of the report; the class a report found is `found`.
+#: The file's own column is `labels/class` (docs/FORMAT.md).
+LABEL = "label"
+STORED_LABEL = "class"
 
-DeviceID = namedtuple("DeviceID", "bus vendor product version")
+Table = pd.DataFrame
+Columns = dict[str, np.ndarray]
+Rows = Union[slice, range]
+
+
+class ColumnInfo(NamedTuple):
+    """What a column holds: its units (udunits spelling, "1" for counts and
+    ids, "" where the dtype says it: times, booleans, names) and a long name."""
+    units: str
+    long_name: str
+
+
+# Columns this package derives; stored columns carry their own (docs/FORMAT.md, "units").
+COLUMN_INFO = {
+    "t": ColumnInfo("", "time since the recording's first event (t0_ns)"),
+    "time": ColumnInfo("", "absolute time (the recording's clock is realtime)"),
+    "t_down": ColumnInfo("", "touch-down frame time since t0"),
+    "t_up": ColumnInfo("", "time of the frame that ended the contact since t0 (NaT while still down)"),
+    "duration": ColumnInfo("", "t_up - t_down (NaT while still down)"),
+    "still_down": ColumnInfo("", "the contact had not lifted when the recording ended"),
+    "rebuilt": ColumnInfo("", "the row was rebuilt from the samples (an unfinished recording)"),
+    "tool": ColumnInfo("", "the tool (BTN_TOOL_* name), unknown when none was reported"),
+    "contact": ColumnInfo("1", "contact id (row in contacts)"),
+    "slot": ColumnInfo("1", "multitouch slot, -1 without slots"),
+    "x": ColumnInfo("device units", "x position (ABS_MT_POSITION_X with slots, ABS_X without)"),
+    "y": ColumnInfo("device units", "y position (ABS_MT_POSITION_Y with slots, ABS_Y without)"),
+    "pressure": ColumnInfo("device units", "raw pressure, -1 without a per-contact pressure axis"),
+    "pressure_norm": ColumnInfo("1", "(pressure - min) / (max - min) of the pressure axis"),
+    "force": ColumnInfo("UIKit force", f"pressure_norm x {MAXIMUM_POSSIBLE_FORCE} (UITouch.force units)"),
+    "x_mm": ColumnInfo("mm", "(x - min) / resolution of the x axis"),
+    "y_mm": ColumnInfo("mm", "(y - min) / resolution of the y axis"),
+    "down": ColumnInfo("", "the contact's down row (flag bit 0)"),
+    "moved": ColumnInfo("", "x or y changed (flag bit 1)"),
+    "pressure_changed": ColumnInfo("", "pressure changed (flag bit 2)"),
+    "after_syn_dropped": ColumnInfo("", "first frame after a SYN_DROPPED (flag bit 3)"),
+    "type": ColumnInfo("", "event type (EV_* name)"),
+    "code": ColumnInfo("", "event code (kernel name)"),
+    "type_id": ColumnInfo("1", "event type as the kernel numbers it"),
+    "code_id": ColumnInfo("1", "event code as the kernel numbers it"),
+    "value": ColumnInfo("1", "event value as the kernel sent it"),
+    "kind": ColumnInfo("", "what the row is (a name)"),
+    "kind_id": ColumnInfo("1", "the kind as stored"),
+    LABEL: ColumnInfo("", "ground-truth class of the press (labels/class)"),
+    "event_index": ColumnInfo("1", "row in events of the marked event"),
+    "t_end": ColumnInfo("", "time the calibration trial ended since t0"),
+    "type_name": ColumnInfo("", "event type (EV_* name)"),
+    "code_name": ColumnInfo("", "event code (kernel name)"),
+}
+# Columns whose stored namesake is a number they are made from (names from codes): never the stored info.
+DERIVED = {("events", "type"), ("events", "code"), ("markers", "kind"), ("contacts", "tool")}
+
+
+class DeviceID(NamedTuple):
+    bus: int
+    vendor: int
+    product: int
+    version: int
 
 
 @dataclass(frozen=True)
@@ -59,100 +104,114 @@ class Device:
     """What the recording says about its device."""
     name: str
     id: DeviceID
-    properties: tuple
+    properties: tuple[str, ...]
     slots: int
     contact_protocol: str
-    pressure_axis: object  # the axis name, or None without per-contact pressure
+    pressure_axis: Optional[str]  # the axis name, or None without per-contact pressure
     axes: pd.DataFrame = field(repr=False)
     capabilities: pd.DataFrame = field(repr=False)
     # The machine, when the source named it (docs/FORMAT.md, `kernel` and `dmi`).
-    kernel: object = None
-    dmi: object = None
+    kernel: Optional[str] = None
+    dmi: Optional[str] = None
 
-    def axis(self, name):
+    def axis(self, name: str) -> Optional["pd.Series"]:
         """The `axes` row of an axis (`ABS_MT_PRESSURE`), or None."""
         rows = self.axes[self.axes["name"] == name]
         return None if rows.empty else rows.iloc[0]
 
 
 class Trace:
-    """An open trace file. Use as a context manager, or call `close()`."""
+    """An open trace file. Use as a context manager, or call `close()`.
 
-    def __init__(self, path):
+    `live=True` opens it as `follow` does: always as an HDF5 SWMR reader, and
+    without HDF5's file lock (which would hide a recorder's going)."""
+
+    def __init__(self, path: PathLike, *, live: bool = False) -> None:
         self.path = Path(path)
-        self._file = open_file(path, TRACE_FORMAT)
-        self.attrs = attrs(self._file)
+        self._warned_unfinished: set[str] = set()  # recordings whose warning was given
+        if live:
+            self._file = h5py.File(path, "r", swmr=True, locking=False)
+            try:
+                refuse_foreign_objects(self._file, path)
+            except ValueError:
+                self._file.close()
+                raise
+            self.attrs: dict[str, Any] = {}
+        else:
+            self._file = open_file(path, TRACE_FORMAT)
+            self.attrs = attrs(self._file)
         group = self._file.get("recordings")
-        self.recordings = sorted(group.keys()) if group is not None else []
-        self._warned_unfinished = set()  # recordings whose warning was given
+        self.recordings: list[str] = sorted(group.keys()) if group is not None else []
 
-    def _handle(self):
+    @property
+    def h5file(self) -> h5py.File:
         """The open h5py file; a clear error instead of h5py's once closed."""
         if not self._file.id.valid:
             raise ValueError(f"{self.path}: the trace is closed; use it inside 'with forcetrace.open(...)'")
         return self._file
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> "Recording":
         if name not in self.recordings:
             raise KeyError(f"{self.path}: no recording {name!r}; it has {self.recordings}")
-        self._handle()
+        self.h5file
         return Recording(self, name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator["Recording"]:
         return (self[name] for name in self.recordings)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.recordings)
 
-    def __enter__(self):
+    def __enter__(self) -> "Trace":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         self._file.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<forcetrace.Trace {str(self.path)!r}: {len(self.recordings)} recordings {self.recordings}>"
 
 
 class Recording:
     """One recording of one device: `/recordings/<name>/`."""
 
-    def __init__(self, trace, name):
+    def __init__(self, trace: Trace, name: str) -> None:
         self.trace = trace  # keeps the file open
         self.name = name
-        self.attrs = attrs(self._group)
-        self.source = self.attrs.get("source")
-        self.clock = self.attrs.get("clock")
+        self.attrs: dict[str, Any] = attrs(self.group)
+        self.source: Optional[str] = self.attrs.get("source")
+        self.clock: Optional[str] = self.attrs.get("clock")
         self.t0_ns = int(self.attrs.get("t0_ns", 0))
-        self.import_status = self.attrs.get("import_status")
-        self._device = None
+        self.import_status: Optional[str] = self.attrs.get("import_status")
+        self._device: Optional[Device] = None
 
     @property
-    def _group(self):
-        return self.trace._handle()["recordings"][self.name]
+    def group(self) -> h5py.Group:
+        """The recording's h5py group, for what the package does not read."""
+        return self.trace.h5file["recordings"][self.name]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<forcetrace.Recording {self.name!r} of {self.trace.path.name}: {self.attrs.get('device_name')!r}>"
 
     @property
-    def t0(self):
+    def t0(self) -> Optional[pd.Timestamp]:
         """The first event's time: a UTC Timestamp when the clock is realtime, else None."""
         return pd.Timestamp(self.t0_ns, unit="ns", tz="UTC") if self.clock == "realtime" else None
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         return self.import_status == "complete"
 
     @property
-    def unfinished(self):
+    def unfinished(self) -> bool:
         """Still being recorded, or left by a killed recorder: no `import_status`
         (docs/FORMAT.md, "Crash recovery")."""
         return self.import_status is None
 
-    def _note_unfinished(self):
+    def _note_unfinished(self) -> None:
         """Warns, once per recording of an open trace, that it is read as its writer left it."""
         if self.unfinished and self.name not in self.trace._warned_unfinished:
             self.trace._warned_unfinished.add(self.name)
@@ -161,50 +220,101 @@ class Recording:
                           "contacts table are rebuilt from the samples (column 'rebuilt')", stacklevel=3)
 
     @property
-    def has_labels(self):
-        return "labels" in self._group
+    def has_labels(self) -> bool:
+        return "labels" in self.group
 
     @property
-    def keycodes(self):
+    def keycodes(self) -> Optional[str]:
         """How a live recording stored keyboard key codes: "obfuscated" or
         "as-is" (docs/FORMAT.md, `keycodes`); None for imports and replays."""
         return self.attrs.get("keycodes")
 
     @property
-    def calibration_protocol(self):
+    def calibration_protocol(self) -> Optional[str]:
         """"app", "touchpad" or "pen" for a `forcetrace calibrate` session
         (the labels' `protocol` attribute), else None."""
         return self.attrs_of("labels").get("protocol")
 
     # Raw tables -----------------------------------------------------------
 
-    def table(self, name, rows=slice(None)):
+    def table(self, name: str, rows: Rows = slice(None)) -> pd.DataFrame:
         """A table's stored columns as they are in the file (strings as str);
         an unfinished recording's up to the rows every column holds."""
-        return pd.DataFrame(self._columns(name, rows))
+        return self._described(pd.DataFrame(self._columns(name, rows)), name)
 
-    def _columns(self, table, rows=slice(None), names=None):
+    def stored_columns(self, table: str) -> list[str]:
+        """The names of a table's column datasets, as the file has them."""
+        group = self.group.get(table)
+        return column_names(group) if group is not None else []
+
+    def _columns(self, table: str, rows: Rows = slice(None), names: Optional[Sequence[str]] = None) -> Columns:
         """Columns of a table (`names`, or all) as numpy. An unfinished
         recording's are first cut to the rows every column of the table holds:
         a killed writer may have flushed some columns further than others."""
-        group = self._group.get(table)
+        group = self.group.get(table)
         if group is None:
             return {}
         every = column_names(group)
         if self.unfinished and every:
             common = min(group[key].shape[0] for key in every)
-            rows = range(common)[rows]
-            rows = slice(rows.start, rows.stop, rows.step)
+            cut = range(common)[rows if isinstance(rows, slice) else slice(rows.start, rows.stop, rows.step)]
+            rows = slice(cut.start, cut.stop, cut.step)
         return {key: column(group[key], rows) for key in (names or every)}
 
-    def _axes_frame(self):
+    # Units and long names ------------------------------------------------
+
+    def _stored_info(self, table: str) -> dict[str, ColumnInfo]:
+        """(units, long_name) of each column dataset that has them."""
+        group = self.group.get(table)
+        found: dict[str, ColumnInfo] = {}
+        if group is None:
+            return found
+        for name in column_names(group):
+            dataset = group[name]
+            if "units" in dataset.attrs or "long_name" in dataset.attrs:
+                found[name] = ColumnInfo(str(attr(dataset, "units", "")), str(attr(dataset, "long_name", "")))
+        return found
+
+    def column_info(self, table: str, name: str) -> ColumnInfo:
+        """(units, long_name) of a column of `frame(table)`: the file's own
+        attributes for a stored column, else this package's description."""
+        return self._infos(table, [name])[name]
+
+    def _infos(self, table: str, names: Iterable[str]) -> dict[str, ColumnInfo]:
+        stored = self._stored_info(table)
+        if table == "contacts":  # the columns joined from the labels table
+            for name, info in self._stored_info("labels").items():
+                stored.setdefault(LABEL if name == STORED_LABEL else name, info)
+        if table == "labels" and STORED_LABEL in stored:
+            stored[LABEL] = stored.pop(STORED_LABEL)
+        result = {}
+        for name in names:
+            if name in stored and (table, name) not in DERIVED:
+                result[name] = stored[name]
+            else:
+                result[name] = COLUMN_INFO.get(name, ColumnInfo("", ""))
+        return result
+
+    def _described(self, frame: pd.DataFrame, table: str) -> pd.DataFrame:
+        """`frame` with its `attrs`: the file, recording, device, table, and
+        each column's units and long name (they survive a parquet round trip)."""
+        infos = self._infos(table, [str(name) for name in frame.columns])
+        frame.attrs = {"file": str(self.trace.path), "recording": self.name,
+                       "device": str(self.attrs.get("device_name", "")), "table": table,
+                       "units": {name: info.units for name, info in infos.items()},
+                       "long_name": {name: info.long_name for name, info in infos.items()}}
+        return frame
+
+    # The device ----------------------------------------------------------
+
+    def _axes_frame(self) -> pd.DataFrame:
         axes = self.table("axes")
         if not axes.empty:
             axes.insert(1, "name", axes.pop("name"))
         return axes
 
     @property
-    def device(self):
+    def device(self) -> Device:
         if self._device is None:
             ids = [int(v) for v in self.attrs.get("device_id", [0, 0, 0, 0])]
             pressure = int(self.attrs.get("pressure_axis", -1))
@@ -213,12 +323,13 @@ class Recording:
                 caps["type_name"] = [codes.type_name(t) for t in caps["type"]]
                 caps["code_name"] = [codes.type_name(c) if t == 0 else codes.code_name(t, c)
                                      for t, c in zip(caps["type"], caps["code"])]
+                self._described(caps, "capabilities")
             self._device = Device(
-                name=self.attrs.get("device_name", ""),
+                name=str(self.attrs.get("device_name", "")),
                 id=DeviceID(*ids),
                 properties=tuple(codes.property_name(p) for p in self.attrs.get("properties", [])),
                 slots=int(self.attrs.get("slots", 0)),
-                contact_protocol=self.attrs.get("contact_protocol", ""),
+                contact_protocol=str(self.attrs.get("contact_protocol", "")),
                 pressure_axis=codes.code_name(3, pressure) if pressure >= 0 else None,
                 axes=self._axes_frame(),
                 capabilities=caps,
@@ -228,7 +339,7 @@ class Recording:
 
     # Analysis-ready tables -------------------------------------------------
 
-    def _times(self, t_ns):
+    def _times(self, t_ns: np.ndarray) -> tuple[pd.TimedeltaIndex, pd.DatetimeIndex]:
         """(timedelta since t0, absolute times or NaT) for an int64 ns column."""
         t = pd.to_timedelta(np.asarray(t_ns, dtype=np.int64), unit="ns")
         if self.clock == "realtime":
@@ -237,19 +348,20 @@ class Recording:
             absolute = pd.DatetimeIndex(np.full(len(t_ns), np.datetime64("NaT", "ns")), tz="UTC")
         return t, absolute
 
-    def _axis_row(self, code):
+    def _axis_row(self, code: int) -> Optional["pd.Series"]:
         axes = self.device.axes
         rows = axes[axes["code"] == code] if not axes.empty else axes
         return None if rows.empty else rows.iloc[0]
 
-    def _position_axes(self):
+    def _position_axes(self) -> tuple[Optional["pd.Series"], Optional["pd.Series"]]:
         with_slots = self.attrs.get("contact_protocol") == "mt-protocol-b"
         x, y = (codes.code_value("ABS_MT_POSITION_X")[1], codes.code_value("ABS_MT_POSITION_Y")[1]) if with_slots \
             else (codes.code_value("ABS_X")[1], codes.code_value("ABS_Y")[1])
         return self._axis_row(x), self._axis_row(y)
 
-    def _samples_frame(self, raw):
-        """The samples DataFrame from raw columns (shared with `follow`)."""
+    def samples_frame(self, raw: Mapping[str, np.ndarray]) -> pd.DataFrame:
+        """The samples DataFrame from raw columns (`follow` reads them in
+        batches): the SAMPLE_COLUMNS made analysis-ready, then any other column as stored."""
         t_ns = raw["t_ns"]
         t, absolute = self._times(t_ns)
         frame = pd.DataFrame({"t": t, "time": absolute})
@@ -265,40 +377,47 @@ class Recording:
             norm[valid] = (pressure[valid] - low) / span
         frame["pressure_norm"] = norm
         frame["force"] = norm * MAXIMUM_POSSIBLE_FORCE
-        for name, axis in zip(("x_mm", "y_mm"), self._position_axes()):
+        for name, position in zip(("x_mm", "y_mm"), self._position_axes()):
             values = np.full(len(t_ns), np.nan)
-            if axis is not None and int(axis["resolution"]) > 0:
-                values = (np.asarray(raw[name[0]], dtype=np.float64) - float(axis["min"])) / float(axis["resolution"])
+            if position is not None and int(position["resolution"]) > 0:
+                values = (np.asarray(raw[name[0]], dtype=np.float64) - float(position["min"])) \
+                    / float(position["resolution"])
             frame[name] = values
         flags = np.asarray(raw["flags"])
         for name, bit in FLAGS.items():
             frame[name] = (flags & bit) != 0
-        return frame
+        for name, values in raw.items():  # a column this package does not know: as stored
+            if name not in SAMPLE_COLUMNS and name not in frame:
+                frame[name] = values
+        return self._described(frame, "samples")
 
-    def samples(self):
+    def samples(self) -> pd.DataFrame:
         """One row per frame in which a contact's x, y or pressure changed, with
         times (`t` since t0, `time` when the clock is realtime), normalized
         pressure, UIKit force, millimetres where the resolution is known, and
-        the flags as booleans."""
+        the flags as booleans; then any further column the file holds, as
+        stored. `.attrs` holds each column's units and long name."""
         self._note_unfinished()
-        return self._samples_frame(self._columns("samples", names=SAMPLE_COLUMNS))
+        return self.samples_frame(self._columns("samples"))
 
-    def labels(self):
-        """The ground-truth labels table (empty without one). A calibration
-        session's also has `peak` (raw pressure) and `t_end` (when the trial ended)."""
-        labels = self.table("labels")
+    def labels(self) -> pd.DataFrame:
+        """The ground-truth labels table (empty without one), its class as
+        `label`. A calibration session's also has `peak` (raw pressure) and
+        `t_end` (when the trial ended)."""
+        labels = pd.DataFrame(self._columns("labels"))
         if not labels.empty:
             labels.insert(0, "t", pd.to_timedelta(labels.pop("t_ns"), unit="ns"))
             if "t_end_ns" in labels:
                 labels.insert(1, "t_end", pd.to_timedelta(labels.pop("t_end_ns"), unit="ns"))
-            for name in ("class", "kind"):
+            labels = labels.rename(columns={STORED_LABEL: LABEL})
+            for name in (LABEL, "kind"):
                 labels[name] = pd.Categorical(labels[name])
-        return labels
+        return self._described(labels, "labels")
 
-    def contacts(self):
-        """One row per contact; `class`, `kind` and `intended_peak` (and a
-        calibration's `peak`) from the labels table where the file has one
-        (NaN for unlabelled contacts).
+    def contacts(self) -> pd.DataFrame:
+        """One row per contact; `label` (the ground-truth class), `kind` and
+        `intended_peak` (and a calibration's `peak`) from the labels table
+        where the file has one (NaN for unlabelled contacts).
 
         An unfinished recording's table lacks the contacts still down at its
         last flush (and those that lifted after a lower id still down): they
@@ -306,7 +425,7 @@ class Recording:
         and `t_up` NaT (whether they had lifted is in the events, which this
         package does not decode), `tracking_id` -1 and `tool` "unknown"."""
         self._note_unfinished()
-        raw = self.table("contacts")
+        raw = pd.DataFrame(self._columns("contacts"))
         rebuilt = np.zeros(len(raw), dtype=bool)
         if self.unfinished:
             missing = self._rebuilt_contacts(raw["id"].to_numpy())
@@ -325,17 +444,22 @@ class Recording:
         for name in ("first_sample", "last_sample", "n_samples"):
             frame[name] = raw[name]
         frame["rebuilt"] = rebuilt
+        known = {"id", "slot", "tracking_id", "tool", "t_down_ns", "t_up_ns", "first_sample", "last_sample",
+                 "n_samples"}
+        for name in raw.columns:  # a column this package does not know: as stored
+            if name not in known and name not in frame:
+                frame[name] = raw[name]
         if self.has_labels:
-            labels = self.table("labels")
+            labels = pd.DataFrame(self._columns("labels")).rename(columns={STORED_LABEL: LABEL})
             labels = labels[labels["contact"] >= 0].drop_duplicates("contact")
-            wanted = ["contact", "class", "kind", "intended_peak"] + (["peak"] if "peak" in labels else [])
+            wanted = ["contact", LABEL, "kind", "intended_peak"] + (["peak"] if "peak" in labels else [])
             labels = labels[wanted].rename(columns={"contact": "id"})
             frame = frame.merge(labels, on="id", how="left")
-            for name in ("class", "kind"):
+            for name in (LABEL, "kind"):
                 frame[name] = pd.Categorical(frame[name])
-        return frame
+        return self._described(frame, "contacts")
 
-    def _rebuilt_contacts(self, stored_ids):
+    def _rebuilt_contacts(self, stored_ids: np.ndarray) -> Columns:
         """`contacts` columns for the contacts the samples name but the table
         lacks, from their samples rows (those every samples column holds)."""
         samples = self._columns("samples", names=("t_ns", "contact", "slot"))
@@ -351,12 +475,12 @@ class Recording:
                 "tool": np.zeros(len(found), dtype=np.int64), "t_down_ns": samples["t_ns"][first_rows],
                 "t_up_ns": unknown, "first_sample": first_rows, "last_sample": last_rows, "n_samples": counts}
 
-    def events(self):
+    def events(self) -> pd.DataFrame:
         """Every raw event, with `type` and `code` names as categoricals
         (`type_id`, `code_id` keep the numbers)."""
         self._note_unfinished()
-        raw = self.table("events")
-        types, codes_ = raw["type"].to_numpy(), raw["code"].to_numpy()
+        raw = self._columns("events")
+        types, codes_ = np.asarray(raw["type"]), np.asarray(raw["code"])
         keys = types.astype(np.int64) * 65536 + codes_
         unique, inverse = np.unique(keys, return_inverse=True)
         type_ids, inverse_t = np.unique(types, return_inverse=True)
@@ -366,106 +490,87 @@ class Recording:
         frame["value"] = raw["value"]
         frame["type_id"] = types
         frame["code_id"] = codes_
-        return frame
+        return self._described(frame, "events")
 
-    def markers(self):
+    def markers(self) -> pd.DataFrame:
         """Gaps in the stream (`syn_dropped`, `resync`, `initial_state`)."""
-        raw = self.table("markers")
+        raw = self._columns("markers")
         names = dict(item.split("=", 1) for item in self.attrs_of("markers").get("kinds", []))
         kinds = [names.get(str(k), f"kind {k}") for k in raw.get("kind", [])]
-        return pd.DataFrame({"t": pd.to_timedelta(raw.get("t_ns", []), unit="ns"),
-                             "kind": pd.Categorical(kinds, categories=sorted(set(names.values()) | set(kinds))),
-                             "kind_id": raw.get("kind", pd.Series([], dtype=np.uint8)),
-                             "event_index": raw.get("event_index", pd.Series([], dtype=np.int64))})
+        frame = pd.DataFrame({"t": pd.to_timedelta(raw.get("t_ns", np.zeros(0, np.int64)), unit="ns"),
+                              "kind": pd.Categorical(kinds, categories=sorted(set(names.values()) | set(kinds))),
+                              "kind_id": raw.get("kind", np.zeros(0, np.uint8)),
+                              "event_index": raw.get("event_index", np.zeros(0, np.int64))})
+        return self._described(frame, "markers")
 
-    def attrs_of(self, table):
-        group = self._group.get(table)
+    def attrs_of(self, table: str) -> dict[str, Any]:
+        group = self.group.get(table)
         return attrs(group) if group is not None else {}
 
-    def frame(self, table):
+    def frame(self, table: str) -> pd.DataFrame:
         """`samples()`, `contacts()`, … by table name."""
-        readers = {"samples": self.samples, "contacts": self.contacts, "events": self.events,
-                   "markers": self.markers, "labels": self.labels, "axes": lambda: self.device.axes.copy(),
-                   "capabilities": lambda: self.device.capabilities.copy()}
+        readers: dict[str, Callable[[], pd.DataFrame]] = {
+            "samples": self.samples, "contacts": self.contacts, "events": self.events,
+            "markers": self.markers, "labels": self.labels,
+            "axes": lambda: self._copy(self.device.axes), "capabilities": lambda: self._copy(self.device.capabilities)}
         if table not in readers:
             raise ValueError(f"unknown table {table!r}: one of {', '.join(readers)}")
         return readers[table]()
 
-    def column_info(self, table, name):
-        """(units, long_name) of a column: the file's attributes where it has them."""
-        group = self._group.get(table)
-        if group is not None and name in group:
-            stored = attrs(group[name])
-            if "units" in stored or "long_name" in stored:
-                return stored.get("units", ""), stored.get("long_name", "")
-        return COLUMN_INFO.get(name, ("", ""))
+    @staticmethod
+    def _copy(frame: pd.DataFrame) -> pd.DataFrame:
+        copy = frame.copy()
+        copy.attrs = {key: (dict(value) if isinstance(value, dict) else value) for key, value in frame.attrs.items()}
+        return copy
 
-    def to_xarray(self, table="samples"):
+    def to_xarray(self, table: str = "samples") -> "xarray.Dataset":
         """A table as an xarray Dataset: dimension named after a row (`sample`,
         `contact`, `event`, …), `t` as a coordinate, units in attributes."""
-        import xarray as xr
-
+        xr = require("xarray", Extra.XARRAY, "Recording.to_xarray")
         frame = self.frame(table)
         dim = ROW_NAMES[table]
-        variables, coords = {}, {}
+        units, long_names = frame.attrs["units"], frame.attrs["long_name"]
+        variables: dict[str, xarray.Variable] = {}
+        coords: dict[str, xarray.Variable] = {}
         for name in frame.columns:
-            values = frame[name]
-            if isinstance(values.dtype, pd.CategoricalDtype):
-                values = values.astype(object).where(values.notna(), "")
-            values = values.to_numpy()
-            if isinstance(frame[name].dtype, pd.DatetimeTZDtype):
-                values = frame[name].dt.tz_convert(None).to_numpy()
-            units, long_name = self.column_info(table, name)
-            info = {"long_name": long_name} if long_name else {}
-            if units and values.dtype.kind not in "mMb":
-                info["units"] = units
+            series = frame[name]
+            if isinstance(series.dtype, pd.DatetimeTZDtype):
+                # Straight to naive UTC datetime64: to_numpy() on tz-aware times builds a Timestamp per row.
+                values = series.dt.tz_convert(None).to_numpy()
+            elif isinstance(series.dtype, pd.CategoricalDtype):
+                values = series.astype(object).where(series.notna(), "").to_numpy()
+            else:
+                values = series.to_numpy()
+            info = {"long_name": long_names[name]} if long_names.get(name) else {}
+            if units.get(name) and values.dtype.kind not in "mMb":
+                info["units"] = units[name]
             target = coords if name in ("t", "time") else variables
             target[name] = xr.Variable(dim, values, info)
         meta = {key: (value if not isinstance(value, list) else np.asarray(value))
                 for key, value in self.attrs.items()}
-        return xr.Dataset(variables, coords=coords, attrs={"recording": self.name, **meta})
+        dataset: xarray.Dataset = xr.Dataset(variables, coords=coords, attrs={"recording": self.name, **meta})
+        return dataset
 
 
-def open(path):  # noqa: A001 - the package's entry point, like h5py.File
+def open(path: PathLike) -> Trace:  # noqa: A001 - the package's entry point, like h5py.File
     """Opens a trace file: `forcetrace.open("out/samples.h5")["touchscreen-mixed"].samples()`."""
     return Trace(path)
 
 
-ERRORS = ("raise", "skip")
+Paths = Union[PathLike, Iterable[PathLike]]
 
 
-def _check_errors(errors):
-    if errors not in ERRORS:
-        raise ValueError(f"errors={errors!r}: one of {', '.join(map(repr, ERRORS))}")
-
-
-def _skipped(path, error):
-    """`errors="skip"`: one warning per file left out, naming it."""
-    reason = str(error)
-    if reason.startswith(f"{path}: "):
-        reason = reason[len(f"{path}: "):]
-    warnings.warn(f"{path}: skipped: {reason}", stacklevel=3)
-
-
-def _naming(path, error):
-    """`error` if its message names `path`, else an OSError that does."""
-    if str(path) in str(error):
-        return error
-    return OSError(f"{path}: cannot read it ({type(error).__name__}: {error})")
-
-
-def trace_files(paths_or_folder, errors="raise"):
+def trace_files(paths_or_folder: Paths, errors: str = "raise") -> list[Path]:
     """The files `forcetrace report` would read: paths as given, folders as
     every *.h5 and *.hdf5 regular file below them whose name does not start
     with a dot, leaving out `report --save` files. A path that does not exist
     raises FileNotFoundError, or with `errors="skip"` warns and is left out.
     A damaged file is kept: reading it is what fails."""
-    _check_errors(errors)
-    if isinstance(paths_or_folder, (str, os.PathLike)):
-        paths_or_folder = [paths_or_folder]
+    check_errors(errors)
+    items: Iterable[PathLike] = [paths_or_folder] if isinstance(paths_or_folder, (str, os.PathLike)) \
+        else paths_or_folder
     found = []
-    for item in paths_or_folder:
-        item = Path(item)
+    for item in map(Path, items):
         if item.is_dir():
             for path in sorted(item.rglob("*")):
                 if path.suffix in (".h5", ".hdf5") and not path.name.startswith(".") and _readable(path) \
@@ -474,13 +579,13 @@ def trace_files(paths_or_folder, errors="raise"):
         elif os.path.lexists(item):
             found.append(item)
         elif errors == "skip":
-            _skipped(item, "no such file or folder")
+            skipped(item, "no such file or folder")
         else:
             raise FileNotFoundError(f"{item}: no such file or folder")
     return found
 
 
-def _readable(path):
+def _readable(path: Path) -> bool:
     """A regular file, or a link to none (which then fails, naming itself);
     not a FIFO or device, whose open could block."""
     try:
@@ -489,25 +594,25 @@ def _readable(path):
         return True
 
 
-def _is_saved_report(path):
-    import h5py
+def _is_saved_report(path: Path) -> bool:
     for swmr in (False, True):
         try:
             with h5py.File(path, "r", swmr=swmr) as handle:
-                return attr(handle, "format") == "forcetrace-report"
+                return bool(attr(handle, "format") == "forcetrace-report")
         except OSError:
             continue
     return False
 
 
-def load(paths_or_folder, table="samples", errors="raise"):
+def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") -> pd.DataFrame:
     """One DataFrame of `table` over every recording of every file, with
-    `file` and `recording` columns first.
+    `file` and `recording` columns first; `.attrs` holds each column's units
+    and long name, and the files, recordings and devices read.
 
     A file that is missing or cannot be read raises an error naming it, as
     `forcetrace report` fails on it; `errors="skip"` leaves such files out
     with one warning each, naming the file."""
-    _check_errors(errors)
+    check_errors(errors)
     frames = []
     for path in trace_files(paths_or_folder, errors=errors):
         try:
@@ -520,9 +625,9 @@ def load(paths_or_folder, table="samples", errors="raise"):
                     mine.append(frame)
         except Exception as error:  # noqa: BLE001  (any failure is this file's; it is named)
             if errors == "skip":
-                _skipped(path, error)
+                skipped(path, error)
                 continue
-            named = _naming(path, error)
+            named = naming(path, error)
             if named is error:
                 raise
             raise named from error
@@ -530,6 +635,16 @@ def load(paths_or_folder, table="samples", errors="raise"):
     if not frames:
         raise FileNotFoundError(f"no trace files in {paths_or_folder!r}")
     result = pd.concat(frames, ignore_index=True)
-    for name in ("file", "recording") + tuple(c for c in result.columns if c in ("type", "code", "kind", "class", "tool")):
+    for name in ("file", "recording") + tuple(c for c in result.columns if c in ("type", "code", "kind", LABEL, "tool")):
         result[name] = result[name].astype("category")
+    units: dict[str, str] = {"file": "", "recording": ""}
+    long_names: dict[str, str] = {"file": "the trace file", "recording": "the recording in it"}
+    for frame in frames:  # the first file that describes a column names its units
+        for name, unit in frame.attrs["units"].items():
+            units.setdefault(name, unit)
+            long_names.setdefault(name, frame.attrs["long_name"][name])
+    result.attrs = {"files": sorted({frame.attrs["file"] for frame in frames}),
+                    "recordings": [f"{frame.attrs['file']}:{frame.attrs['recording']}" for frame in frames],
+                    "devices": sorted({frame.attrs["device"] for frame in frames}),
+                    "table": table, "units": units, "long_name": long_names}
     return result
