@@ -32,7 +32,9 @@ written=()
 # are missing, remembering which it made.
 ensure_dir() {
 	local dir=$1 missing=()
-	while [ ! -d "$DESTDIR$dir" ]; do
+	# The staging root itself is not ours to record (nor to remove).
+	[ -z "$DESTDIR" ] || [ -d "$DESTDIR" ] || install -d -m 0755 "$DESTDIR"
+	while [ "$dir" != / ] && [ ! -d "$DESTDIR$dir" ]; do
 		[ -e "$DESTDIR$dir" ] || [ -L "$DESTDIR$dir" ] && die "$DESTDIR$dir exists and is not a folder"
 		missing=("$dir" "${missing[@]}")
 		dir=$(dirname "$dir")

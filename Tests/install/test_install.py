@@ -112,6 +112,17 @@ def test_uninstall_keeps_what_was_there_before(built, tmp_path):
     assert tree(dest) == {"usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/other-tool"}
 
 
+def test_install_into_a_destdir_that_does_not_exist_yet(built, tmp_path):
+    """DESTDIR is made; it is the staging root, so uninstall leaves it (empty)."""
+    dest = tmp_path / "new" / "dest"
+    env = dict(os.environ, DESTDIR=str(dest), PREFIX=PREFIX)
+    result = run(["bash", INSTALL, "install", RELEASE, PACKAGE / "man", PACKAGE / "completions"], env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (dest / "usr/local/bin/forcetrace").is_file()
+    assert uninstall(dest).returncode == 0
+    assert dest.is_dir() and tree(dest) == set()
+
+
 def test_uninstall_without_install_is_a_clear_error(built, tmp_path):
     result = uninstall(tmp_path)
     assert result.returncode != 0
