@@ -16,8 +16,8 @@ PACKAGE_ROOT := $(PACKAGE_OUT)/root
 # ... and its udev rule and md5sums, for the ft-package scenario (Tests/kernel/README.md).
 export KERNEL_PACKAGE ?= $(abspath $(PACKAGE_ROOT))
 # Man pages carry the last commit's date, so a rebuild gives the same files.
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
-export SOURCE_DATE_EPOCH
+PACKAGE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null || date +%s))
+man deb: export SOURCE_DATE_EPOCH := $(PACKAGE_EPOCH)
 
 .PHONY: release man completions install uninstall deb test-install
 
