@@ -6,7 +6,8 @@
 # OUTDIR/root (the kernel tests ship its binary and udev rule to a guest
 # without Swift). The version is packaging/changelog's; its upstream part
 # must be what BIN --version says. Depends comes from dpkg-shlibdeps on the
-# binary: the Debian libraries it links, nothing of Swift.
+# binary: the Debian libraries it links, nothing of Swift. DEB_COMPRESSION=gzip
+# builds it faster than the default xz (about 1 min for the 60 MB binary).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -80,6 +81,6 @@ CONTROL
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 
 deb=$outdir/forcetrace_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.new" >/dev/null
+dpkg-deb --root-owner-group "-Z${DEB_COMPRESSION:-xz}" --build "$root" "$deb.new" >/dev/null
 mv -f "$deb.new" "$deb"
 echo "$deb"
