@@ -15,10 +15,12 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared
-KERNEL_BINS ?= $(FORCETRACE)
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared,ft-package
+# The guest runs the Debian package's binary (make deb), which has no Swift to lean on.
+KERNEL_BINS ?= out/package/root/usr/bin/forcetrace
 include Tests/kernel/kernel.mk
-test-kernel: build
+include packaging/packaging.mk
+test-kernel: deb
 
 all: build
 
@@ -48,11 +50,11 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build libinput-tools libevemu chromium
+test: build deb libinput-tools libevemu chromium
 	@mkdir -p out; rm -f out/test-kernel.status
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
-	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke; suites=$$?; \
+	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke test-install; suites=$$?; \
 	wait; echo "---- test-kernel (ran alongside the suites above) ----"; cat out/test-kernel.log; \
 	kernel=$$(cat out/test-kernel.status 2>/dev/null || echo 1); \
 	echo "make test: suites exit $$suites, kernel scenarios exit $$kernel"; \
@@ -105,7 +107,9 @@ screenshot: build chromium
 	@echo "docs/report-samples.png"
 
 # The main job on the bundled samples: import them and describe the result.
-demo: build
+# With the release build, the one make install installs.
+demo: FORCETRACE := $(RELEASE_BIN)
+demo: release
 	@mkdir -p out
 	$(FORCETRACE) import samples/*.evemu -o out/samples.h5 --force
 	$(FORCETRACE) info out/samples.h5
@@ -132,8 +136,10 @@ samples: build
 # 1.4 M, 7 M and 14 M samples), simulated once into out/bench/; prints one
 # table of ratios and writes it to out/bench/last-run.md (Tests/bench/run_bench.py).
 BENCH_PRESSES ?= 20000,100000,100000x2
+# The same static release build as make release (a plain -c release would share
+# .build/release with it and rebuild everything each time one follows the other).
 bench: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
 
 # The same benchmark code on tiny inputs with the debug build, so it cannot rot;

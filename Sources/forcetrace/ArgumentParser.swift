@@ -211,17 +211,7 @@ extension CommandSpec {
             }
         }
         text += "\nOPTIONS:\n"
-        for option in options + [OptionSpec.flag("help", short: "h", "Show help information.")] {
-            var left = option.short.map { "-\($0), " } ?? ""
-            left += "--\(option.long)"
-            if let valueName = option.valueName { left += " \(valueName)" }
-            let shown = TerminalText(escaping: left)
-            if left.count >= 24 {
-                text += "  \(shown)\n                          \(option.help)\n"
-            } else {
-                text += "  \(shown.padded(to: 24))\(option.help)\n"
-            }
-        }
+        for option in options + [OptionSpec.flag("help", short: "h", "Show help information.")] { text += option.helpLine }
         return text
     }
 }

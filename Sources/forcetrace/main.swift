@@ -54,29 +54,8 @@ func printError(_ text: TerminalText) {
     FileHandle.standardError.write(Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8))
 }
 
-nonisolated var mainHelp: TerminalText {
-    var text: TerminalText = """
-    OVERVIEW: Record, import and analyse touch, touchpad and pen pressure traces.
-
-    USAGE: forcetrace <subcommand> [options]
-
-    SUBCOMMANDS:
-
-    """
-    for command in subcommands {
-        text += "  \(TerminalText(escaping: command.spec.name).padded(to: 12))\(command.spec.abstract)\n"
-    }
-    text += """
-
-    OPTIONS:
-      --version               Show the version.
-      -h, --help              Show help information.
-
-    See 'forcetrace <subcommand> --help' for a subcommand's options.
-
-    """
-    return text
-}
+/// `forcetrace --help`; forcetrace(1) is made from the same text (HelpFormats.swift).
+nonisolated var mainHelp: TerminalText { ProgramHelp.helpText }
 
 func runMain(_ arguments: [String]) -> Int32 {
     guard let first = arguments.first else {
@@ -91,6 +70,7 @@ func runMain(_ arguments: [String]) -> Int32 {
         }
         return ExitStatus.success
     }
+    if let hook = HelpHook(rawValue: first) { return hook.run(arguments) }
     if first == "--version" {
         print("forcetrace \(ForceTraceVersion.string)")
         return ExitStatus.success

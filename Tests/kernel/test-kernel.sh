@@ -35,6 +35,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# KERNEL_PACKAGE: make deb's tree (out/package/root). Its udev rule goes where
+# the package puts it and its DEBIAN folder to /usr/share/ft/package, for the
+# ft-package scenario; its binary comes in through KERNEL_BINS like any other.
+pkg_files=()
+if [ -n "${KERNEL_PACKAGE:-}" ]; then
+	for f in lib/udev/rules.d/70-forcetrace.rules DEBIAN/md5sums; do
+		[ -f "$KERNEL_PACKAGE/$f" ] || { echo "test-kernel: KERNEL_PACKAGE=$KERNEL_PACKAGE has no $f (make deb makes it)"; exit 1; }
+	done
+	pkg_files=(--file "$KERNEL_PACKAGE/lib/udev/rules.d/70-forcetrace.rules:/usr/lib/udev/rules.d/70-forcetrace.rules"
+		--file "$KERNEL_PACKAGE/DEBIAN:/usr/share/ft/package")
+fi
+
 # A bound, not a budget: about 11 s a scenario on a quiet machine, up to 40 s
 # with the host's cores taken by other work (the soak: two busy loops beside
 # the other suites); 60 s each leaves room for that.
@@ -103,7 +115,7 @@ t0=$(date +%s)
 	--file /usr/share/libinput --file /usr/lib/udev/rules.d/60-input-id.rules \
 	--file "$HERE/../../samples/calibration/touchpad.evemu:/usr/share/ft/touchpad.evemu" \
 	"${whatif[@]}" \
-	"${bins[@]}" || fail "mkinitramfs failed"
+	"${pkg_files[@]}" "${bins[@]}" || fail "mkinitramfs failed"
 
 # ---- 5. guest run ----
 "$HERE/run-guest.sh" --initrd "$WORK/initramfs.cpio.gz" --out "$WORK/out" \

@@ -1,0 +1,57 @@
+# packaging.mk - the release build, man pages, completions, install and the
+# Debian package (README.md, "Installing"). Included by the top-level Makefile.
+#
+#   make release                 .build/release/forcetrace, the Swift runtime linked statically
+#   make man completions         out/package/{man,completions}, made by that binary from its own --help
+#   make install [PREFIX=/usr/local] [DESTDIR=...]   and   make uninstall (same PREFIX and DESTDIR)
+#   make deb                     out/package/forcetrace_VERSION_ARCH.deb, its tree in out/package/root
+#   make test-install            installs into a temp DESTDIR, lints, runs bash completion, lintian
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_BIN := .build/release/forcetrace
+PACKAGE_OUT := out/package
+# The package's tree: make test ships its binary to the kernel tests' guest.
+PACKAGE_ROOT := $(PACKAGE_OUT)/root
+# ... and its udev rule and md5sums, for the ft-package scenario (Tests/kernel/README.md).
+export KERNEL_PACKAGE ?= $(abspath $(PACKAGE_ROOT))
+# Man pages carry the last commit's date, so a rebuild gives the same files.
+PACKAGE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null || date +%s))
+man deb: export SOURCE_DATE_EPOCH := $(PACKAGE_EPOCH)
+
+.PHONY: release man completions install uninstall deb test-install
+
+# One release build for demo, install, deb and the tests; swift build only relinks when nothing changed.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product forcetrace
+
+# Made into a temporary folder and moved into place whole, so a failed run leaves the last good set.
+man: release
+	@rm -rf $(PACKAGE_OUT)/man.new && mkdir -p $(PACKAGE_OUT)/man.new
+	$(RELEASE_BIN) --help-man > $(PACKAGE_OUT)/man.new/forcetrace.1
+	@for c in $$($(RELEASE_BIN) --help-commands); do \
+		$(RELEASE_BIN) --help-man $$c > $(PACKAGE_OUT)/man.new/forcetrace-$$c.1 || exit 1; done
+	@rm -rf $(PACKAGE_OUT)/man && mv $(PACKAGE_OUT)/man.new $(PACKAGE_OUT)/man
+	@echo "$(PACKAGE_OUT)/man: $$(ls $(PACKAGE_OUT)/man | wc -l) pages"
+
+completions: release
+	@rm -rf $(PACKAGE_OUT)/completions.new && mkdir -p $(PACKAGE_OUT)/completions.new
+	$(RELEASE_BIN) --help-completion bash > $(PACKAGE_OUT)/completions.new/forcetrace.bash
+	$(RELEASE_BIN) --help-completion zsh > $(PACKAGE_OUT)/completions.new/_forcetrace
+	$(RELEASE_BIN) --help-completion fish > $(PACKAGE_OUT)/completions.new/forcetrace.fish
+	@rm -rf $(PACKAGE_OUT)/completions && mv $(PACKAGE_OUT)/completions.new $(PACKAGE_OUT)/completions
+
+install: release man completions
+	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' packaging/install.sh install $(RELEASE_BIN) $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions
+
+uninstall:
+	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' packaging/install.sh uninstall
+
+deb: release man completions
+	packaging/deb.sh $(RELEASE_BIN) $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions $(PACKAGE_OUT)
+
+# The installed files, the man pages (mandoc, man), bash completion in bash,
+# the binary without Swift on the library path, uninstall, and lintian on the .deb.
+test-install: deb
+	FORCETRACE_RELEASE=$(abspath $(RELEASE_BIN)) FORCETRACE_PACKAGE=$(abspath $(PACKAGE_OUT)) \
+		$(PYTHON) -m pytest -q Tests/install
