@@ -63,44 +63,63 @@ public enum ReportFile {
         try group.attachScale(Dimension.alignedTime, to: ["aligned_curves"], axis: 1)
 
         let contacts = try group.createGroup("contacts")
-        let list = analysis.contacts
-        func seconds(_ ns: Int64?) -> Double { ns.map { Double($0) / 1e9 } ?? .nan }
-        let s = "seconds", device = "device units"
-        try contacts.write("id", list.map(\.id), units: "1", "contact id, its row in the trace's contacts table")
-        try contacts.write("slot", list.map(\.slot), units: "1", "multitouch slot, -1 without slots")
-        try contacts.write("tracking_id", list.map(\.trackingID), units: "1", "ABS_MT_TRACKING_ID, -1 without slots")
-        try contacts.write("t_down_s", list.map { Double($0.tDownNs) / 1e9 }, units: s, "touch-down since the recording's first event")
-        try contacts.write("t_up_s", list.map { $0.stillDown ? .nan : Double($0.tUpNs) / 1e9 }, units: s,
-                           "lift-off since the recording's first event, NaN when still down")
-        try contacts.write("duration_s", list.map { Double($0.durationNs) / 1e9 }, units: s, "lift-off minus touch-down")
-        try contacts.write("samples", list.map(\.samples), units: "1", "its sample rows")
-        try contacts.write("peak_pressure", list.map(\.peakRaw), units: device, "largest raw pressure")
-        try contacts.write("peak_norm", list.map { $0.peakNorm ?? .nan }, units: "1", "largest normalized pressure")
-        try contacts.write("peak_force", list.map { $0.peakForce ?? .nan }, units: "1",
-                           "peak in UIKit force units (1 an average touch, maximum_possible_force at full scale)")
-        try contacts.write("time_to_peak_s", list.map { seconds($0.timeToPeakNs) }, units: s, "from touch-down to the first sample at the peak")
-        try contacts.write("t_peek_s", list.map { seconds($0.tPeekNs) }, units: s, "from touch-down to the first peek crossing, NaN without")
-        try contacts.write("t_pop_s", list.map { seconds($0.tPopNs) }, units: s, "from touch-down to the first pop crossing, NaN without")
-        try contacts.write("peek_to_pop_s", list.map { seconds($0.peekToPopNs) }, units: s, "from the peek crossing to the pop crossing")
-        try contacts.write("peek_crossings", list.map { Int32($0.peekCrossings) }, units: "1", "crossings of peek")
-        try contacts.write("pop_crossings", list.map { Int32($0.popCrossings) }, units: "1", "crossings of pop")
-        try contacts.write("displacement_units", list.map(\.displacementUnits), units: device,
-                           "largest distance from the touch-down position, max of x and y")
-        try contacts.write("displacement_mm", list.map { $0.displacementMM ?? .nan }, units: "mm",
-                           "largest distance from the touch-down position, NaN without both resolutions")
-        try contacts.write("motion_events", list.map(\.motionEvents), units: "1", "sample rows after the down row")
-        try contacts.write("stationary_pressure_events", list.map { $0.stationary[0] }, units: "1",
-                           "motion events that changed only pressure, within the tolerance")
-        try contacts.write("stationary_rise", list.map { $0.stationaryRise[0] }, units: "1", "stationary pressure events up to the peak")
-        try contacts.write("inflation", list.map { stored($0.inflation()) }, units: "1",
-                           "motion / (motion - stationary) events; inf when unbounded, NaN when undefined")
-        try contacts.writeStrings("class", list.map { $0.pressClass?.rawValue ?? "no-pressure" })
-        try contacts.describe("class", units: "", "press class: tap, peek-press, pop-press or no-pressure")
-        try contacts.writeStrings("label", list.map { $0.label?.rawValue ?? "" })
-        try contacts.describe("label", units: "", "ground-truth class from the trace's labels, empty without")
+        for field in ContactField.all where field.applies(options) {
+            try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
+        }
         try group.createDimensionScale(Dimension.contact, rows: count)
         try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "contacts/\($0)" } + ["curves", "aligned_curves"])
+        try group.writeCoordinate(Dimension.sweepLane, AnalysisOptions.sweepTolerancesMM, units: "mm", "the inflation sweep's tolerance in x and in y")
+        try group.attachScale(Dimension.sweepLane, to: ContactField.all.filter { $0.isSweep && $0.applies(options) }.map { "contacts/\($0.name)" }, axis: 1)
         try writeStatistics(analysis.statistics, to: group)
+    }
+
+    /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
+    static func writeContactField(_ field: ContactField, _ list: [ContactStatistics], lanes: ToleranceLanes, to contacts: Group) throws {
+        let name = field.name
+        if field.isSweep {
+            let width = ToleranceLanes.sweepLanes.count
+            let values = list.flatMap { contact -> [Int64] in
+                guard case .sweep(let counts) = field.value(contact) else { return [] }
+                return ToleranceLanes.sweepLanes.map { lanes.applicable[$0] ? counts[$0] : field.missing }
+            }
+            try contacts.writeMatrix(name, values, rows: list.count, columns: width)
+            try contacts.describe(name, units: field.units, field.longName)
+            return
+        }
+        func integers() -> [Int64] {
+            list.map { contact in
+                switch field.value(contact) {
+                case .integer(let value): value ?? field.missing
+                case .flag(let flag): flag ? 1 : 0
+                default: field.missing
+                }
+            }
+        }
+        switch field.storage {
+        case .int16: try contacts.write(name, integers().map { Int16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .int32: try contacts.write(name, integers().map { Int32(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .int64: try contacts.write(name, integers(), units: field.units, field.longName)
+        case .uint8: try contacts.write(name, integers().map { UInt8(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .uint16: try contacts.write(name, integers().map { UInt16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .double:
+            let values = list.map { contact -> Double in
+                switch field.value(contact) {
+                case .real(let value): value ?? .nan
+                case .seconds(let ns): ns.map { Double($0) / 1e9 } ?? .nan
+                case .inflation(let inflation): stored(inflation)
+                case .integer(let value): value.map(Double.init) ?? .nan
+                default: .nan
+                }
+            }
+            try contacts.write(name, values, units: field.units, field.longName)
+        case .int64PerLane:
+            preconditionFailure("written above")
+        case .string:
+            try contacts.writeStrings(name, list.map { contact in
+                if case .text(let text) = field.value(contact) { text ?? "" } else { "" }
+            })
+            try contacts.describe(name, units: field.units, field.longName)
+        }
     }
 
     /// A ratio as is, unbounded as +inf, undefined (and a sweep lane that does not apply) as NaN.
@@ -119,6 +138,8 @@ public enum ReportFile {
         /// The columns of `curves` and of `aligned_curves`, coordinates with values.
         static let fraction = "fraction"
         static let alignedTime = "t_ms"
+        /// The second dimension of a per-contact sweep (`contacts/stationary_sweep`), a coordinate in mm.
+        static let sweepLane = "sweep_tolerance_mm"
         /// The bins of the histograms, coordinates with their lower edges.
         static let peakBin = "peak_norm_bin"
         static let timeBin = "time_bin"
