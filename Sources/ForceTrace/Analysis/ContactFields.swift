@@ -217,16 +217,12 @@ extension ContactField {
                      "1 for a pop-press whose displacement stays within the tolerance") { .flag($0.isStationaryDeepPress) },
     ]
 
-    /// `all` in JSON key order (byte order, as JSONWriter requires).
-    public static let jsonOrder: [ContactField] = all.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-
-    /// The table's columns, in order.
-    public static let columns: [ContactColumn] = all.compactMap(\.column)
-
     /// The text table's heading line (without its newline).
-    public static let textHeading: String = columns.map { column in
-        String(repeating: " ", count: max(0, column.width - column.heading.count)) + column.heading
-    }.joined(separator: " ")
+    public static func textHeading(_ columns: [ContactColumn]) -> String {
+        columns.map { column in
+            String(repeating: " ", count: max(0, column.width - column.heading.count)) + column.heading
+        }.joined(separator: " ")
+    }
 
     static let seconds = "seconds", deviceUnits = "device units"
 }

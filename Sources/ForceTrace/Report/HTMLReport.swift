@@ -393,7 +393,7 @@ extension PressureReport {
     func contactTable(_ analysis: RecordingAnalysis, limit: Int?) -> String {
         let shown = limit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         guard shown > 0 else { return "" }
-        let columns = ContactField.columns
+        let columns = contactColumns
         var out = "<div class=\"card table\"><h3>Contacts</h3><div class=\"scroll\"><table class=\"contacts sortable\" data-rows=\"\(shown)\"><thead><tr>"
         out += columns.map { "<th>\(esc($0.heading))</th>" }.joined() + "</tr></thead><tbody>\n"
         for contact in analysis.contacts.prefix(shown) {

@@ -68,7 +68,7 @@ extension PressureReport {
         out.beginArray(flat: false)
         // A hundred thousand contacts are most of the document: rendered on all cores, in order.
         let contacts = analysis.contacts, lanes = analysis.lanes
-        let fields = ContactField.jsonOrder.filter { $0.applies(options) }
+        let fields = jsonContactFields
         out.elements(contacts.count) { index, out in writeContact(contacts[index], fields: fields, lanes: lanes, to: &out) }
         out.endArray()
         out.key("device"); out.string(device.name)

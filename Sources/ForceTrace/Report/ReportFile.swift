@@ -30,16 +30,17 @@ public enum ReportFile {
         try ReportMerge.writeOptions(options, to: root)
         for (index, analysis) in report.recordings.enumerated() {
             let group = try recordings.createGroup(ReportMerge.groupName(analysis.name, used: &used))
-            try writeRecording(analysis, to: group)
+            try writeRecording(analysis, of: report, to: group)
             try ReportMerge.writeContext(analysis, index: index, to: group)
         }
         let total = try root.createGroup("total")
-        try writeStatistics(report.total, to: total)
+        try writeStatistics(report.total, of: report, to: total)
         try file.close()
         try target.commit()
     }
 
-    static func writeRecording(_ analysis: RecordingAnalysis, to group: Group) throws {
+    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
+        let fields = report.contactFields
         try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
         try group.setAttribute("name", .string(analysis.name))
         try group.setAttribute("device_name", .string(analysis.device.name))
@@ -63,14 +64,14 @@ public enum ReportFile {
         try group.attachScale(Dimension.alignedTime, to: ["aligned_curves"], axis: 1)
 
         let contacts = try group.createGroup("contacts")
-        for field in ContactField.all where field.applies(options) {
+        for field in fields where field.applies(options) {
             try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
         }
         try group.createDimensionScale(Dimension.contact, rows: count)
         try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "contacts/\($0)" } + ["curves", "aligned_curves"])
         try group.writeCoordinate(Dimension.sweepLane, AnalysisOptions.sweepTolerancesMM, units: "mm", "the inflation sweep's tolerance in x and in y")
-        try group.attachScale(Dimension.sweepLane, to: ContactField.all.filter { $0.isSweep && $0.applies(options) }.map { "contacts/\($0.name)" }, axis: 1)
-        try writeStatistics(analysis.statistics, to: group)
+        try group.attachScale(Dimension.sweepLane, to: fields.filter { $0.isSweep && $0.applies(options) }.map { "contacts/\($0.name)" }, axis: 1)
+        try writeStatistics(analysis.statistics, of: report, to: group)
     }
 
     /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
@@ -147,7 +148,16 @@ public enum ReportFile {
         static func element(of field: String) -> String { "\(field)_element" }
     }
 
-    static func writeStatistics(_ statistics: PressureStatistics, to group: Group) throws {
+    /// The name of the dataset holding the summary as `report --json` has it.
+    public static let summaryDataset = "summary"
+
+    static func writeStatistics(_ statistics: PressureStatistics, of report: PressureReport, to group: Group) throws {
+        // The JSON renderer's own text, so read_report().summary() has every key --json has, under the same names.
+        var json = JSONWriter()
+        report.writeSummary(statistics, to: &json)
+        try group.writeString(summaryDataset, String(decoding: json.finish(), as: UTF8.self))
+        try group.describe(summaryDataset, units: "", "the summary as report --json prints it, JSON text")
+
         try group.setAttribute("contacts", .int(statistics.contacts))
         try group.setAttribute("motion_events", .int(statistics.motionEvents))
         try group.setAttribute("stationary_pressure_events", .int(statistics.stationary[0]))

@@ -43,8 +43,9 @@ extension PressureReport {
         for warning in analysis.warnings { out += "warning: \(warning)\n" }
         let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         if shown > 0 {
-            out += "\(ContactField.textHeading)\n"
-            for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact))\n" }
+            let columns = contactColumns
+            out += "\(ContactField.textHeading(columns))\n"
+            for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact, columns: columns))\n" }
             if shown < analysis.contacts.count {
                 out += "    (\(shown) of \(analysis.contacts.count) contacts shown; --contacts all shows every one)\n"
             }
@@ -54,8 +55,8 @@ extension PressureReport {
     }
 
     /// One row of the contact table: each `ContactField.columns` cell, right-aligned.
-    func contactLine(_ contact: ContactStatistics) -> String {
-        ContactField.columns.map { $0.padded(contact) }.joined(separator: " ")
+    func contactLine(_ contact: ContactStatistics, columns: [ContactColumn]? = nil) -> String {
+        (columns ?? contactColumns).map { $0.padded(contact) }.joined(separator: " ")
     }
 
     func summaryText(_ statistics: PressureStatistics) -> TerminalText {
