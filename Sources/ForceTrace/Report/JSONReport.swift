@@ -76,17 +76,7 @@ extension PressureReport {
         out.key("duration_s"); out.seconds(analysis.durationNs)
         out.key("file"); out.string(InputPath.displayName(analysis.file))
         out.key("name"); out.string(analysis.name)
-        out.key("pressure_axis")
-        if let axis = analysis.pressureAxis {
-            out.beginObject()
-            out.key("code"); out.int(axis.code)
-            out.key("max"); out.int(axis.maximum)
-            out.key("min"); out.int(axis.minimum)
-            out.key("name"); out.string(axis.name)
-            out.endObject()
-        } else {
-            out.null()
-        }
+        out.key("pressure_axis"); out.pressureAxis(analysis.pressureAxis)
         out.key("scripted_thresholds")
         if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
             out.beginObject()
