@@ -101,7 +101,7 @@ class Report:
               computed: tuple[np.ndarray, dict[str, str]]) -> tuple[Any, ...]:
         """The curve matrices' second coordinate: the file's scale (`fraction`,
         `t_ms`) when it has one, else `computed` (files saved before the scales)."""
-        saved = self._group(names[0])["coords"].get(dimension) if names else None
+        saved: tuple[np.ndarray, dict[str, str]] | None = self._group(names[0])["coords"].get(dimension) if names else None
         if saved is not None and len(saved[0]) == width:
             return (dimension,) + saved
         return (dimension,) + computed
