@@ -80,3 +80,19 @@ def assert_same(saved_value, json_value, where):
         assert str(saved_value) == json_value, where
     else:
         assert saved_value == json_value, (where, saved_value, json_value)
+
+
+def test_state_fields_share_one_dimension_per_length(saved):
+    """`state/` holds its fields and one dimension-only scale per distinct
+    length, not one `<field>_element` scale per field."""
+    import h5py
+
+    report, _ = saved
+    with h5py.File(report.path, "r") as f:
+        for group in ["total"] + [f"recordings/{name}" for name in f["recordings"]]:
+            state = f[group]["state"]
+            fields = [name.decode() if isinstance(name, bytes) else name for name in state.attrs["fields"]]
+            lengths = {state[name].shape[0] for name in fields}
+            assert sorted(set(state) - set(fields)) == sorted(f"length_{n}" for n in lengths), group
+            for name in fields:
+                assert state[name].dims[0][0].name == f"/{group}/state/length_{state[name].shape[0]}"

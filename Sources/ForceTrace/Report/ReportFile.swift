@@ -144,8 +144,8 @@ public enum ReportFile {
         /// The bins of the histograms, coordinates with their lower edges.
         static let peakBin = "peak_norm_bin"
         static let timeBin = "time_bin"
-        /// The elements of one `state` field.
-        static func element(of field: String) -> String { "\(field)_element" }
+        /// The elements of the `state` fields of one length.
+        static func element(length: Int) -> String { "length_\(length)" }
     }
 
     /// The name of the dataset holding the summary as `report --json` has it.
@@ -202,15 +202,19 @@ public enum ReportFile {
         // Every field of the mergeable aggregate, as is, so that it reads back exactly.
         let state = try group.createGroup("state")
         try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
+        var byLength: [Int: [String]] = [:]
         for field in PressureStatistics.fields {
+            let length: Int
             switch field.stored(statistics) {
-            case .integers(let values): try state.write(field.name, values, units: field.units, field.longName)
-            case .doubles(let values): try state.write(field.name, values, units: field.units, field.longName)
+            case .integers(let values): try state.write(field.name, values, units: field.units, field.longName); length = values.count
+            case .doubles(let values): try state.write(field.name, values, units: field.units, field.longName); length = values.count
             }
-            // Each field its own dimension: their lengths are unrelated.
-            let dimension = Dimension.element(of: field.name)
-            try state.createDimensionScale(dimension, rows: try state.storage(of: field.name).rows)
-            try state.attachScale(dimension, to: [field.name])
+            byLength[length, default: []].append(field.name)
+        }
+        // One dimension per length, shared by the fields of that length: their lengths are otherwise unrelated.
+        for (length, names) in byLength.sorted(by: { $0.key < $1.key }) {
+            try state.createDimensionScale(Dimension.element(length: length), rows: length)
+            try state.attachScale(Dimension.element(length: length), to: names)
         }
     }
 
