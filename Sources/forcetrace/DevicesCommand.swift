@@ -30,7 +30,7 @@ struct DevicesCommand: Subcommand {
     func run() throws -> Int32 {
         let entries = try InputDevices.list()
         if json {
-            printExact(JSONText.encode(entries.map(Self.jsonObject)))
+            printExact(InputDevices.json(entries))
         } else if entries.isEmpty {
             printError("\(InputDevices.defaultDirectory) has no event devices")
         } else {
@@ -46,28 +46,5 @@ struct DevicesCommand: Subcommand {
             return ExitStatus.failure
         }
         return ExitStatus.success
-    }
-
-    static func jsonObject(_ entry: InputDeviceEntry) -> [String: Any] {
-        guard let device = entry.description else {
-            return ["path": entry.path, "error": entry.error?.message ?? "unknown error",
-                    "errno": entry.error?.errno.map { Int($0) } ?? NSNull()]
-        }
-        let pressure: Any = device.contactPressureAxis.map {
-            ["code": Int($0.code), "name": $0.name, "min": Int($0.minimum), "max": Int($0.maximum), "resolution": Int($0.resolution)] as [String: Any]
-        } ?? NSNull()
-        return [
-            "path": entry.path,
-            "name": device.name,
-            "bus": Int(device.bus), "bus_name": InputDevices.busName(device.bus),
-            "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
-            "properties": device.properties.map { EventNames.property($0) },
-            "mt_protocol_b": device.contactProtocol == .slots,
-            "slots": device.slotCount,
-            "pressure_axis": pressure,
-            "is_pen": device.isPen,
-            "keyboard": device.hasKeyboardKeys,
-            "force_capability": device.forceCapability.rawValue,
-        ]
     }
 }

@@ -6,7 +6,7 @@ extension ReportCommand {
     /// merged report (ForceTrace's `ReportMerge`), as `report` over all their
     /// inputs at once would with `--contacts 0`.
     func runMerge() throws -> Int32 {
-        let parts = try Self.expand(inputs, savedReports: true)
+        let parts = try ReportInputs.expand(inputs, savedReports: true, note: { printError($0) })
         for (option, output) in [("--save", save), ("--html", html)] {
             guard let output else { continue }
             let target = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path

@@ -1,5 +1,5 @@
 """`import` compresses full chunks itself (shuffle, then libdeflate) on a second
-thread and stores them with H5Dwrite_chunk (docs/ARCHITECTURE.md, "Import").
+thread and stores them with H5Dwrite_chunk (Tests/bench/README.md, "Import on two cores").
 The file must stay what HDF5's own shuffle+deflate filters write: h5py, h5dump
 and h5diff read it, its chunks are plain zlib streams, and its tables equal
 those of `record --replay`, which writes through HDF5's filters."""

@@ -80,14 +80,15 @@ def check_report(path, k=K):
         n = contacts[name]
         ds = open_group(path, f"recordings/{name}")
         with ds:
-            assert dict(ds.sizes) == {"contact": n, "fraction": k, "t_ms": 200}
+            assert dict(ds.sizes) == {"contact": n, "fraction": k, "t_ms": 200, "sweep_tolerance_mm": 5}
             assert ds["curves"].dims == ("contact", "fraction")
             assert ds["aligned_curves"].dims == ("contact", "t_ms")
             np.testing.assert_array_equal(ds["fraction"].values, np.arange(k) / k)
             np.testing.assert_allclose(ds["t_ms"].values, np.arange(200) * 10.0)
             assert ds["t_ms"].attrs["units"] == "milliseconds" and ds["fraction"].attrs["units"] == "1"
         with open_group(path, f"recordings/{name}/contacts") as ds:
-            assert dict(ds.sizes) == {"contact": n}
+            assert dict(ds.sizes) == {"contact": n, "sweep_tolerance_mm": 5}
+            assert ds["stationary_sweep"].dims == ("contact", "sweep_tolerance_mm")
             assert ds["t_down_s"].attrs["units"] == "seconds"
             assert ds["peak_pressure"].attrs["units"] == "device units"
             assert set(ds["class"].values) <= {"tap", "peek-press", "pop-press", "no-pressure"}

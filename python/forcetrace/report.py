@@ -1,49 +1,70 @@
 """The `forcetrace report --save` file (docs/ANALYSIS.md, "The --save file")."""
+from __future__ import annotations
+
+import json
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ._h5 import attr, attrs, column, column_names, is_dimension_only, is_scale, open_file
 
+if TYPE_CHECKING:
+    import h5py
+    import xarray as xr
+
 REPORT_FORMAT = "forcetrace-report"
 CATEGORICAL = ("class", "label")
+#: The scalar string dataset holding a group's summary as `report --json` prints it.
+SUMMARY = "summary"
 
 
 class Report:
     """A saved report, read whole into memory (it is small: per contact, not per sample)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         with open_file(path, REPORT_FORMAT) as handle:
             self.attrs = attrs(handle)
-            self._groups = {}
+            self._groups: dict[str, dict[str, Any]] = {}
             for name, group in handle.get("recordings", {}).items():
                 self._groups[name] = _read_group(group)
             self._total = _read_group(handle["total"]) if "total" in handle else {}
         self.recordings = list(self._groups)
         self.peek, self.pop = self.attrs.get("peek"), self.attrs.get("pop")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<forcetrace.Report {str(self.path)!r}: {len(self.recordings)} recordings>"
 
-    def _group(self, recording):
+    def _group(self, recording: str | None) -> dict[str, Any]:
         if recording is None:
             return self._total
         if recording not in self._groups:
             raise KeyError(f"{self.path}: no recording {recording!r}; it has {self.recordings}")
         return self._groups[recording]
 
-    def summary(self, recording=None):
-        """The group's scalar aggregates (attributes), the total without a recording."""
-        return dict(self._group(recording)["attrs"])
+    def summary(self, recording: str | None = None) -> dict[str, Any]:
+        """The summary of one recording, or the total without one, as
+        `report --json` has it: the same keys and values (null as None).
+        Files saved before the summary was stored give their few scalar
+        attributes instead."""
+        group = self._group(recording)
+        if SUMMARY in group:
+            result: dict[str, Any] = json.loads(group[SUMMARY])
+            return result
+        return dict(group["attrs"])
 
-    def state(self, recording=None):
+    def state(self, recording: str | None = None) -> dict[str, np.ndarray]:
         """The mergeable aggregate as saved (`state/`, docs/ANALYSIS.md): field name → numpy array."""
         return dict(self._group(recording).get("state", {}))
 
-    def contacts(self, recording=None):
-        """The per-contact numbers; every recording (with `file` and `recording` columns) without one."""
+    def contacts(self, recording: str | None = None) -> pd.DataFrame:
+        """The per-contact numbers, one column per dataset of `contacts/`
+        (the names `report --json` uses; a per-lane field such as
+        `stationary_sweep` holds an array per contact); every recording
+        (with `file` and `recording` columns) without one."""
         names = [recording] if recording is not None else self.recordings
         frames = []
         for name in names:
@@ -58,7 +79,7 @@ class Report:
                 frame[name] = frame[name].astype("category")
         return frame
 
-    def _matrix(self, key, recording):
+    def _matrix(self, key: str, recording: str | None) -> tuple[np.ndarray, dict[str, Any], list[str]]:
         """A curve matrix over one or every recording, with per-contact coordinates."""
         names = [recording] if recording is not None else self.recordings
         blocks, ids, owners, classes = [], [], [], []
@@ -76,15 +97,16 @@ class Report:
                   "class": ("contact", np.asarray(classes, dtype=object))}
         return data, coords, names
 
-    def _axis(self, names, dimension, width, computed):
+    def _axis(self, names: list[str], dimension: str, width: int,
+              computed: tuple[np.ndarray, dict[str, str]]) -> tuple[Any, ...]:
         """The curve matrices' second coordinate: the file's scale (`fraction`,
         `t_ms`) when it has one, else `computed` (files saved before the scales)."""
-        saved = self._group(names[0])["coords"].get(dimension) if names else None
+        saved: tuple[np.ndarray, dict[str, str]] | None = self._group(names[0])["coords"].get(dimension) if names else None
         if saved is not None and len(saved[0]) == width:
             return (dimension,) + saved
         return (dimension,) + computed
 
-    def curves(self, recording=None):
+    def curves(self, recording: str | None = None) -> xr.DataArray:
         """Duration-normalized curves: DataArray (contact, fraction), fraction i/K of the duration."""
         import xarray as xr
 
@@ -95,7 +117,7 @@ class Report:
         return xr.DataArray(data, dims=("contact", "fraction"), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
-    def aligned_curves(self, recording=None):
+    def aligned_curves(self, recording: str | None = None) -> xr.DataArray:
         """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end."""
         import xarray as xr
 
@@ -106,20 +128,20 @@ class Report:
         return xr.DataArray(data, dims=("contact", "t_ms"), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
-    def sweep(self, recording=None):
+    def sweep(self, recording: str | None = None) -> pd.DataFrame:
         """The threshold sweep: threshold, reached, fraction (101 rows)."""
         return pd.DataFrame(self._group(recording)["sweep"])
 
-    def inflation_sweep(self, recording=None):
+    def inflation_sweep(self, recording: str | None = None) -> pd.DataFrame:
         """Inflation at 0, 0.1, 0.25, 0.5 and 1 mm."""
         return pd.DataFrame(self._group(recording)["inflation_sweep"])
 
-    def histograms(self, recording=None):
+    def histograms(self, recording: str | None = None) -> dict[str, pd.Series]:
         """Each histogram as a Series of counts indexed by the bin's lower edge
         (normalized pressure for `peak_norm`, seconds for the times)."""
         group = self._group(recording)
         meta = group.get("histograms_attrs", {})
-        result = {}
+        result: dict[str, pd.Series] = {}
         for name, counts in group["histograms"].items():
             if name in group.get("histograms_scales", ()):
                 continue  # a bin coordinate (peak_norm_bin, time_bin), not a histogram
@@ -129,15 +151,22 @@ class Report:
         return result
 
 
-def _read_group(group):
+def _read_group(group: h5py.Group) -> dict[str, Any]:
     import h5py
 
-    result = {"attrs": attrs(group), "coords": {}}
+    result: dict[str, Any] = {"attrs": attrs(group), "coords": {}}
     for name, obj in group.items():
         if isinstance(obj, h5py.Group):
             result[name] = {key: column(obj[key]) for key in column_names(obj)}
+            if name == "contacts":
+                # A per-lane field (contact x lane): one array per contact, under the field's name.
+                for key, member in obj.items():
+                    if isinstance(member, h5py.Dataset) and member.ndim == 2:
+                        result[name][key] = list(member[...])
             result[name + "_attrs"] = attrs(obj)
             result[name + "_scales"] = {key for key in result[name] if is_scale(obj[key])}
+        elif obj.ndim == 0 and name == SUMMARY:
+            result[name] = obj.asstr()[()]
         elif obj.ndim == 2:
             result[name] = obj[...]
         elif obj.ndim == 1 and is_scale(obj) and not is_dimension_only(obj):
@@ -150,6 +179,6 @@ def _read_group(group):
     return result
 
 
-def read_report(path):
+def read_report(path: str | os.PathLike[str]) -> Report:
     """Reads a `forcetrace report --save` file."""
     return Report(path)

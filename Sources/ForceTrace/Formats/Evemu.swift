@@ -43,13 +43,6 @@ public enum Evemu {
         try EvemuCodec().decode(bytes, file: file, options: DecodeOptions(descriptionPath: descriptionPath, offerSalvage: false))[0].recording
     }
 
-    /// Parses a recording, keeping what precedes damage in the event lines:
-    /// errors in the description are thrown, errors after the first `E:`
-    /// line end the recording at the last complete frame before them.
-    public static func parseSalvaging(_ bytes: [UInt8], file: String, descriptionPath: String? = nil) throws -> ParsedRecording {
-        try EvemuCodec().decode(bytes, file: file, options: DecodeOptions(descriptionPath: descriptionPath, salvage: true))[0]
-    }
-
     /// Reads a device description (an evemu header, with or without events).
     public static func readDescription(_ path: String) throws -> DeviceDescription {
         let device = try makeDevice(try parseDescription(path), file: path)

@@ -24,20 +24,9 @@ public enum LibinputRecord {
     /// The format version this reader understands.
     public static let formatVersion: Int64 = 1
 
-    public static func read(_ path: String) throws -> [Recording] {
-        try RecordingImporter.read(path, format: .libinput).map(\.recording)
-    }
-
     /// Parses every device in the file; any damage is an error.
     public static func parse(_ bytes: [UInt8], file: String) throws -> [Recording] {
         try LibinputCodec().decode(bytes, file: file, options: DecodeOptions(offerSalvage: false)).map(\.recording)
-    }
-
-    /// Parses every device in the file. Damage after the first device's
-    /// description ends parsing: devices before it are complete, the
-    /// damaged one keeps its complete frames, and later ones are lost.
-    public static func parseSalvaging(_ bytes: [UInt8], file: String) throws -> [ParsedRecording] {
-        try LibinputCodec().decode(bytes, file: file, options: DecodeOptions(salvage: true))
     }
 
     /// An error the sink raised while the file was being decoded: not bad input.

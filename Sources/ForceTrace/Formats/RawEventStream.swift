@@ -13,17 +13,6 @@ import Foundation
 public enum RawEventStream {
     public static let recordSize = 24
 
-    /// Parses a whole stream; any damage is an error.
-    public static func parse(_ bytes: [UInt8], file: String, description: DeviceDescription) throws -> Recording {
-        try RawCodec().decode(bytes, file: file, options: DecodeOptions(description: description, offerSalvage: false))[0].recording
-    }
-
-    /// Parses a stream, ending it at the last complete frame before the
-    /// first bad record or a trailing partial record.
-    public static func parseSalvaging(_ bytes: [UInt8], file: String, description: DeviceDescription) throws -> ParsedRecording {
-        try RawCodec().decode(bytes, file: file, options: DecodeOptions(description: description, salvage: true))[0]
-    }
-
     /// Writes the events as raw records, times as they are (absolute on the
     /// recording's clock).
     public static func write(_ recording: Recording, to sink: (UnsafeRawBufferPointer) throws -> Void) rethrows {

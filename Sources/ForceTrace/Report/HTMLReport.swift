@@ -396,35 +396,19 @@ extension PressureReport {
     func contactTable(_ analysis: RecordingAnalysis, limit: Int?) -> String {
         let shown = limit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         guard shown > 0 else { return "" }
-        let columns = ["id", "slot", "track", "down_s", "dur_s", "smpl", "peak", "norm", "force", "t_peak", "t_peek", "t_pop", "pk>pop",
-                       "rx", "disp", "motion", "stat", "infl", "class"]
+        let columns = contactColumns
         var out = "<div class=\"card table\"><h3>Contacts</h3><div class=\"scroll\"><table class=\"contacts sortable\" data-rows=\"\(shown)\"><thead><tr>"
-        out += columns.map { "<th>\(esc($0))</th>" }.joined() + "</tr></thead><tbody>\n"
-        func cell(_ text: String, _ sortValue: Double?) -> String {
-            "<td data-v=\"\(sortValue.map { $0.isFinite ? String($0) : ($0 > 0 ? "1e308" : "-1e308") } ?? "-1e308")\">\(esc(text))</td>"
-        }
-        func seconds(_ ns: Int64?) -> String { cell(ns.map { String(format: "%.3f", Double($0) / 1e9) } ?? "-", ns.map { Double($0) / 1e9 }) }
+        out += columns.map { "<th>\(esc($0.heading))</th>" }.joined() + "</tr></thead><tbody>\n"
         for contact in analysis.contacts.prefix(shown) {
-            out += "<tr>" + cell("\(contact.id)", Double(contact.id)) + cell("\(contact.slot)", Double(contact.slot))
-                + cell("\(contact.trackingID)", Double(contact.trackingID)) + seconds(contact.tDownNs) + seconds(contact.durationNs)
-                + cell("\(contact.samples)", Double(contact.samples))
-            if let norm = contact.peakNorm {
-                out += cell("\(contact.peakRaw)", Double(contact.peakRaw)) + cell(String(format: "%.3f", norm), norm)
-                    + cell(String(format: "%.2f", UIKitForce.force(normalized: norm)), norm)
-            } else {
-                out += cell("-", nil) + cell("-", nil) + cell("-", nil)
+            out += "<tr>"
+            for column in columns {
+                let cell = column.cell(contact)
+                guard column.numeric else { out += "<td>\(esc(cell.text))</td>"; continue }
+                // nil sorts first, infinities at the ends.
+                let sort = cell.sort.map { $0.isFinite ? String($0) : ($0 > 0 ? "1e308" : "-1e308") } ?? "-1e308"
+                out += "<td data-v=\"\(sort)\">\(esc(cell.text))</td>"
             }
-            out += seconds(contact.timeToPeakNs) + seconds(contact.tPeekNs) + seconds(contact.tPopNs) + seconds(contact.peekToPopNs)
-            out += cell("\(contact.peekRecrossings + contact.popRecrossings)", Double(contact.peekRecrossings + contact.popRecrossings))
-            out += contact.displacementMM.map { cell(String(format: "%.1fmm", $0), $0) } ?? cell("\(contact.displacementUnits)", Double(contact.displacementUnits))
-            out += cell("\(contact.motionEvents)", Double(contact.motionEvents)) + cell("\(contact.stationary[0])", Double(contact.stationary[0]))
-            let inflation = contact.inflation()
-            out += cell(ReportFormat.inflation(inflation, width: 0), inflation.ratio ?? (inflation == .unbounded ? .infinity : nil))
-            var note = contact.pressClass?.rawValue ?? "no-pressure"
-            if contact.isStationaryDeepPress { note += " (stationary)" }
-            if contact.stillDown { note += " [still down]" }
-            if let label = contact.label, label != contact.pressClass { note += " [label \(label.rawValue)]" }
-            out += "<td>\(esc(note))</td></tr>\n"
+            out += "</tr>\n"
         }
         out += "</tbody></table></div>"
         if shown < analysis.contacts.count {

@@ -68,24 +68,15 @@ extension PressureReport {
         out.beginArray(flat: false)
         // A hundred thousand contacts are most of the document: rendered on all cores, in order.
         let contacts = analysis.contacts, lanes = analysis.lanes
-        out.elements(contacts.count) { index, out in writeContact(contacts[index], lanes: lanes, to: &out) }
+        let fields = jsonContactFields
+        out.elements(contacts.count) { index, out in writeContact(contacts[index], fields: fields, lanes: lanes, to: &out) }
         out.endArray()
         out.key("device"); out.string(device.name)
         out.key("device_id"); out.integers([Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)])
         out.key("duration_s"); out.seconds(analysis.durationNs)
         out.key("file"); out.string(InputPath.displayName(analysis.file))
         out.key("name"); out.string(analysis.name)
-        out.key("pressure_axis")
-        if let axis = analysis.pressureAxis {
-            out.beginObject()
-            out.key("code"); out.int(axis.code)
-            out.key("max"); out.int(axis.maximum)
-            out.key("min"); out.int(axis.minimum)
-            out.key("name"); out.string(axis.name)
-            out.endObject()
-        } else {
-            out.null()
-        }
+        out.key("pressure_axis"); out.pressureAxis(analysis.pressureAxis)
         out.key("scripted_thresholds")
         if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
             out.beginObject()
@@ -104,48 +95,13 @@ extension PressureReport {
         out.endObject()
     }
 
-    func writeContact(_ contact: ContactStatistics, lanes: ToleranceLanes, to out: inout JSONWriter) {
+    /// One contact's object: every `ContactField` that applies, in key order.
+    func writeContact(_ contact: ContactStatistics, fields: [ContactField], lanes: ToleranceLanes, to out: inout JSONWriter) {
         out.beginObject()
-        out.key("class"); out.string(contact.pressClass?.rawValue ?? "no-pressure")
-        out.key("displacement_mm"); out.double(contact.displacementMM)
-        out.key("displacement_units"); out.int(contact.displacementUnits)
-        out.key("duration_s"); out.seconds(contact.durationNs)
-        out.key("id"); out.int(contact.id)
-        out.key("inflation"); out.inflation(contact.inflation())
-        out.key("label")
-        if let label = contact.label { out.string(label.rawValue) } else { out.null() }
-        out.key("motion_events"); out.int(contact.motionEvents)
-        out.key("peak_force"); out.double(contact.peakForce)
-        out.key("peak_norm"); out.double(contact.peakNorm)
-        out.key("peak_pressure")
-        if contact.peakRaw >= 0 || contact.peakNorm != nil { out.int(contact.peakRaw) } else { out.null() }
-        out.key("peek_crossings"); out.int(contact.peekCrossings)
-        out.key("peek_recrossings"); out.int(contact.peekRecrossings)
-        out.key("peek_to_pop_s"); out.seconds(contact.peekToPopNs)
-        out.key("pop_crossings"); out.int(contact.popCrossings)
-        out.key("pop_recrossings"); out.int(contact.popRecrossings)
-        out.key("samples"); out.int(contact.samples)
-        if options.smoothing != .none { out.key("signal_peak"); out.double(contact.signalPeak) }
-        out.key("slot"); out.int(contact.slot)
-        out.key("stationary_after_peak"); out.int(contact.stationaryAfterPeak[0])
-        out.key("stationary_deep_press"); out.bool(contact.isStationaryDeepPress)
-        out.key("stationary_pressure_events"); out.int(contact.stationary[0])
-        out.key("stationary_rate_hz"); out.double(contact.stationaryRateHz)
-        out.key("stationary_rise"); out.int(contact.stationaryRise[0])
-        out.key("stationary_sweep")
-        out.beginArray(flat: true)
-        for lane in ToleranceLanes.sweepLanes {
-            if lanes.applicable[lane] { out.int(contact.stationary[lane]) } else { out.null() }
+        for field in fields {
+            out.key(field.key)
+            out.value(field.value(contact), lanes: lanes)
         }
-        out.endArray()
-        out.key("still_down"); out.bool(contact.stillDown)
-        out.key("t_down_s"); out.seconds(contact.tDownNs)
-        out.key("t_peek_s"); out.seconds(contact.tPeekNs)
-        out.key("t_pop_s"); out.seconds(contact.tPopNs)
-        out.key("t_up_s"); out.seconds(contact.stillDown ? nil : contact.tUpNs)
-        out.key("time_to_peak_s"); out.seconds(contact.timeToPeakNs)
-        out.key("tool"); out.int(contact.tool)
-        out.key("tracking_id"); out.int(contact.trackingID)
         out.endObject()
     }
 
@@ -335,4 +291,22 @@ extension PressureReport {
 extension JSONWriter {
     /// A ratio, or null when unbounded or undefined (docs/ANALYSIS.md).
     mutating func inflation(_ value: Inflation?) { double(value?.ratio) }
+
+    /// A per-contact value (`ContactValue` says how each kind is written).
+    mutating func value(_ value: ContactValue, lanes: ToleranceLanes) {
+        switch value {
+        case .integer(let number): if let number { int(number) } else { null() }
+        case .real(let number): double(number)
+        case .seconds(let ns): seconds(ns)
+        case .inflation(let ratio): inflation(ratio)
+        case .flag(let flag): bool(flag)
+        case .text(let text): if let text { string(text) } else { null() }
+        case .sweep(let counts):
+            beginArray(flat: true)
+            for lane in ToleranceLanes.sweepLanes {
+                if lanes.applicable[lane] { int(counts[lane]) } else { null() }
+            }
+            endArray()
+        }
+    }
 }

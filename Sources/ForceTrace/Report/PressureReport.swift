@@ -19,6 +19,9 @@ public struct PressureReport: Sendable {
     public var options: AnalysisOptions
     public var files: [FileAnalysis]
     public var total: PressureStatistics
+    /// The per-contact statistics every renderer shows: `ContactField.all`,
+    /// which a test may extend to see a new one reach every output.
+    public var contactFields: [ContactField] = ContactField.all
 
     public init(options: AnalysisOptions, files: [FileAnalysis]) {
         self.options = options
@@ -27,6 +30,14 @@ public struct PressureReport: Sendable {
     }
 
     public var recordings: [RecordingAnalysis] { files.flatMap(\.recordings) }
+
+    /// The contact fields under this report's options, in JSON key order.
+    public var jsonContactFields: [ContactField] {
+        contactFields.filter { $0.applies(options) }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    /// The contact table's columns, in order.
+    public var contactColumns: [ContactColumn] { contactFields.compactMap(\.column) }
 
     public var toolVersion: String { "forcetrace \(ForceTraceVersion.string)" }
 }

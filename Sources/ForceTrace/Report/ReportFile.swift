@@ -30,16 +30,17 @@ public enum ReportFile {
         try ReportMerge.writeOptions(options, to: root)
         for (index, analysis) in report.recordings.enumerated() {
             let group = try recordings.createGroup(ReportMerge.groupName(analysis.name, used: &used))
-            try writeRecording(analysis, to: group)
+            try writeRecording(analysis, of: report, to: group)
             try ReportMerge.writeContext(analysis, index: index, to: group)
         }
         let total = try root.createGroup("total")
-        try writeStatistics(report.total, to: total)
+        try writeStatistics(report.total, of: report, to: total)
         try file.close()
         try target.commit()
     }
 
-    static func writeRecording(_ analysis: RecordingAnalysis, to group: Group) throws {
+    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
+        let fields = report.contactFields
         try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
         try group.setAttribute("name", .string(analysis.name))
         try group.setAttribute("device_name", .string(analysis.device.name))
@@ -63,44 +64,63 @@ public enum ReportFile {
         try group.attachScale(Dimension.alignedTime, to: ["aligned_curves"], axis: 1)
 
         let contacts = try group.createGroup("contacts")
-        let list = analysis.contacts
-        func seconds(_ ns: Int64?) -> Double { ns.map { Double($0) / 1e9 } ?? .nan }
-        let s = "seconds", device = "device units"
-        try contacts.write("id", list.map(\.id), units: "1", "contact id, its row in the trace's contacts table")
-        try contacts.write("slot", list.map(\.slot), units: "1", "multitouch slot, -1 without slots")
-        try contacts.write("tracking_id", list.map(\.trackingID), units: "1", "ABS_MT_TRACKING_ID, -1 without slots")
-        try contacts.write("t_down_s", list.map { Double($0.tDownNs) / 1e9 }, units: s, "touch-down since the recording's first event")
-        try contacts.write("t_up_s", list.map { $0.stillDown ? .nan : Double($0.tUpNs) / 1e9 }, units: s,
-                           "lift-off since the recording's first event, NaN when still down")
-        try contacts.write("duration_s", list.map { Double($0.durationNs) / 1e9 }, units: s, "lift-off minus touch-down")
-        try contacts.write("samples", list.map(\.samples), units: "1", "its sample rows")
-        try contacts.write("peak_pressure", list.map(\.peakRaw), units: device, "largest raw pressure")
-        try contacts.write("peak_norm", list.map { $0.peakNorm ?? .nan }, units: "1", "largest normalized pressure")
-        try contacts.write("peak_force", list.map { $0.peakForce ?? .nan }, units: "1",
-                           "peak in UIKit force units (1 an average touch, maximum_possible_force at full scale)")
-        try contacts.write("time_to_peak_s", list.map { seconds($0.timeToPeakNs) }, units: s, "from touch-down to the first sample at the peak")
-        try contacts.write("t_peek_s", list.map { seconds($0.tPeekNs) }, units: s, "from touch-down to the first peek crossing, NaN without")
-        try contacts.write("t_pop_s", list.map { seconds($0.tPopNs) }, units: s, "from touch-down to the first pop crossing, NaN without")
-        try contacts.write("peek_to_pop_s", list.map { seconds($0.peekToPopNs) }, units: s, "from the peek crossing to the pop crossing")
-        try contacts.write("peek_crossings", list.map { Int32($0.peekCrossings) }, units: "1", "crossings of peek")
-        try contacts.write("pop_crossings", list.map { Int32($0.popCrossings) }, units: "1", "crossings of pop")
-        try contacts.write("displacement_units", list.map(\.displacementUnits), units: device,
-                           "largest distance from the touch-down position, max of x and y")
-        try contacts.write("displacement_mm", list.map { $0.displacementMM ?? .nan }, units: "mm",
-                           "largest distance from the touch-down position, NaN without both resolutions")
-        try contacts.write("motion_events", list.map(\.motionEvents), units: "1", "sample rows after the down row")
-        try contacts.write("stationary_pressure_events", list.map { $0.stationary[0] }, units: "1",
-                           "motion events that changed only pressure, within the tolerance")
-        try contacts.write("stationary_rise", list.map { $0.stationaryRise[0] }, units: "1", "stationary pressure events up to the peak")
-        try contacts.write("inflation", list.map { stored($0.inflation()) }, units: "1",
-                           "motion / (motion - stationary) events; inf when unbounded, NaN when undefined")
-        try contacts.writeStrings("class", list.map { $0.pressClass?.rawValue ?? "no-pressure" })
-        try contacts.describe("class", units: "", "press class: tap, peek-press, pop-press or no-pressure")
-        try contacts.writeStrings("label", list.map { $0.label?.rawValue ?? "" })
-        try contacts.describe("label", units: "", "ground-truth class from the trace's labels, empty without")
+        for field in fields where field.applies(options) {
+            try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
+        }
         try group.createDimensionScale(Dimension.contact, rows: count)
         try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "contacts/\($0)" } + ["curves", "aligned_curves"])
-        try writeStatistics(analysis.statistics, to: group)
+        try group.writeCoordinate(Dimension.sweepLane, AnalysisOptions.sweepTolerancesMM, units: "mm", "the inflation sweep's tolerance in x and in y")
+        try group.attachScale(Dimension.sweepLane, to: fields.filter { $0.isSweep && $0.applies(options) }.map { "contacts/\($0.name)" }, axis: 1)
+        try writeStatistics(analysis.statistics, of: report, to: group)
+    }
+
+    /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
+    static func writeContactField(_ field: ContactField, _ list: [ContactStatistics], lanes: ToleranceLanes, to contacts: Group) throws {
+        let name = field.name
+        if field.isSweep {
+            let width = ToleranceLanes.sweepLanes.count
+            let values = list.flatMap { contact -> [Int64] in
+                guard case .sweep(let counts) = field.value(contact) else { return [] }
+                return ToleranceLanes.sweepLanes.map { lanes.applicable[$0] ? counts[$0] : field.missing }
+            }
+            try contacts.writeMatrix(name, values, rows: list.count, columns: width)
+            try contacts.describe(name, units: field.units, field.longName)
+            return
+        }
+        func integers() -> [Int64] {
+            list.map { contact in
+                switch field.value(contact) {
+                case .integer(let value): value ?? field.missing
+                case .flag(let flag): flag ? 1 : 0
+                default: field.missing
+                }
+            }
+        }
+        switch field.storage {
+        case .int16: try contacts.write(name, integers().map { Int16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .int32: try contacts.write(name, integers().map { Int32(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .int64: try contacts.write(name, integers(), units: field.units, field.longName)
+        case .uint8: try contacts.write(name, integers().map { UInt8(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .uint16: try contacts.write(name, integers().map { UInt16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case .double:
+            let values = list.map { contact -> Double in
+                switch field.value(contact) {
+                case .real(let value): value ?? .nan
+                case .seconds(let ns): ns.map { Double($0) / 1e9 } ?? .nan
+                case .inflation(let inflation): stored(inflation)
+                case .integer(let value): value.map(Double.init) ?? .nan
+                default: .nan
+                }
+            }
+            try contacts.write(name, values, units: field.units, field.longName)
+        case .int64PerLane:
+            preconditionFailure("written above")
+        case .string:
+            try contacts.writeStrings(name, list.map { contact in
+                if case .text(let text) = field.value(contact) { text ?? "" } else { "" }
+            })
+            try contacts.describe(name, units: field.units, field.longName)
+        }
     }
 
     /// A ratio as is, unbounded as +inf, undefined (and a sweep lane that does not apply) as NaN.
@@ -119,14 +139,25 @@ public enum ReportFile {
         /// The columns of `curves` and of `aligned_curves`, coordinates with values.
         static let fraction = "fraction"
         static let alignedTime = "t_ms"
+        /// The second dimension of a per-contact sweep (`contacts/stationary_sweep`), a coordinate in mm.
+        static let sweepLane = "sweep_tolerance_mm"
         /// The bins of the histograms, coordinates with their lower edges.
         static let peakBin = "peak_norm_bin"
         static let timeBin = "time_bin"
-        /// The elements of one `state` field.
-        static func element(of field: String) -> String { "\(field)_element" }
+        /// The elements of the `state` fields of one length.
+        static func element(length: Int) -> String { "length_\(length)" }
     }
 
-    static func writeStatistics(_ statistics: PressureStatistics, to group: Group) throws {
+    /// The name of the dataset holding the summary as `report --json` has it.
+    public static let summaryDataset = "summary"
+
+    static func writeStatistics(_ statistics: PressureStatistics, of report: PressureReport, to group: Group) throws {
+        // The JSON renderer's own text, so read_report().summary() has every key --json has, under the same names.
+        var json = JSONWriter()
+        report.writeSummary(statistics, to: &json)
+        try group.writeString(summaryDataset, String(decoding: json.finish(), as: UTF8.self))
+        try group.describe(summaryDataset, units: "", "the summary as report --json prints it, JSON text")
+
         try group.setAttribute("contacts", .int(statistics.contacts))
         try group.setAttribute("motion_events", .int(statistics.motionEvents))
         try group.setAttribute("stationary_pressure_events", .int(statistics.stationary[0]))
@@ -171,15 +202,19 @@ public enum ReportFile {
         // Every field of the mergeable aggregate, as is, so that it reads back exactly.
         let state = try group.createGroup("state")
         try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
+        var byLength: [Int: [String]] = [:]
         for field in PressureStatistics.fields {
+            let length: Int
             switch field.stored(statistics) {
-            case .integers(let values): try state.write(field.name, values, units: field.units, field.longName)
-            case .doubles(let values): try state.write(field.name, values, units: field.units, field.longName)
+            case .integers(let values): try state.write(field.name, values, units: field.units, field.longName); length = values.count
+            case .doubles(let values): try state.write(field.name, values, units: field.units, field.longName); length = values.count
             }
-            // Each field its own dimension: their lengths are unrelated.
-            let dimension = Dimension.element(of: field.name)
-            try state.createDimensionScale(dimension, rows: try state.storage(of: field.name).rows)
-            try state.attachScale(dimension, to: [field.name])
+            byLength[length, default: []].append(field.name)
+        }
+        // One dimension per length, shared by the fields of that length: their lengths are otherwise unrelated.
+        for (length, names) in byLength.sorted(by: { $0.key < $1.key }) {
+            try state.createDimensionScale(Dimension.element(length: length), rows: length)
+            try state.attachScale(Dimension.element(length: length), to: names)
         }
     }
 

@@ -224,7 +224,7 @@ public enum ReportMerge {
             try recordings.openGroup(name).setAttribute("report_index", .int(Int64(index)))
             index += 1
         }
-        try ReportFile.writeStatistics(merged.report.total, to: try root.createGroup("total"))
+        try ReportFile.writeStatistics(merged.report.total, of: merged.report, to: try root.createGroup("total"))
         try output.close()
         try target.commit()
     }

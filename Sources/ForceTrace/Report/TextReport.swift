@@ -43,8 +43,9 @@ extension PressureReport {
         for warning in analysis.warnings { out += "warning: \(warning)\n" }
         let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         if shown > 0 {
-            out += "    id slot  track    down_s   dur_s  smpl  peak  norm force  t_peak  t_peek   t_pop pk>pop rx   disp  motion  stat  infl class\n"
-            for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact))\n" }
+            let columns = contactColumns
+            out += "\(ContactField.textHeading(columns))\n"
+            for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact, columns: columns))\n" }
             if shown < analysis.contacts.count {
                 out += "    (\(shown) of \(analysis.contacts.count) contacts shown; --contacts all shows every one)\n"
             }
@@ -53,26 +54,9 @@ extension PressureReport {
         return out
     }
 
-    func contactLine(_ contact: ContactStatistics) -> String {
-        func seconds(_ ns: Int64?) -> String { ns.map { String(format: "%7.3f", Double($0) / 1e9) } ?? "      -" }
-        let displacement = contact.displacementMM.map { String(format: "%4.1fmm", $0) } ?? String(format: "%6lld", contact.displacementUnits)
-        let inflation = ReportFormat.inflation(contact.inflation(), width: 5)
-        var line = String(format: "%6d %4d %6d %9.3f %7.3f %5lld ", contact.id, contact.slot, contact.trackingID,
-                          Double(contact.tDownNs) / 1e9, Double(contact.durationNs) / 1e9, contact.samples)
-        if let norm = contact.peakNorm {
-            line += String(format: "%5d %5.3f %5.2f ", contact.peakRaw, norm, UIKitForce.force(normalized: norm))
-        } else {
-            line += "    -     -     - "
-        }
-        line += "\(seconds(contact.timeToPeakNs)) \(seconds(contact.tPeekNs)) \(seconds(contact.tPopNs)) "
-        line += contact.peekToPopNs.map { String(format: "%6.3f", Double($0) / 1e9) } ?? "     -"
-        line += String(format: " %2d %@ %7lld %5lld %@ ", contact.peekRecrossings + contact.popRecrossings, displacement,
-                       contact.motionEvents, contact.stationary[0], inflation)
-        line += contact.pressClass?.rawValue ?? "no-pressure"
-        if contact.isStationaryDeepPress { line += " (stationary)" }
-        if contact.stillDown { line += " [still down]" }
-        if let label = contact.label, label != contact.pressClass { line += " [label \(label.rawValue)]" }
-        return line
+    /// One row of the contact table: each `ContactField.columns` cell, right-aligned.
+    func contactLine(_ contact: ContactStatistics, columns: [ContactColumn]? = nil) -> String {
+        (columns ?? contactColumns).map { $0.padded(contact) }.joined(separator: " ")
     }
 
     func summaryText(_ statistics: PressureStatistics) -> TerminalText {

@@ -24,26 +24,23 @@ public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
         self.hint = hint
     }
 
-    public var description: String {
-        var text: String
+    /// "FILE[:LINE | : at byte N]: message": the one layout of the first line.
+    private var firstLine: String {
         switch location {
-        case .line(let line): text = "\(file):\(line): \(message)"
-        case .byteOffset(let offset): text = "\(file): at byte \(offset): \(message)"
-        case .whole: text = "\(file): \(message)"
+        case .line(let line): "\(file):\(line): \(message)"
+        case .byteOffset(let offset): "\(file): at byte \(offset): \(message)"
+        case .whole: "\(file): \(message)"
         }
-        if let hint { text += "\n  hint: \(hint)" }
-        return text
     }
 
+    public var description: String { firstLine + (hint.map { "\n  hint: " + $0 } ?? "") }
+
     /// `description` for a terminal: the file, the message (which may quote
-    /// an input line) and the hint are text from outside.
+    /// an input line) and the hint are text from outside. The layout's own
+    /// characters (":", digits, spaces) are never escaped, so escaping the
+    /// whole first line escapes exactly its outside parts.
     public var terminalText: TerminalText {
-        var text: TerminalText
-        switch location {
-        case .line(let line): text = "\(file):\(line): \(message)"
-        case .byteOffset(let offset): text = "\(file): at byte \(offset): \(message)"
-        case .whole: text = "\(file): \(message)"
-        }
+        var text = TerminalText(escaping: firstLine)
         if let hint { text += "\n  hint: \(hint)" }
         return text
     }

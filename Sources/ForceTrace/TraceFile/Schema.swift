@@ -235,8 +235,3 @@ public enum ImportStatus: String, Sendable, Equatable {
     /// Salvaged from damaged input; `import_error` says why.
     case partial
 }
-
-/// The version of this build of forcetrace.
-public enum ForceTraceVersion {
-    public static let string = "0.1.0"
-}

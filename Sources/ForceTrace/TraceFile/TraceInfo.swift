@@ -84,63 +84,71 @@ public struct RecordingInfo: Sendable {
 }
 
 extension TraceFileInfo {
-    /// `info --json`: keys as FORMAT.md and README name them.
+    /// `info --json`: keys as FORMAT.md and README name them, in byte order.
     public var json: String {
-        func axis(_ axis: AxisInfo) -> [String: Any] {
-            ["code": Int(axis.code), "name": axis.name, "min": Int(axis.minimum), "max": Int(axis.maximum),
-             "fuzz": Int(axis.fuzz), "flat": Int(axis.flat), "resolution": Int(axis.resolution)]
-        }
-        let recordings: [[String: Any]] = recordings.map { recording in
-            let device = recording.device
-            let pressure: Any = device.contactPressureAxis.map {
-                ["code": Int($0.code), "name": $0.name, "min": Int($0.minimum), "max": Int($0.maximum),
-                 "resolution": Int($0.resolution)] as [String: Any]
-            } ?? NSNull()
-            return [
-                "name": recording.name,
-                "source": recording.source.description,
-                "clock": recording.clock.rawValue,
-                "t0_ns": recording.t0Ns,
-                "import_status": recording.importStatus?.rawValue ?? NSNull(),
-                "import_error": recording.importError ?? NSNull(),
-                "keycodes": recording.keyCodes?.rawValue ?? NSNull(),
-                "system": ["kernel": device.system.kernel ?? NSNull(), "dmi": device.system.dmi ?? NSNull()] as [String: Any],
-                "key_warning": recording.keyWarning ?? NSNull(),
-                "device": [
-                    "name": device.name,
-                    "bus": Int(device.bus), "vendor": Int(device.vendor), "product": Int(device.product), "version": Int(device.version),
-                    "properties": device.properties.map { EventNames.property($0) },
-                    "is_pen": device.isPen,
-                ] as [String: Any],
-                "contact_protocol": device.contactProtocol.rawValue,
-                "slots": device.slotCount,
-                "pressure_axis": pressure,
-                "axes": device.axes.map(axis),
-                "events": recording.events,
-                "frames": recording.frames,
-                "contacts": recording.contacts,
-                "samples": recording.samples,
-                "markers": recording.markers,
-                "resyncs": recording.resyncs,
-                "syn_dropped": recording.synDropped,
-                "duration_s": Double(recording.durationNs) / 1e9,
-                "table_bytes_uncompressed": recording.tableBytesUncompressed,
-                "table_bytes_stored": recording.tableBytesStored,
-            ]
-        }
-        let info: [String: Any] = [
-            "file": InputPath.displayName(file),
-            "format_version": formatVersion,
-            "created_utc": createdUTC ?? NSNull(),
-            "tool_version": toolVersion ?? NSNull(),
-            "file_size": fileSize,
-            "table_bytes_uncompressed": tableBytesUncompressed,
-            "table_bytes_stored": tableBytesStored,
-            "compression_ratio": compressionRatio ?? NSNull(),
-            "recordings": recordings,
-            "open_by_writer": openByWriter,
-        ]
-        return JSONText.encode(info)
+        var out = JSONWriter(capacity: 4096)
+        out.beginObject()
+        out.key("compression_ratio"); out.double(compressionRatio)
+        out.key("created_utc"); out.string(createdUTC)
+        out.key("file"); out.string(InputPath.displayName(file))
+        out.key("file_size"); out.int(fileSize)
+        out.key("format_version"); out.int(formatVersion)
+        out.key("open_by_writer"); out.bool(openByWriter)
+        out.key("recordings")
+        out.beginArray(flat: false)
+        for recording in recordings { Self.write(recording, to: &out) }
+        out.endArray()
+        out.key("table_bytes_stored"); out.int(tableBytesStored)
+        out.key("table_bytes_uncompressed"); out.int(tableBytesUncompressed)
+        out.key("tool_version"); out.string(toolVersion)
+        out.endObject()
+        return out.text()
+    }
+
+    static func write(_ recording: RecordingInfo, to out: inout JSONWriter) {
+        let device = recording.device
+        out.beginObject()
+        out.key("axes")
+        out.beginArray(flat: false)
+        for axis in device.axes { out.absoluteAxis(axis) }
+        out.endArray()
+        out.key("clock"); out.string(recording.clock.rawValue)
+        out.key("contact_protocol"); out.string(device.contactProtocol.rawValue)
+        out.key("contacts"); out.int(recording.contacts)
+        out.key("device")
+        out.beginObject()
+        out.key("bus"); out.int(device.bus)
+        out.key("is_pen"); out.bool(device.isPen)
+        out.key("name"); out.string(device.name)
+        out.key("product"); out.int(device.product)
+        out.key("properties"); out.strings(device.properties.map { EventNames.property($0) })
+        out.key("vendor"); out.int(device.vendor)
+        out.key("version"); out.int(device.version)
+        out.endObject()
+        out.key("duration_s"); out.double(Double(recording.durationNs) / 1e9)
+        out.key("events"); out.int(recording.events)
+        out.key("frames"); out.int(recording.frames)
+        out.key("import_error"); out.string(recording.importError)
+        out.key("import_status"); out.string(recording.importStatus?.rawValue)
+        out.key("key_warning"); out.string(recording.keyWarning)
+        out.key("keycodes"); out.string(recording.keyCodes?.rawValue)
+        out.key("markers"); out.int(recording.markers)
+        out.key("name"); out.string(recording.name)
+        out.key("pressure_axis"); out.pressureAxis(device.contactPressureAxis)
+        out.key("resyncs"); out.int(recording.resyncs)
+        out.key("samples"); out.int(recording.samples)
+        out.key("slots"); out.int(device.slotCount)
+        out.key("source"); out.string(recording.source.description)
+        out.key("syn_dropped"); out.int(recording.synDropped)
+        out.key("system")
+        out.beginObject()
+        out.key("dmi"); out.string(device.system.dmi)
+        out.key("kernel"); out.string(device.system.kernel)
+        out.endObject()
+        out.key("t0_ns"); out.int(recording.t0Ns)
+        out.key("table_bytes_stored"); out.int(recording.tableBytesStored)
+        out.key("table_bytes_uncompressed"); out.int(recording.tableBytesUncompressed)
+        out.endObject()
     }
 
     /// `info`'s text; names, strings and paths from the file shown escaped.

@@ -270,19 +270,29 @@ public final class TraceRecording {
     /// only until `body` returns.
     public func forEachSampleBuffer(blockRows: Int = 65536, _ body: (SampleBuffers) throws -> Void) throws {
         typealias S = TraceSchema.Samples
-        let time = try open(S.tNs), contact = try open(S.contact), slot = try open(S.slot)
-        let x = try open(S.x), y = try open(S.y), pressure = try open(S.pressure), flags = try open(S.flags)
-        let count = time.count
-        guard [contact.count, slot.count, x.count, y.count, pressure.count, flags.count].allSatisfy({ $0 == count }) else {
-            throw fail("the samples columns differ in length")
+        var sources: [BlockColumn] = [], names: [String] = [], counts: [Int] = []
+        func add<Element>(_ column: TypedColumn<Element>) throws -> Int {
+            let opened = try open(column)
+            counts.append(opened.count)
+            sources.append(BlockColumn(opened))
+            names.append(column.name)
+            return sources.count - 1
         }
+        let time = try add(S.tNs), contact = try add(S.contact), slot = try add(S.slot), x = try add(S.x), y = try add(S.y)
+        let pressure = try add(S.pressure), flags = try add(S.flags)
+        guard counts.allSatisfy({ $0 == counts[0] }) else { throw fail("the samples columns differ in length") }
         // Read and inflated on worker threads while `body` works (HDF5/ColumnBlocks.swift).
-        let blocks = try ColumnBlocks([BlockColumn(time), BlockColumn(contact), BlockColumn(slot), BlockColumn(x), BlockColumn(y),
-                                       BlockColumn(pressure), BlockColumn(flags)], rowCount: count, preferredRows: max(1, blockRows))
+        let blocks = try ColumnBlocks(sources, rowCount: counts[0], preferredRows: max(1, blockRows))
         defer { blocks.finish() }
         while let block = try blocks.next() {
-            try body(SampleBuffers(rows: block.rows, tNs: block.values(0), contact: block.values(1), slot: block.values(2),
-                                   x: block.values(3), y: block.values(4), pressure: block.values(5), flags: block.values(6)))
+            // By the schema's column, so each buffer has its column's element type.
+            func values<Element>(_ column: TypedColumn<Element>, _ index: Int) -> UnsafeBufferPointer<Element> {
+                assert(names[index] == column.name)
+                return block.values(index, as: Element.self)
+            }
+            try body(SampleBuffers(rows: block.rows, tNs: values(S.tNs, time), contact: values(S.contact, contact),
+                                   slot: values(S.slot, slot), x: values(S.x, x), y: values(S.y, y),
+                                   pressure: values(S.pressure, pressure), flags: values(S.flags, flags)))
         }
     }
 

@@ -1,0 +1,172 @@
+import Foundation
+import HDF5
+
+/// What `report` does before and around the analysis: which files the
+/// arguments name (folders walked, `--save` files told from trace files),
+/// and the analysis of many files in parallel with one progress line.
+public enum ReportInputs {
+    /// FILE.h5 arguments as given; folders expanded to the .h5 files below them, sorted.
+    /// - Parameter savedReports: the inputs are `--save` files (`--merge`), not
+    ///   trace files. A folder's files of the other kind are passed over with a note.
+    ///   - note: says what was passed over (the CLI prints it on stderr).
+    public static func expand(_ inputs: [String], savedReports: Bool = false, note: (TerminalText) -> Void) throws -> [String] {
+        var files: [String] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                throw InputError(file: input, "no such file or folder")
+            }
+            guard isDirectory.boolValue else {
+                if !savedReports && isSavedReport(input) {
+                    throw InputError(file: input, "is a report written by 'report --save', not a trace file",
+                                     hint: "merge saved reports with 'forcetrace report --merge \(input) ...'")
+                }
+                files.append(input)
+                continue
+            }
+            let found = traceFiles(in: input, note: note)
+                .filter { path in
+                    // A folder often holds its own --save output beside the traces.
+                    guard isSavedReport(path) != savedReports else { return true }
+                    note(savedReports
+                        ? "note: skipping \(path): not a report written by 'report --save' (--merge reads only those)"
+                        : "note: skipping \(path): a report written by 'report --save', not a trace file (merge such files with --merge)")
+                    return false
+                }
+            guard !found.isEmpty else {
+                throw InputError(file: input, "is a folder with no .h5 trace files", hint: "import recordings first: forcetrace import RECORDING... -o \(input)/FILE.h5")
+            }
+            files.append(contentsOf: found)
+        }
+        return files
+    }
+
+    /// The .h5 and .hdf5 regular files below `folder` (not hidden ones;
+    /// links to files followed, to folders not), sorted, as paths to open
+    /// (`InputPath`: a name that is not UTF-8 is opened as bytes). A FIFO,
+    /// device or socket with such a name is passed over with a note: opening
+    /// a FIFO would wait for a writer.
+    public static func traceFiles(in folder: String, note: (TerminalText) -> Void) -> [String] {
+        let base = Array(URL(fileURLWithPath: folder).path.utf8)
+        var found: [(name: [UInt8], path: String)] = []
+        func walk(_ relative: [UInt8]) {
+            let directory = Array(folder.utf8) + (relative.isEmpty ? [] : [UInt8(ascii: "/")] + relative)
+            guard let stream = opendir(directory.map { CChar(bitPattern: $0) } + [0]) else { return }
+            defer { closedir(stream) }
+            var names: [[UInt8]] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+                if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
+            }
+            for name in names {
+                let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+                let entryPath = (directory + [UInt8(ascii: "/")] + name).map { CChar(bitPattern: $0) } + [0]
+                var status = stat()
+                guard lstat(entryPath, &status) == 0 else { continue }
+                if status.st_mode & S_IFMT == S_IFDIR { walk(path); continue }
+                guard name.first != UInt8(ascii: "."), name.ends(with: ".h5") || name.ends(with: ".hdf5") else { continue }
+                let full = InputPath(bytes: base + [UInt8(ascii: "/")] + path).openable
+                let kind = FileKind(path: full)
+                guard kind == .regular else {
+                    note("note: skipping \(full): \(kind == .missing ? "a link to nothing" : "it is \(kind.description)"), not a regular file")
+                    continue
+                }
+                found.append((path, full))
+            }
+        }
+        walk([])
+        return found.sorted { $0.name.lexicographicallyPrecedes($1.name) }.map(\.path)
+    }
+
+    /// Whether `path` is a `--save` file: its root `format` attribute says
+    /// "forcetrace-report" (docs/ANALYSIS.md, "The --save file").
+    public static func isSavedReport(_ path: String) -> Bool {
+        guard FileKind(path: path) == .regular, (try? File.isHDF5(path)) == true, let file = try? File.open(path) else { return false }
+        defer { try? file.close() }
+        return ((try? file.root.attribute("format")) ?? nil)?.stringValue == ReportFile.formatName
+    }
+
+    /// Analyses every file, up to one per core at a time; the first error wins.
+    /// - Parameter markedOpen: called for a file still marked open by a writer (the CLI warns).
+    public static func analyseInParallel(_ files: [String], options: AnalysisOptions, progress: ProgressLine,
+                                         markedOpen: @escaping @Sendable (String) -> Void) throws -> [FileAnalysis] {
+        let state = ParallelState(files: files, progress: progress)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            do {
+                let reader = try TraceReader(path: files[index])
+                if reader.markedOpenByWriter { markedOpen(files[index]) }
+                let opened = try reader.recordingNames.map { try reader.recording($0) }
+                state.start(index, samples: try opened.reduce(0) { $0 + (try $1.rowCount(.samples)) })
+                var recordings: [RecordingAnalysis] = []
+                for recording in opened {
+                    recordings.append(try PressureAnalyzer.analyze(recording, options: options) { done, _ in
+                        state.progress(index, samplesInRecording: done)
+                    })
+                    state.recordingDone(index)
+                }
+                state.finish(index, .success(FileAnalysis(file: files[index], recordings: recordings)))
+            } catch {
+                state.finish(index, .failure(error))
+            }
+        }
+        return try state.results.map { try $0!.get() }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with ending: String) -> Bool { count >= ending.utf8.count && ending.utf8.elementsEqual(suffix(ending.utf8.count)) }
+}
+
+
+/// Results of the parallel analysis, and the samples done, behind a lock.
+private final class ParallelState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<FileAnalysis, any Error>?]
+    private let label: TerminalText
+    /// Per file: its samples (once opened), those of its finished
+    /// recordings, and those of the recording being analysed.
+    private var totals: [Int?], finished: [Int], current: [Int]
+
+    private let line: ProgressLine
+
+    init(files: [String], progress: ProgressLine) {
+        slots = Array(repeating: nil, count: files.count)
+        label = files.count == 1 ? "analysing \(files[0])" : "analysing \(files.count) files"
+        totals = Array(repeating: nil, count: files.count)
+        finished = Array(repeating: 0, count: files.count)
+        current = finished
+        line = progress
+    }
+
+    func start(_ index: Int, samples: Int) {
+        lock.withLock { totals[index] = samples }
+    }
+
+    func recordingDone(_ index: Int) {
+        lock.withLock { finished[index] += current[index]; current[index] = 0 }
+    }
+
+    func finish(_ index: Int, _ result: Result<FileAnalysis, any Error>) {
+        lock.lock(); defer { lock.unlock() }
+        slots[index] = result
+    }
+
+    /// Samples done over every file; the time left from each file's share
+    /// done (a file not yet opened counts as none done).
+    func progress(_ index: Int, samplesInRecording done: Int) {
+        guard line.isEnabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        current[index] = done
+        let shares = totals.indices.map { file -> Double in
+            guard let total = totals[file], total > 0 else { return totals[file] == 0 ? 1 : 0 }
+            return min(1, Double(finished[file] + current[file]) / Double(total))
+        }
+        let done = zip(finished, current).reduce(0) { $0 + $1.0 + $1.1 }
+        line.count(label, done: Int64(done), unit: "samples", fraction: shares.reduce(0, +) / Double(shares.count))
+    }
+
+    var results: [Result<FileAnalysis, any Error>?] {
+        lock.lock(); defer { lock.unlock() }
+        return slots
+    }
+}
