@@ -50,7 +50,7 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build deb libinput-tools libevemu chromium
+test: build deb libinput-tools libevemu chromium gsettings
 	@mkdir -p out; rm -f out/test-kernel.status
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
@@ -78,11 +78,18 @@ libevemu:
 test-swift: libinput-tools
 	FORCETRACE_REQUIRE_LIBINPUT=1 $(SWIFT) test --disable-swift-testing
 
-test-python: build libinput-tools libevemu
-	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
+# gsettings and GNOME's schemas: the pen suggestion's gsettings commands are
+# run and read back (Tests/python/test_pen_settings.py).
+.PHONY: gsettings
+gsettings:
+	@dpkg -s libglib2.0-bin gsettings-desktop-schemas >/dev/null 2>&1 || { echo "installing libglib2.0-bin gsettings-desktop-schemas"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglib2.0-bin gsettings-desktop-schemas >/dev/null; }
+
+test-python: build libinput-tools libevemu gsettings
+	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
 	cd python && $(PYTHON) -m mypy --strict forcetrace
 
-# The four notebooks alone, each in a fresh kernel (also part of test-python).
+# The notebooks alone, each in a fresh kernel (also part of test-python).
 test-notebooks: build
 	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
 

@@ -47,7 +47,14 @@ install: release man completions
 uninstall:
 	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' packaging/install.sh uninstall
 
-deb: release man completions
+# dpkg-shlibdeps (dpkg-dev) works out Depends; the tests read the pages with
+# mandoc and man (man-db, groff) and check the package with lintian.
+.PHONY: packaging-tools
+packaging-tools:
+	@dpkg -s dpkg-dev mandoc man-db lintian >/dev/null 2>&1 || { echo "installing dpkg-dev mandoc man-db lintian"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev mandoc man-db lintian >/dev/null; }
+
+deb: release man completions packaging-tools
 	packaging/deb.sh $(RELEASE_BIN) $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions $(PACKAGE_OUT)
 
 # The installed files, the man pages (mandoc, man), bash completion in bash,
