@@ -13,11 +13,12 @@ The bands and the rule are computed here from the labels table, in the same
 integers as the CLI, so the two can be checked against each other.
 """
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .trace import MAXIMUM_POSSIBLE_FORCE
+from .trace import MAXIMUM_POSSIBLE_FORCE, Recording
 
 PROTOCOL = "levels"
 #: A level is held reliably when at least 9 in 10 of its trials land in its band.
@@ -27,37 +28,37 @@ RELIABLE_INSIDE, RELIABLE_OF = 9, 10
 EDGE_TOLERANCE = 1e-12
 
 
-def is_levels(recording):
+def is_levels(recording: Recording) -> bool:
     """True when the recording's labels come from a `forcetrace levels` session."""
     return recording.has_labels and recording.calibration_protocol == PROTOCOL
 
 
-def _require(recording):
+def _require(recording: Recording) -> None:
     if not is_levels(recording):
         protocol = recording.calibration_protocol if recording.has_labels else None
         raise ValueError(f"{recording.trace.path}: recording {recording.name!r} holds no levels session "
                          f"(its labels' protocol is {protocol!r}); record one with 'forcetrace levels'")
 
 
-def _axis(recording):
+def _axis(recording: Recording) -> tuple[int, int]:
     axis = recording.device.axis(recording.device.pressure_axis) if recording.device.pressure_axis else None
     if axis is None:
         raise ValueError(f"recording {recording.name!r}: the device has no per-contact pressure axis")
     return int(axis["min"]), int(axis["max"])
 
 
-def level_range(recording):
+def level_range(recording: Recording) -> tuple[float, float]:
     """The normalized (low, high) the bands divide: the `level_range` attribute, (0, 1) when absent."""
     ends = recording.attrs_of("labels").get("level_range")
     return (0.0, 1.0) if ends is None else (float(ends[0]), float(ends[1]))
 
 
-def band_edges(count, low, high, minimum, maximum):
+def band_edges(count: int, low: float, high: float, minimum: int, maximum: int) -> list[int]:
     """The `count + 1` raw edges: level k is edges[k-1] <= raw < edges[k]. Each
     edge is the least raw value whose (raw - min) / (max - min) reaches the
     band's normalized edge (less EDGE_TOLERANCE); a range ending at 1 ends at max + 1."""
     span = maximum - minimum
-    edges = []
+    edges: list[int] = []
     for index in range(count + 1):
         if index == count and high >= 1:
             edges.append(maximum + 1)
@@ -72,7 +73,7 @@ def band_edges(count, low, high, minimum, maximum):
     return edges
 
 
-def trials(recording):
+def trials(recording: Recording) -> pd.DataFrame:
     """One row per kept trial: `t`, `level_count`, `level` (asked for), `held`
     (raw), `held_norm`, `force` (UIKit force units), `held_in` (0 below the
     range, 1..level_count a level, level_count + 1 above) and `inside`."""
@@ -88,7 +89,7 @@ def trials(recording):
     })
     frame["held_norm"] = (frame["held"] - minimum) / (maximum - minimum)
     frame["force"] = frame["held_norm"] * MAXIMUM_POSSIBLE_FORCE
-    held_in = []
+    held_in: list[int] = []
     for count, held in zip(frame["level_count"], frame["held"]):
         edges = band_edges(count, low, high, minimum, maximum)
         held_in.append(int(np.searchsorted(edges, held, side="right")))
@@ -97,14 +98,14 @@ def trials(recording):
     return frame
 
 
-def tested_counts(recording):
+def tested_counts(recording: Recording) -> list[int]:
     """The level counts the session tested (`level_counts`), with any the trials hold."""
     stored = recording.attrs_of("labels").get("level_counts")
     counts = set() if stored is None else {int(c) for c in np.atleast_1d(stored)}
     return sorted(counts | set(trials(recording)["level_count"]))
 
 
-def confusion(recording, count):
+def confusion(recording: Recording, count: int) -> pd.DataFrame:
     """Rows: the level asked for (1..count); columns: where it was held
     (`below`, 1..count, `above`)."""
     frame = trials(recording)
@@ -116,11 +117,11 @@ def confusion(recording, count):
     return table
 
 
-def summary(recording):
+def summary(recording: Recording) -> pd.DataFrame:
     """One row per tested (level_count, level): `trials`, `inside`, `share`,
     `reliable` (10 x inside >= 9 x trials), and `set_reliable` for the count."""
     frame = trials(recording)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for count in tested_counts(recording):
         for level in range(1, count + 1):
             mine = frame[(frame["level_count"] == count) & (frame["level"] == level)]
@@ -133,7 +134,7 @@ def summary(recording):
     return table
 
 
-def capacity(recording):
+def capacity(recording: Recording) -> int:
     """The largest tested count that is reliable along with every smaller
     tested count; 1 when none is."""
     result = 1

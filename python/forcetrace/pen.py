@@ -12,16 +12,22 @@ docs/ANALYSIS.md ("Pen curve") defines every figure.
 """
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 
-# The classes of the person's curve, lightest first (the labels' `class`).
+from ._policy import PathLike
+from .trace import Recording
+
+# The classes of the person's curve, lightest first (the labels' `label`).
 CURVE_CLASSES = ("stroke-light", "stroke-normal", "stroke-firm", "full-press")
 
 
-def _bezier(t, a, b):
+def _bezier(t: NDArray[np.float64], a: float, b: float) -> NDArray[np.float64]:
     u = 1 - t
     return 3 * u * u * t * a + 3 * u * t * t * b + t ** 3
 
@@ -36,10 +42,10 @@ class PressureCurve:
     y2: int
 
     @property
-    def points(self):
+    def points(self) -> list[int]:
         return [self.x1, self.y1, self.x2, self.y2]
 
-    def output(self, inputs):
+    def output(self, inputs: ArrayLike) -> NDArray[np.float64]:
         """Outputs (0-1) for inputs (0-1, clipped): x(t) = input solved by bisection."""
         x = np.clip(np.asarray(inputs, dtype=float), 0, 1)
         low, high = np.zeros_like(x), np.ones_like(x)
@@ -49,19 +55,19 @@ class PressureCurve:
             low, high = np.where(below, mid, low), np.where(below, high, mid)
         return _bezier((low + high) / 2, self.y1 / 100, self.y2 / 100)
 
-    def input(self, outputs):
+    def input(self, outputs: ArrayLike) -> NDArray[np.float64]:
         """The inputs whose outputs are `outputs`: the curve read backwards."""
         return PressureCurve(self.y1, self.x1, self.y2, self.x2).output(outputs)
 
     @property
-    def kwin(self):
+    def kwin(self) -> str:
         """KWin's pressureCurve string, "x1,y1;x2,y2;" in 0-1."""
-        def value(v):
+        def value(v: int) -> str:
             return "1" if v == 100 else "0" if v == 0 else f"{v / 100:.2f}"
         return f"{value(self.x1)},{value(self.y1)};{value(self.x2)},{value(self.y2)};"
 
     @classmethod
-    def from_kwin(cls, text):
+    def from_kwin(cls, text: str) -> "PressureCurve":
         """Reads KWin's "x1,y1;x2,y2;" back into control points 0-100."""
         if not text.endswith(";") or text.count(";") != 2:
             raise ValueError(f"not a KWin pressure curve: {text!r}")
@@ -80,40 +86,43 @@ class CurveFit:
     points: pd.DataFrame
 
     @property
-    def max_error_points(self):
+    def max_error_points(self) -> float:
         return float(self.points["error_points"].max())
 
 
 @dataclass(frozen=True)
 class PenCalibration:
     """`pen.profile` of a pen suggestion (docs/ANALYSIS.md, "Pen curve")."""
-    targets: tuple
-    usable_range: tuple | None
-    activation: float | None
-    hover_noise: int | None
+    targets: tuple[float, ...]
+    usable_range: Optional[tuple[int, int]]
+    activation: Optional[float]
+    hover_noise: Optional[int]
     classes: pd.DataFrame
-    range_fit: CurveFit | None
-    axis_fit: CurveFit | None
-    notes: tuple
+    range_fit: Optional[CurveFit]
+    axis_fit: Optional[CurveFit]
+    notes: tuple[str, ...]
 
 
-def _fit(value):
+def _fit(value: Optional[Mapping[str, Any]]) -> Optional[CurveFit]:
     if value is None:
         return None
     return CurveFit(PressureCurve(*value["curve"]), pd.DataFrame(value["points"], columns=["role", "input", "target", "output", "error_points"]))
 
 
-def read_suggestion(source):
+def read_suggestion(source: Union[PathLike, Mapping[str, Any]]) -> PenCalibration:
     """A pen calibration from `suggest --format json`: a path to its output,
     its text, or the parsed object. Raises ValueError for another protocol's."""
-    if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
+    parsed: Mapping[str, Any]
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         with open(source, encoding="utf-8") as file:
-            source = json.load(file)
+            parsed = json.load(file)
     elif isinstance(source, str):
-        source = json.loads(source)
-    profile = (source.get("pen") or {}).get("profile")
+        parsed = json.loads(source)
+    else:
+        parsed = source
+    profile = (parsed.get("pen") or {}).get("profile")
     if profile is None:
-        raise ValueError(f"not a pen suggestion (protocol {source.get('protocol')!r}): run 'forcetrace suggest' on a pen calibration")
+        raise ValueError(f"not a pen suggestion (protocol {parsed.get('protocol')!r}): run 'forcetrace suggest' on a pen calibration")
     usable = profile["usable_range"]
     return PenCalibration(
         targets=tuple(profile["targets"]), usable_range=tuple(usable) if usable else None,
@@ -122,7 +131,7 @@ def read_suggestion(source):
         range_fit=_fit(profile["range_fit"]), axis_fit=_fit(profile["axis_fit"]), notes=tuple(profile["notes"]))
 
 
-def person_curve(recording):
+def person_curve(recording: Recording) -> pd.DataFrame:
     """Raw peaks per intended class from a pen calibration's labels table
     (`forcetrace.open(path)[name]`): count, min, median, max, lightest first."""
     labels = recording.labels()
