@@ -7,10 +7,13 @@ file, then, if those pass, the full XCTest and pytest suites.
 See Tests/mutation/README.md."""
 import argparse
 import fnmatch
+import hashlib
 import json
+import os
 import pathlib
 import random
 import re
+import resource
 import shutil
 import signal
 import sys
@@ -26,8 +29,10 @@ MODULES = ["Analysis", "Calibration", "Report", "Formats", "Events", "Support"]
 DEFAULT_FILES = [f"Sources/ForceTrace/{m}/*.swift" for m in MODULES] + ["python/forcetrace/*.py"]
 EQUIVALENT = ROOT / "Tests" / "mutation" / "equivalent.json"
 SELF_TEST = "Tests/python/test_mutation_schemata.py"
+LAST_RUN = ROOT / "Tests" / "mutation" / "last-run.md"
+# The default run: a seeded sample, since the whole rule-made set does not fit in 90 minutes.
+DEFAULT_SAMPLE, DEFAULT_SEED = 150, 26
 COMPILE_ERROR = re.compile(r"^(/\S+\.swift):(\d+):\d+: error:", re.M)
-QUICK_SUITES = curated.QUICK_SUITES.split("|")
 MUTANT_ID = re.compile(r"Mutant\.on\((\d+)\)")
 
 
@@ -146,24 +151,6 @@ def declared_names(path, text):
     return {n for n in names if len(n) > 3 and n not in common and not n.startswith("_")}
 
 
-def covering_xctests(path):
-    """The quick boundary suites and the file's own test file (PressClass.swift: PressClassTests.swift), else the
-    XCTest classes of the test files that name a type or top-level function the file declares."""
-    own = ROOT / "Tests" / "ForceTraceTests" / (pathlib.Path(path).stem + "Tests.swift")
-    if own.exists():
-        return sorted(set(re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", own.read_text()) + QUICK_SUITES))
-    names = declared_names(path, (ROOT / path).read_text())
-    if not names:
-        return QUICK_SUITES
-    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
-    classes = []
-    for test in sorted((ROOT / "Tests" / "ForceTraceTests").glob("*.swift")):
-        text = test.read_text()
-        if pattern.search(text):
-            classes += re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", text)
-    return sorted(set(classes + QUICK_SUITES))
-
-
 def covering_pytests(path):
     """The pytest files that import the module or name something it defines."""
     stem = pathlib.Path(path).stem
@@ -173,67 +160,151 @@ def covering_pytests(path):
             if str(t.relative_to(ROOT)) != SELF_TEST and pattern.search(t.read_text())]
 
 
+XCTEST_BINARY = TREE / ".build" / "debug" / "forcetracePackageTests.xctest"
+TRACE_PLUGIN_DIR = ROOT / "Tests" / "mutation"
+
+
+def tree_digest(parts):
+    """A digest of the copy's files under `parts`: a stored coverage map is reused only for the same tree."""
+    digest = hashlib.sha256()
+    for part in parts:
+        for path in sorted((TREE / part).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(TREE)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 class Runner:
+    """Runs the mutants. First a coverage pass on the unmutated schemata build (which is also the
+    baseline: every test must pass): each XCTest test alone, recording the Swift sites it reaches
+    (FORCETRACE_MUTANT_TRACE), and the covering pytest files under a line tracer. Then each mutant
+    faces the tests that reach its site, and a survivor the whole XCTest suite (Swift) or its covering
+    pytest files whole (Python, which also runs the package in child processes the tracer cannot see)."""
+
     def __init__(self, arguments):
         self.arguments = arguments
-        self.filter_seconds = {}
+        self.reached, self.xctest_seconds = {}, {}
+        self.py_lines, self.py_seconds = {}, {}
 
-    def xctest(self, mutant, only=None, timeout=None):
-        command = ["swift", "test", "--skip-build", "--disable-swift-testing"] + (["--filter", only] if only else [])
-        env = {"FORCETRACE_MUTANT": str(mutant)} if mutant else {}
-        return curated.run(command, timeout or self.arguments.timeout, "xctest.log", bool(mutant), env)
+    # -- coverage ----------------------------------------------------------------
+    def swift_coverage(self):
+        cache = WORK / "coverage-swift.json"
+        digest = tree_digest(["Sources", "Tests/ForceTraceTests"])
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.reached = {int(k): v for k, v in stored["reached"].items()}
+                self.xctest_seconds = stored["seconds"]
+                log(f"XCTest coverage: reused {cache} (same tree)")
+                return True
+        listing = curated.run(["swift", "test", "--skip-build", "--list-tests"], 300, "list-tests.log")
+        tests = [line.strip() for line in (WORK / "list-tests.log").read_text().splitlines()
+                 if re.fullmatch(r"ForceTraceTests\.\w+/\w+", line.strip())]
+        if listing[0] != 0 or not tests:
+            log(f"could not list the XCTest tests (see {WORK / 'list-tests.log'})")
+            return False
+        trace = WORK / "trace"
+        shutil.rmtree(trace, ignore_errors=True)
+        began = time.monotonic()
+        for number, test in enumerate(tests):
+            directory = trace / str(number)
+            directory.mkdir(parents=True)
+            status, seconds, first = curated.run([str(XCTEST_BINARY), test], self.arguments.timeout, "trace.log",
+                                                 False, {"FORCETRACE_MUTANT_TRACE": str(directory)})
+            if status != 0:
+                log(f"{test} fails with no mutant active ({first}); see {WORK / 'trace.log'}")
+                return False
+            self.xctest_seconds[test] = round(seconds, 2)
+            for ids in directory.glob("*.ids"):
+                for id in {int(i) for i in ids.read_text().split()}:
+                    self.reached.setdefault(id, []).append(test)
+            if (number + 1) % 25 == 0 or number + 1 == len(tests):
+                log(f"  XCTest coverage: {number + 1} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds}))
+        return True
+
+    def python_coverage(self, files):
+        cache = WORK / "coverage-python.json"
+        digest = tree_digest(["python/forcetrace", "Tests/python"]) + " ".join(files)
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.py_lines, self.py_seconds = stored["lines"], stored["durations"]
+                log(f"pytest coverage: reused {cache} (same tree)")
+                return True
+        out = WORK / "pytest-trace.json"
+        out.unlink(missing_ok=True)
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "FORCETRACE_TRACE_OUT": str(out),
+               "FORCETRACE_TRACE_PACKAGE": str(TREE / "python" / "forcetrace"),
+               "PYTHONPATH": os.pathsep.join([str(TREE / "python"), str(TRACE_PLUGIN_DIR)])}
+        log(f"pytest coverage: tracing {len(files)} covering file(s)")
+        status, seconds, _ = curated.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                          "-p", "pytest_trace"] + files, 3 * self.arguments.timeout, "pytest.log",
+                                         False, env)
+        if status != 0 or not out.exists():
+            log(f"the covering pytest files fail with no mutant active; see {WORK / 'pytest.log'}")
+            return False
+        stored = json.loads(out.read_text())
+        prefix = str((TREE / "python").resolve()) + os.sep
+        self.py_lines = {path[len(prefix):] if path.startswith(prefix) else path: lines
+                         for path, lines in stored["lines"].items()}
+        self.py_seconds = stored["durations"]
+        log(f"  pytest coverage: {len(self.py_seconds)} tests in {seconds:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "lines": self.py_lines, "durations": self.py_seconds}))
+        return True
+
+    def python_reaching(self, site):
+        table = self.py_lines.get(str(pathlib.Path(site.path).relative_to("python")), {})
+        return sorted({test for line in site.lines for test in table.get(str(line), [])})
+
+    # -- the mutants ---------------------------------------------------------------
+    def swift_mutant(self, site):
+        tests = self.reached.get(site.id, [])
+        if not tests:
+            return {"status": "SURVIVED", "reached": 0, "note": "no XCTest test reaches it"}
+        timeout = int(3 * sum(self.xctest_seconds.get(t, 1) for t in tests) + 30)
+        status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, "xctest.log", True,
+                                       {"FORCETRACE_MUTANT": str(site.id)})
+        if status != 0:
+            return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
+        if not self.arguments.no_confirm:
+            command = ["swift", "test", "--skip-build", "--disable-swift-testing"]
+            status, _, first = curated.run(command, self.arguments.timeout, "xctest.log", True,
+                                           {"FORCETRACE_MUTANT": str(site.id)})
+            if status != 0:
+                return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}
+        if self.arguments.pytest:
+            status, _, first = self.pytest(site.id, None)
+            if status != 0:
+                return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first(), "reached": len(tests)}
+        return {"status": "SURVIVED", "reached": len(tests)}
+
+    def python_mutant(self, site, analysed, files):
+        target = TREE / site.path
+        tests = self.python_reaching(site)
+        try:
+            target.write_text(analysed.mutated(site))
+            if tests:
+                timeout = int(3 * sum(self.py_seconds.get(t, 1) for t in tests) + 30)
+                status, _, _ = self.pytest(None, tests, timeout)
+                if status != 0:
+                    return {"status": "killed", "by": "pytest (reaching tests)", "first": self._pytest_first(),
+                            "reached": len(tests)}
+            if files and not self.arguments.no_confirm:
+                # Bounded: the covering files whole, for code run in child processes (CLI, notebooks).
+                status, _, _ = self.pytest(None, files, self.arguments.timeout)
+                if status != 0:
+                    return {"status": "killed", "by": "pytest (covering files)", "first": self._pytest_first(),
+                            "reached": len(tests)}
+            return {"status": "SURVIVED", "reached": len(tests)} | ({} if tests else {"note": "no test reaches it in-process"})
+        finally:
+            target.write_text(analysed.source)
 
     def pytest(self, mutant, files=None, timeout=None):
         command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                    f"--ignore={SELF_TEST}"] + (files or ["Tests/python"])
         env = {"PYTHONDONTWRITEBYTECODE": "1"} | ({"FORCETRACE_MUTANT": str(mutant)} if mutant else {})
         return curated.run(command, timeout or self.arguments.timeout, "pytest.log", False, env)
-
-    def covering_timeout(self, kind, selection):
-        """Times the covering tests once on the unmutated build: a green start, and a timeout of 3× that."""
-        key = (kind, tuple(selection))
-        if key not in self.filter_seconds:
-            status, seconds, first = (self.xctest(None, "|".join(selection)) if kind == "xctest"
-                                      else self.pytest(None, list(selection)))
-            if status != 0:
-                raise SystemExit(f"the covering {kind} tests {selection} fail with no mutant active ({first})")
-            self.filter_seconds[key] = seconds
-        return int(3 * self.filter_seconds[key] + 30)
-
-    def swift_mutant(self, site, classes):
-        result = {"stage": None}
-        if classes:
-            timeout = self.covering_timeout("xctest", classes)
-            status, _, first = self.xctest(site.id, "|".join(classes), timeout)
-            if status != 0:
-                return {"status": "killed", "by": "XCTest (covering)", "first": first}
-        status, _, first = self.xctest(site.id)
-        if status != 0:
-            return {"status": "killed", "by": "XCTest (full)", "first": first}
-        if not self.arguments.no_pytest:
-            status, _, first = self.pytest(site.id)
-            if status != 0:
-                found = curated.PYTEST_FAILURE.search((WORK / "pytest.log").read_text(errors="replace"))
-                return {"status": "killed", "by": "pytest (full)", "first": found.group(1) if found else first}
-        return result | {"status": "SURVIVED"}
-
-    def python_mutant(self, site, analysed, tests):
-        target = TREE / site.path
-        # Timed (and checked green) before the mutant is written.
-        timeout = self.covering_timeout("pytest", tests) if tests else None
-        try:
-            target.write_text(analysed.mutated(site))
-            if tests:
-                status, _, _ = self.pytest(None, tests, timeout)
-                if status != 0:
-                    return {"status": "killed", "by": "pytest (covering)", "first": self._pytest_first()}
-            if not self.arguments.no_pytest:
-                status, _, _ = self.pytest(None)
-                if status != 0:
-                    return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first()}
-            return {"status": "SURVIVED"}
-        finally:
-            target.write_text(analysed.source)
 
     @staticmethod
     def _pytest_first():
@@ -245,24 +316,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", help="paths or globs, space- or comma-separated (default: every mutated module)")
     parser.add_argument("--sample", type=int,
-                        help="run a seeded random sample of this many mutants (default: 150 when every module is "
-                             "mutated, since the whole set does not fit in 90 minutes; 0: all)")
-    parser.add_argument("--seed", type=int, default=26)
+                        help=f"run a seeded random sample of this many mutants (default: {DEFAULT_SAMPLE} when every "
+                             "module is mutated; 0: all)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--only", help="comma-separated mutant ids of this generation (see --list); "
                                        "with --sample, added to the sample")
     parser.add_argument("--list", action="store_true", help="print the mutants and skipped sites, build nothing")
-    parser.add_argument("--baseline", choices=["full", "covering"], default="full",
-                        help="full: both whole suites on the schemata build with no mutant active (default); "
-                             "covering: only the covering tests (quicker, for subsets)")
-    parser.add_argument("--no-pytest", action="store_true",
-                        help="no whole-pytest confirmation: Swift mutants face XCTest only, Python mutants their "
-                             "covering pytest files only (the whole pytest suite takes about 7 minutes)")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="survivors of the reaching tests are not run again against the whole XCTest suite "
+                             "(Swift) or the covering pytest files whole (Python)")
+    parser.add_argument("--pytest", action="store_true",
+                        help="Swift survivors also face the whole pytest suite (about 7 minutes each); the score "
+                             "asked for is XCTest's alone")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
+    parser.add_argument("--results", help="also write the report here (default: Tests/mutation/last-run.md for the "
+                                          "default sampled run, else only .build/mutation/last-run.md)")
     arguments = parser.parse_args()
 
     files = select_files(re.split(r"[\s,]+", arguments.files.strip()) if arguments.files else DEFAULT_FILES)
     if arguments.sample is None and not arguments.files and not arguments.only:
-        arguments.sample = 150
+        arguments.sample = DEFAULT_SAMPLE
     mutants = Mutants(files)
     chosen = mutants.all
     ids = {int(i) for i in arguments.only.split(",")} if arguments.only else set()
@@ -280,96 +353,114 @@ def main():
         print(json.dumps(mutants.skipped(), indent=1))
         return 0
 
+    wall, cpu = time.monotonic(), children_cpu()
     WORK.mkdir(parents=True, exist_ok=True)
     log(f"syncing the source into {TREE}")
     curated.sync_tree()
     for cache in (TREE / "python").rglob("__pycache__"):
         shutil.rmtree(cache)
-    if mutants.swift and not mutants.build():
+    if not mutants.build():
         log(f"the schemata copy does not build (see {WORK / 'build.log'})")
         return 2
-    if not mutants.swift:
-        status, _, _ = curated.build()
-        if status != 0:
-            return 2
+    built = time.monotonic()
     runner = Runner(arguments)
-    if arguments.baseline == "full":
-        status, xc_seconds, first = runner.xctest(None)
-        if status != 0:
-            log(f"XCTest fails on the schemata build with no mutant active ({first}); see {WORK / 'xctest.log'}")
-            return 2
-        py_seconds = 0
-        if not arguments.no_pytest:
-            status, py_seconds, _ = runner.pytest(None)
-            if status != 0:
-                log(f"pytest fails on the schemata build with no mutant active; see {WORK / 'pytest.log'}")
-                return 2
-        log(f"baseline green on the schemata build: XCTest {xc_seconds:.0f} s, pytest {py_seconds:.0f} s")
+    if any(s.path.endswith(".swift") for s in chosen) and not runner.swift_coverage():
+        return 2
+    python_files = sorted({s.path for s in chosen if not s.path.endswith(".swift")})
+    covering = {path: covering_pytests(path) for path in python_files}
+    if python_files and not runner.python_coverage(sorted({f for fs in covering.values() for f in fs})):
+        return 2
+    covered = time.monotonic()
 
     equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
     results, started = [], time.monotonic()
-    coverage = {}
     for number, site in enumerate(chosen, 1):
         if getattr(site, "disabled", False):
             continue  # rolled back: counted as skipped
-        if site.path not in coverage:
-            coverage[site.path] = covering_xctests(site.path) if site.path.endswith(".swift") else covering_pytests(site.path)
-            log(f"{site.path}: covering tests {', '.join(coverage[site.path]) or '(none: the full suites)'}")
         log(f"[{number}/{len(chosen)}] #{site.id} {site.path}:{site.line} {site.rule}: {site.original} -> {site.mutated}")
         began = time.monotonic()
         if site.path.endswith(".swift"):
-            outcome = runner.swift_mutant(site, coverage[site.path])
+            outcome = runner.swift_mutant(site)
         else:
-            outcome = runner.python_mutant(site, mutants.python[site.path], coverage[site.path])
+            outcome = runner.python_mutant(site, mutants.python[site.path], covering[site.path])
         if outcome["status"] == "SURVIVED" and site.key in equivalent:
-            outcome = {"status": "equivalent", "why": equivalent[site.key]}
+            outcome = {"status": "equivalent", "why": equivalent[site.key], "reached": outcome.get("reached")}
         outcome |= {"id": site.id, "key": site.key, "file": site.path, "line": site.line, "rule": site.rule,
                     "original": site.original, "mutated": site.mutated, "seconds": round(time.monotonic() - began, 1),
                     "module": module_of(site.path)}
         log(f"  {outcome['status']}" + (f" by {outcome['by']} ({outcome.get('first')})" if "by" in outcome else "")
-            + f" in {outcome['seconds']:.0f} s")
+            + (f" ({outcome['note']})" if "note" in outcome else "") + f" in {outcome['seconds']:.0f} s")
         results.append(outcome)
         (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
-    report = render_report(results, mutants, time.monotonic() - started, len(chosen) < len(mutants.all), arguments)
+    timing = {"build": built - wall, "coverage": covered - built, "mutants": time.monotonic() - started,
+              "wall": time.monotonic() - wall, "cpu": children_cpu() - cpu}
+    report = render_report(results, mutants, timing, len(chosen) < len(mutants.all), arguments, equivalent)
     print(report)
     (WORK / "last-run.md").write_text(report)
+    target = arguments.results or (None if arguments.files or arguments.only else str(LAST_RUN))
+    if target:
+        pathlib.Path(target).write_text(report)
+        log(f"report written to {target}")
     return 0
 
 
-def render_report(results, mutants, elapsed, sampled, arguments):
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def render_report(results, mutants, timing, sampled, arguments, equivalent):
     modules = sorted({module_of(s.path) for s in mutants.all} | set(mutants.skipped()))
     skipped = mutants.skipped()
     percent = lambda a, b: f"{100 * a / b:.1f} %" if b else "n/a"
     out = ["# Rule-made mutation run", ""]
     if sampled:
-        out += [f"A seeded sample (seed {arguments.seed}) of {len(results)} of {len(mutants.all)} mutants.", ""]
-    out += ["| module | mutants | killed | survived | equivalent | skipped sites | score | XCTest alone |",
+        out += [f"A seeded sample: {len(results)} of the {len(mutants.all)} rule-made mutants, seed {arguments.seed} "
+                f"(`--sample {arguments.sample} --seed {arguments.seed}`).", ""]
+    else:
+        out += [f"{len(results)} of the {len(mutants.all)} rule-made mutants of the chosen files.", ""]
+    out += ["Score = killed / (killed + survived); equivalent mutants (equivalent.json) are excluded. "
+            "Swift mutants face XCTest alone.", "",
+            "| module | mutants | killed | survived | equivalent | not reached | skipped sites | score |",
             "|---|---|---|---|---|---|---|---|"]
     for module in modules:
         rows = [r for r in results if r["module"] == module]
         killed = sum(r["status"] == "killed" for r in rows)
         survived = sum(r["status"] == "SURVIVED" for r in rows)
-        by_xctest = sum(r.get("by", "").startswith("XCTest") for r in rows)
-        xctest = percent(by_xctest, killed + survived) if module != "python" else "-"
+        unreached = sum(r["status"] == "SURVIVED" and not r.get("reached") for r in rows)
         out.append(f"| {module} | {len(rows)} | {killed} | {survived} | {sum(r['status'] == 'equivalent' for r in rows)} "
-                   f"| {sum(skipped.get(module, {}).values())} | {percent(killed, killed + survived)} | {xctest} |")
-    swift = [r for r in results if r["module"] != "python" and r["status"] != "equivalent"]
-    swift_xctest = sum(r.get("by", "").startswith("XCTest") for r in swift)
+                   f"| {unreached} | {sum(skipped.get(module, {}).values())} | {percent(killed, killed + survived)} |")
     killed = sum(r["status"] == "killed" for r in results)
     counted = sum(r["status"] in ("killed", "SURVIVED") for r in results)
-    out += ["", f"score: {killed} of {counted} killed ({percent(killed, counted)}), equivalent ones excluded; "
-            f"XCTest alone on the Swift logic mutants: {swift_xctest} of {len(swift)} ({percent(swift_xctest, len(swift))})",
-            f"{len(results)} mutants in {elapsed / 60:.1f} min ({elapsed / max(1, len(results)):.0f} s each)", ""]
+    swift = [r for r in results if r["module"] != "python" and r["status"] != "equivalent"]
+    swift_xctest = sum(r.get("by", "").startswith("XCTest") for r in swift)
+    out += ["", f"Score: {killed} of {counted} killed ({percent(killed, counted)}), "
+            f"{sum(r['status'] == 'equivalent' for r in results)} equivalent excluded. "
+            f"XCTest alone on the Swift mutants: {swift_xctest} of {len(swift)} ({percent(swift_xctest, len(swift))}).",
+            "",
+            f"Time: {timing['wall'] / 60:.1f} min wall (build {timing['build'] / 60:.1f}, coverage "
+            f"{timing['coverage'] / 60:.1f}, mutants {timing['mutants'] / 60:.1f}); the child processes used "
+            f"{timing['cpu'] / 60:.1f} min of CPU (user + system), load average at the end "
+            f"{os.getloadavg()[0]:.1f}." + ("" if arguments.no_confirm else "") , ""]
+    by = {}
+    for r in results:
+        by[r.get("by", r["status"])] = by.get(r.get("by", r["status"]), 0) + 1
+    out += ["Decided by: " + ", ".join(f"{k} {v}" for k, v in sorted(by.items())), ""]
     survivors = [r for r in results if r["status"] == "SURVIVED"]
     if survivors:
         out += ["## Survivors", ""]
         for r in survivors:
             line = (ROOT / r["file"]).read_text().split("\n")[r["line"] - 1].strip()
-            out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}): `{r['original']}` -> `{r['mutated']}` in `{line}`",
-                    f"  key: `{r['key']}`"]
+            out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}, reached by {r.get('reached', 0)} test(s)): "
+                    f"`{r['original']}` -> `{r['mutated']}` in `{line}`", f"  key: `{r['key']}`"]
+        out.append("")
+    listed = [r for r in results if r["status"] == "equivalent"]
+    if listed:
+        out += ["## Equivalent (reviewed in equivalent.json, excluded from the score)", ""]
+        out += [f"- {r['file']}:{r['line']} ({r['rule']}): `{r['original']}` -> `{r['mutated']}`: {r['why']}" for r in listed]
         out.append("")
     if any(skipped.values()):
-        out += ["## Skipped sites", ""]
+        out += ["## Skipped sites (not rewritten)", ""]
         for module in modules:
             for reason, n in sorted(skipped.get(module, {}).items()):
                 out.append(f"- {module}: {n} {reason}")

@@ -237,11 +237,4 @@ public struct CalibrationSuggestion: Sendable {
                    tip: .value(tip, note: "just below the lightest of the light strokes (\(lowest)), above hover noise (\(noise))"),
                    release: .value(release, note: "the tip minus libinput's default tablet hysteresis (5 % − 1 % of the range), kept above hover noise"))
     }
-
-    /// N, M, O and P obey libinput's rule O > P > N > M.
-    public var touchpadOrderHolds: Bool {
-        guard let touchpad else { return true }
-        let chain = [touchpad.palm.value, touchpad.thumb.value, touchpad.begin.value, touchpad.end.value].compactMap { $0 }
-        return zip(chain, chain.dropFirst()).allSatisfy { $0 > $1 }
-    }
 }

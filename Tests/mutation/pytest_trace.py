@@ -1,0 +1,67 @@
+"""pytest plugin (loaded with `-p pytest_trace`) for the rule-made mutation run:
+records, per test, which lines of the package under FORCETRACE_TRACE_PACKAGE it
+executes in this process, and writes {file: {line: [nodeid, ...]}} plus each
+test's duration to FORCETRACE_TRACE_OUT at the end of the session. A mutant then
+faces only the tests that reach its line. Code run in child processes (the CLI,
+notebook kernels) is not seen here; the runner confirms survivors with the
+covering test files whole."""
+import json
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+PACKAGE = os.path.realpath(os.environ.get("FORCETRACE_TRACE_PACKAGE", "")) + os.sep
+OUT = os.environ.get("FORCETRACE_TRACE_OUT")
+lines = {}       # (file, line) -> set of nodeids
+durations = {}   # nodeid -> seconds
+current = [None]
+real_paths = {}
+
+
+def _in_package(filename):
+    path = real_paths.get(filename)
+    if path is None:
+        path = real_paths[filename] = os.path.realpath(filename)
+    return path.startswith(PACKAGE)
+
+
+def _local(frame, event, arg):
+    if event == "line":
+        lines.setdefault((real_paths[frame.f_code.co_filename], frame.f_lineno), set()).add(current[0])
+    return _local
+
+
+def _global(frame, event, arg):
+    # Only frames of the package are traced line by line; everything else costs one check per call.
+    if current[0] is None or not _in_package(frame.f_code.co_filename):
+        return None
+    lines.setdefault((real_paths[frame.f_code.co_filename], frame.f_lineno), set()).add(current[0])
+    return _local
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    current[0] = item.nodeid
+    began = time.monotonic()
+    sys.settrace(_global)
+    threading.settrace(_global)
+    try:
+        yield
+    finally:
+        sys.settrace(None)
+        threading.settrace(None)
+        durations[item.nodeid] = round(time.monotonic() - began, 3)
+        current[0] = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not OUT:
+        return
+    table = {}
+    for (path, line), tests in lines.items():
+        table.setdefault(path, {})[str(line)] = sorted(tests)
+    with open(OUT, "w") as out:
+        json.dump({"lines": table, "durations": durations, "exitstatus": int(exitstatus)}, out)
