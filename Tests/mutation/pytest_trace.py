@@ -4,7 +4,11 @@ executes in this process, and writes {file: {line: [nodeid, ...]}} plus each
 test's duration to FORCETRACE_TRACE_OUT at the end of the session. A mutant then
 faces only the tests that reach its line. Code run in child processes (the CLI,
 notebook kernels) is not seen here; the runner confirms survivors with the
-covering test files whole."""
+covering test files that start such processes.
+
+With FORCETRACE_SWIFT_TRACE_ROOT set, each test also gets its own
+FORCETRACE_MUTANT_TRACE folder (ROOT/N), so the CLI processes it starts record
+the Swift sites they reach; the output maps N to the test."""
 import json
 import os
 import sys
@@ -15,6 +19,8 @@ import pytest
 
 PACKAGE = os.path.realpath(os.environ.get("FORCETRACE_TRACE_PACKAGE", "")) + os.sep
 OUT = os.environ.get("FORCETRACE_TRACE_OUT")
+SWIFT_ROOT = os.environ.get("FORCETRACE_SWIFT_TRACE_ROOT")
+swift_folders = {}  # N -> nodeid
 lines = {}       # (file, line) -> set of nodeids
 durations = {}   # nodeid -> seconds
 current = [None]
@@ -45,6 +51,11 @@ def _global(frame, event, arg):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     current[0] = item.nodeid
+    if SWIFT_ROOT:
+        folder = os.path.join(SWIFT_ROOT, str(len(swift_folders)))
+        os.makedirs(folder, exist_ok=True)
+        swift_folders[os.path.basename(folder)] = item.nodeid
+        os.environ["FORCETRACE_MUTANT_TRACE"] = folder
     began = time.monotonic()
     sys.settrace(_global)
     threading.settrace(_global)
@@ -64,4 +75,5 @@ def pytest_sessionfinish(session, exitstatus):
     for (path, line), tests in lines.items():
         table.setdefault(path, {})[str(line)] = sorted(tests)
     with open(OUT, "w") as out:
-        json.dump({"lines": table, "durations": durations, "exitstatus": int(exitstatus)}, out)
+        json.dump({"lines": table, "durations": durations, "swift_folders": swift_folders,
+                   "exitstatus": int(exitstatus)}, out)

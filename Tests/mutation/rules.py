@@ -93,12 +93,22 @@ class Mutants:
             (TREE / path).write_text(analysed.render())
 
     def build(self, rounds=8):
-        """Builds the schemata copy; sites the compiler rejects are rolled back, then it builds again."""
+        """Builds the schemata copy; sites the compiler rejects are rolled back, then it builds again.
+        The rolled-back sites are remembered for the same sources, so a rerun builds once."""
+        memory = WORK / "rolled-back.json"
+        digest = hashlib.sha256("".join(a.source for a in self.swift.values()).encode()).hexdigest()
+        if memory.exists() and json.loads(memory.read_text()).get("digest") == digest:
+            keys = set(json.loads(memory.read_text())["keys"])
+            for analysed in self.swift.values():
+                for site in analysed.sites:
+                    site.disabled = site.disabled or site.key in keys
         for round_number in range(1, rounds + 1):
             self.write_schemata()
             status, seconds, _ = curated.build()
             log(f"schemata build {round_number}: {'ok' if status == 0 else 'errors'} in {seconds:.0f} s")
             if status == 0:
+                keys = [s.key for a in self.swift.values() for s in a.sites if s.disabled]
+                memory.write_text(json.dumps({"digest": digest, "keys": keys}))
                 return True
             errors = COMPILE_ERROR.findall((WORK / "build.log").read_text(errors="replace"))
             if not errors:
@@ -151,13 +161,20 @@ def declared_names(path, text):
     return {n for n in names if len(n) > 3 and n not in common and not n.startswith("_")}
 
 
+PACKAGE_IMPORT = re.compile(r"^\s*(import forcetrace|from forcetrace)", re.M)
+# Tests that run the package in another process (a notebook kernel, `python -c`), which the tracer cannot see.
+CHILD_PROCESS = re.compile(r"nbclient|sys\.executable")
+
+
 def covering_pytests(path):
-    """The pytest files that import the module or name something it defines."""
-    stem = pathlib.Path(path).stem
-    names = declared_names(path, (ROOT / path).read_text()) | {f"forcetrace.{stem}", f"forcetrace import {stem}"}
-    pattern = re.compile("|".join(re.escape(n) if "." in n or " " in n else rf"\b{re.escape(n)}\b" for n in names))
+    """The pytest files that import the package, and test_notebook.py (the notebooks do)."""
     return [str(t.relative_to(ROOT)) for t in sorted((ROOT / "Tests" / "python").glob("test_*.py"))
-            if str(t.relative_to(ROOT)) != SELF_TEST and pattern.search(t.read_text())]
+            if str(t.relative_to(ROOT)) != SELF_TEST and (PACKAGE_IMPORT.search(t.read_text()) or t.name == "test_notebook.py")]
+
+
+def child_process_pytests(files):
+    """Of the covering files, those that run the package in a child process: a survivor's bounded confirmation."""
+    return [f for f in files if CHILD_PROCESS.search((ROOT / f).read_text())]
 
 
 XCTEST_BINARY = TREE / ".build" / "debug" / "forcetracePackageTests.xctest"
@@ -185,6 +202,7 @@ class Runner:
         self.arguments = arguments
         self.reached, self.xctest_seconds = {}, {}
         self.py_lines, self.py_seconds = {}, {}
+        self.pytest_reached = {}
 
     # -- coverage ----------------------------------------------------------------
     def swift_coverage(self):
@@ -193,7 +211,7 @@ class Runner:
         if cache.exists():
             stored = json.loads(cache.read_text())
             if stored.get("digest") == digest:
-                self.reached = {int(k): v for k, v in stored["reached"].items()}
+                self.reached = {int(k): sorted(set(v)) for k, v in stored["reached"].items()}
                 self.xctest_seconds = stored["seconds"]
                 log(f"XCTest coverage: reused {cache} (same tree)")
                 return True
@@ -215,9 +233,9 @@ class Runner:
                 log(f"{test} fails with no mutant active ({first}); see {WORK / 'trace.log'}")
                 return False
             self.xctest_seconds[test] = round(seconds, 2)
-            for ids in directory.glob("*.ids"):
-                for id in {int(i) for i in ids.read_text().split()}:
-                    self.reached.setdefault(id, []).append(test)
+            # One file per process the test ran (the test itself, the CLI it started).
+            for id in {int(i) for ids in directory.glob("*.ids") for i in ids.read_text().split()}:
+                self.reached.setdefault(id, []).append(test)
             if (number + 1) % 25 == 0 or number + 1 == len(tests):
                 log(f"  XCTest coverage: {number + 1} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
         cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds}))
@@ -253,6 +271,41 @@ class Runner:
         cache.write_text(json.dumps({"digest": digest, "lines": self.py_lines, "durations": self.py_seconds}))
         return True
 
+    def pytest_swift_coverage(self):
+        """The whole pytest suite once, each test with its own FORCETRACE_MUTANT_TRACE folder: which Swift
+        sites the CLI processes it starts reach (for --pytest)."""
+        cache = WORK / "coverage-swift-pytest.json"
+        digest = tree_digest(["Sources", "python/forcetrace", "Tests/python"])
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.pytest_reached = {int(k): v for k, v in stored["reached"].items()}
+                self.py_seconds.update(stored["durations"])
+                log(f"pytest coverage of the Swift sites: reused {cache} (same tree)")
+                return True
+        out, root = WORK / "pytest-swift-trace.json", WORK / "pytest-swift-trace"
+        out.unlink(missing_ok=True)
+        shutil.rmtree(root, ignore_errors=True)
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "FORCETRACE_TRACE_OUT": str(out), "FORCETRACE_SWIFT_TRACE_ROOT": str(root),
+               "FORCETRACE_TRACE_PACKAGE": str(TREE / "python" / "forcetrace"),
+               "PYTHONPATH": os.pathsep.join([str(TREE / "python"), str(TRACE_PLUGIN_DIR)])}
+        log("pytest coverage of the Swift sites: the whole pytest suite, traced")
+        status, seconds, _ = curated.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                          "pytest_trace", f"--ignore={SELF_TEST}", "Tests/python"],
+                                         4 * self.arguments.timeout, "pytest.log", False, env)
+        if status != 0 or not out.exists():
+            log(f"pytest fails with no mutant active; see {WORK / 'pytest.log'}")
+            return False
+        stored = json.loads(out.read_text())
+        self.pytest_reached = {}
+        for folder, test in stored["swift_folders"].items():
+            for id in {int(i) for ids in (root / folder).glob("*.ids") for i in ids.read_text().split()}:
+                self.pytest_reached.setdefault(id, []).append(test)
+        self.py_seconds.update(stored["durations"])
+        log(f"  {len(stored['durations'])} tests in {seconds:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "reached": self.pytest_reached, "durations": stored["durations"]}))
+        return True
+
     def python_reaching(self, site):
         table = self.py_lines.get(str(pathlib.Path(site.path).relative_to("python")), {})
         return sorted({test for line in site.lines for test in table.get(str(line), [])})
@@ -261,7 +314,7 @@ class Runner:
     def swift_mutant(self, site):
         tests = self.reached.get(site.id, [])
         if not tests:
-            return {"status": "SURVIVED", "reached": 0, "note": "no XCTest test reaches it"}
+            return self.swift_pytest(site, {"status": "SURVIVED", "reached": 0, "note": "no XCTest test reaches it"})
         timeout = int(3 * sum(self.xctest_seconds.get(t, 1) for t in tests) + 30)
         status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, "xctest.log", True,
                                        {"FORCETRACE_MUTANT": str(site.id)})
@@ -273,11 +326,18 @@ class Runner:
                                            {"FORCETRACE_MUTANT": str(site.id)})
             if status != 0:
                 return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}
-        if self.arguments.pytest:
-            status, _, first = self.pytest(site.id, None)
+        return self.swift_pytest(site, {"status": "SURVIVED", "reached": len(tests)})
+
+    def swift_pytest(self, site, survived):
+        """--pytest: a Swift survivor of XCTest faces the pytest tests whose CLI processes reach it."""
+        tests = self.pytest_reached.get(site.id, []) if self.arguments.pytest else []
+        if tests:
+            timeout = int(3 * sum(self.py_seconds.get(t, 1) for t in tests) + 30)
+            status, _, _ = self.pytest(site.id, tests, timeout)
             if status != 0:
-                return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first(), "reached": len(tests)}
-        return {"status": "SURVIVED", "reached": len(tests)}
+                return {"status": "killed", "by": "pytest (reaching tests)", "first": self._pytest_first(),
+                        "reached": survived.get("reached", 0)}
+        return survived | ({"pytest_reached": len(tests)} if self.arguments.pytest else {})
 
     def python_mutant(self, site, analysed, files):
         target = TREE / site.path
@@ -290,11 +350,12 @@ class Runner:
                 if status != 0:
                     return {"status": "killed", "by": "pytest (reaching tests)", "first": self._pytest_first(),
                             "reached": len(tests)}
-            if files and not self.arguments.no_confirm:
-                # Bounded: the covering files whole, for code run in child processes (CLI, notebooks).
-                status, _, _ = self.pytest(None, files, self.arguments.timeout)
+            confirm = child_process_pytests(files)
+            if confirm and not self.arguments.no_confirm:
+                # Bounded: the covering files that run the package in a child process (notebooks, python -c).
+                status, _, _ = self.pytest(None, confirm, self.arguments.timeout)
                 if status != 0:
-                    return {"status": "killed", "by": "pytest (covering files)", "first": self._pytest_first(),
+                    return {"status": "killed", "by": "pytest (child-process files)", "first": self._pytest_first(),
                             "reached": len(tests)}
             return {"status": "SURVIVED", "reached": len(tests)} | ({} if tests else {"note": "no test reaches it in-process"})
         finally:
@@ -326,8 +387,8 @@ def main():
                         help="survivors of the reaching tests are not run again against the whole XCTest suite "
                              "(Swift) or the covering pytest files whole (Python)")
     parser.add_argument("--pytest", action="store_true",
-                        help="Swift survivors also face the whole pytest suite (about 7 minutes each); the score "
-                             "asked for is XCTest's alone")
+                        help="Swift survivors of XCTest also face the pytest tests whose CLI runs reach them (the whole "
+                             "pytest suite is traced once for that); the report then gives both scores")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
     parser.add_argument("--results", help="also write the report here (default: Tests/mutation/last-run.md for the "
                                           "default sampled run, else only .build/mutation/last-run.md)")
@@ -365,6 +426,8 @@ def main():
     built = time.monotonic()
     runner = Runner(arguments)
     if any(s.path.endswith(".swift") for s in chosen) and not runner.swift_coverage():
+        return 2
+    if arguments.pytest and any(s.path.endswith(".swift") for s in chosen) and not runner.pytest_swift_coverage():
         return 2
     python_files = sorted({s.path for s in chosen if not s.path.endswith(".swift")})
     covering = {path: covering_pytests(path) for path in python_files}

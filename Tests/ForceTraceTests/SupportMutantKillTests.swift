@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// Support and JSON rules that only pytest's CLI runs reached, so their
+/// rule-made mutants (issue 26) survived XCTest. Each test pins a boundary
+/// or a branch one of them moved.
+final class SupportMutantKillTests: XCTestCase {
+    /// "1234" below 100 000, "123 k" from 100 000, "1.23 M" from 1 000 000: each
+    /// boundary on, one below.
+    func testProgressAmountsAtTheirBoundaries() {
+        XCTAssertEqual(ProgressLine.amount(99_999), "99999")
+        XCTAssertEqual(ProgressLine.amount(100_000), "100 k")
+        XCTAssertEqual(ProgressLine.amount(999_999), "1000 k")
+        XCTAssertEqual(ProgressLine.amount(1_000_000), "1.00 M")
+    }
+
+    /// A write error's line names errno's text only when there is one.
+    func testStandardOutputMessageWithAndWithoutErrno() {
+        XCTAssertEqual(StandardOutput.message(forErrno: 0), "standard output: write failed; the output is cut short")
+        XCTAssertEqual(StandardOutput.message(forErrno: EIO),
+                       "standard output: write failed: \(String(cString: strerror(EIO))); the output is cut short")
+        XCTAssertTrue(StandardOutput.message(forErrno: ENOSPC).contains("no space left"))
+    }
+
+    /// `export` to a full device: the first failed write's errno (ENOSPC) is
+    /// what the error names, and the exit status is 1.
+    func testExportToAFullDeviceNamesTheFullDevice() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("/dev/full is absent") }
+        let sample = FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path
+        let trace = AnalysisFixtures.temporaryPath("full-\(UUID().uuidString).h5")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        XCTAssertEqual(try FormatTestSupport.run(["import", sample, "-o", trace]).status, 0)
+        let process = Process()
+        process.executableURL = FormatTestSupport.executable
+        process.arguments = ["export", trace, "--format", "evemu", "-o", "-"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        XCTAssertTrue(stderr.contains("no space left"), stderr)
+    }
+
+    /// An output that is one of the inputs is refused; another file is not.
+    func testOutputThatIsAnInputIsRefused() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let input = directory.appendingPathComponent("in.h5").path, other = directory.appendingPathComponent("other.h5").path
+        FileManager.default.createFile(atPath: input, contents: Data("x".utf8))
+        FileManager.default.createFile(atPath: other, contents: Data("y".utf8))
+        XCTAssertThrowsError(try OutputPath.check(input, replace: true, inputs: [input]))
+        XCTAssertNoThrow(try OutputPath.check(other, replace: true, inputs: [input]))
+    }
+
+    /// A file someone holds a flock on (HDF5 readers take one) is not replaced;
+    /// a free file is.
+    func testAFileHeldByAnotherOpenIsNotReplaced() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let path = directory.appendingPathComponent("held.h5").path
+        FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        XCTAssertNoThrow(try OutputPath.refuseIfHeld(path))
+        let holder = open(path, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(holder, 0)
+        defer { close(holder) }
+        XCTAssertEqual(flock(holder, LOCK_SH), 0)
+        XCTAssertThrowsError(try OutputPath.refuseIfHeld(path)) { error in
+            XCTAssertTrue("\(error)".contains("is open in another process"), "\(error)")
+        }
+    }
+
+    /// A PID is taken as gone only when its process started more than one
+    /// second after the file was last written (PID reuse): this process
+    /// started at S, so a file written at S - 1 is not provably orphaned, one
+    /// at S - 2 is.
+    func testProcessIsGoneOnlyWhenItStartedAfterTheFile() throws {
+        let started = try XCTUnwrap(TemporaryFiles.processStartTime(getpid()))
+        XCTAssertFalse(TemporaryFiles.processIsGone(getpid(), fileModified: started))
+        XCTAssertFalse(TemporaryFiles.processIsGone(getpid(), fileModified: started - 1))
+        XCTAssertTrue(TemporaryFiles.processIsGone(getpid(), fileModified: started - 2))
+    }
+
+    /// Keys whose StaticString has no pointer (built from one scalar) take the
+    /// writer's other path; the commas must still fall between members only.
+    func testJSONKeysWithoutAPointerAndBackslashes() throws {
+        var out = JSONWriter(capacity: 16)
+        out.beginObject()
+        out.key(StaticString(unicodeScalarLiteral: "a")); out.int(1)
+        out.key(StaticString(unicodeScalarLiteral: "b")); out.string("back\\slash \u{7} and \"quote\"")
+        out.endObject()
+        let bytes = Data(out.finish())
+        let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: bytes) as? [String: Any], String(decoding: bytes, as: UTF8.self))
+        XCTAssertEqual(parsed["a"] as? Int, 1)
+        XCTAssertEqual(parsed["b"] as? String, "back\\slash \u{7} and \"quote\"")
+    }
+}
