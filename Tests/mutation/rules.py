@@ -168,13 +168,14 @@ CHILD_PROCESS = re.compile(r"nbclient|sys\.executable")
 
 def covering_pytests(path):
     """The pytest files that import the package, and test_notebook.py (the notebooks do)."""
-    return [str(t.relative_to(ROOT)) for t in sorted((ROOT / "Tests" / "python").glob("test_*.py"))
-            if str(t.relative_to(ROOT)) != SELF_TEST and (PACKAGE_IMPORT.search(t.read_text()) or t.name == "test_notebook.py")]
+    # The copy's tests (what runs), not the checkout's, which may have changed since the sync.
+    return [str(t.relative_to(TREE)) for t in sorted((TREE / "Tests" / "python").glob("test_*.py"))
+            if str(t.relative_to(TREE)) != SELF_TEST and (PACKAGE_IMPORT.search(t.read_text()) or t.name == "test_notebook.py")]
 
 
 def child_process_pytests(files):
     """Of the covering files, those that run the package in a child process: a survivor's bounded confirmation."""
-    return [f for f in files if CHILD_PROCESS.search((ROOT / f).read_text())]
+    return [f for f in files if CHILD_PROCESS.search((TREE / f).read_text())]
 
 
 XCTEST_BINARY = TREE / ".build" / "debug" / "forcetracePackageTests.xctest"
