@@ -55,6 +55,23 @@ final class SupportMutantKillTests: XCTestCase {
         XCTAssertNoThrow(try OutputPath.check(other, replace: true, inputs: [input]))
     }
 
+    /// "-" among the inputs is standard input: an output that is the file on
+    /// standard input is refused, one that is not is allowed.
+    func testOutputThatIsStandardInputIsRefused() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let input = directory.appendingPathComponent("stdin.h5").path, other = directory.appendingPathComponent("other.h5").path
+        FileManager.default.createFile(atPath: input, contents: Data("x".utf8))
+        FileManager.default.createFile(atPath: other, contents: Data("y".utf8))
+        let saved = dup(STDIN_FILENO), file = open(input, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(file, 0)
+        XCTAssertEqual(dup2(file, STDIN_FILENO), STDIN_FILENO)
+        defer { dup2(saved, STDIN_FILENO); close(saved); close(file) }
+        XCTAssertThrowsError(try OutputPath.check(input, replace: true, inputs: ["-"])) { error in
+            XCTAssertTrue("\(error)".contains("standard input"), "\(error)")
+        }
+        XCTAssertNoThrow(try OutputPath.check(other, replace: true, inputs: ["-"]))
+    }
+
     /// A file someone holds a flock on (HDF5 readers take one) is not replaced;
     /// a free file is.
     func testAFileHeldByAnotherOpenIsNotReplaced() throws {
@@ -82,13 +99,13 @@ final class SupportMutantKillTests: XCTestCase {
         XCTAssertTrue(TemporaryFiles.processIsGone(getpid(), fileModified: started - 2))
     }
 
-    /// Keys whose StaticString has no pointer (built from one scalar) take the
-    /// writer's other path; the commas must still fall between members only.
-    func testJSONKeysWithoutAPointerAndBackslashes() throws {
+    /// A string with a backslash takes the writer's escaping loop; it must
+    /// come back from a JSON parser as it went in.
+    func testJSONStringsWithBackslashes() throws {
         var out = JSONWriter(capacity: 16)
         out.beginObject()
-        out.key(StaticString(unicodeScalarLiteral: "a")); out.int(1)
-        out.key(StaticString(unicodeScalarLiteral: "b")); out.string("back\\slash \u{7} and \"quote\"")
+        out.key("a"); out.int(1)
+        out.key("b"); out.string("back\\slash \u{7} and \"quote\"")
         out.endObject()
         let bytes = Data(out.finish())
         let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: bytes) as? [String: Any], String(decoding: bytes, as: UTF8.self))
