@@ -21,6 +21,7 @@ PACKAGE = os.path.realpath(os.environ.get("FORCETRACE_TRACE_PACKAGE", "")) + os.
 OUT = os.environ.get("FORCETRACE_TRACE_OUT")
 SWIFT_ROOT = os.environ.get("FORCETRACE_SWIFT_TRACE_ROOT")
 swift_folders = {}  # N -> nodeid
+failed = set()      # tests that fail with no mutant: the runner does not judge mutants by them
 lines = {}       # (file, line) -> set of nodeids
 durations = {}   # nodeid -> seconds
 current = [None]
@@ -68,6 +69,11 @@ def pytest_runtest_protocol(item, nextitem):
         current[0] = None
 
 
+def pytest_runtest_logreport(report):
+    if report.failed:
+        failed.add(report.nodeid)
+
+
 def pytest_sessionfinish(session, exitstatus):
     if not OUT:
         return
@@ -75,5 +81,5 @@ def pytest_sessionfinish(session, exitstatus):
     for (path, line), tests in lines.items():
         table.setdefault(path, {})[str(line)] = sorted(tests)
     with open(OUT, "w") as out:
-        json.dump({"lines": table, "durations": durations, "swift_folders": swift_folders,
+        json.dump({"lines": table, "durations": durations, "swift_folders": swift_folders, "failed": sorted(failed),
                    "exitstatus": int(exitstatus)}, out)

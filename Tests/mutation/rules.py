@@ -204,6 +204,7 @@ class Runner:
         self.reached, self.xctest_seconds = {}, {}
         self.py_lines, self.py_seconds = {}, {}
         self.pytest_reached = {}
+        self.flaky = []  # tests failing with no mutant active
 
     # -- coverage ----------------------------------------------------------------
     def swift_coverage(self):
@@ -214,6 +215,7 @@ class Runner:
             if stored.get("digest") == digest:
                 self.reached = {int(k): sorted(set(v)) for k, v in stored["reached"].items()}
                 self.xctest_seconds = stored["seconds"]
+                self.flaky += stored.get("failed", [])
                 log(f"XCTest coverage: reused {cache} (same tree)")
                 return True
         listing = curated.run(["swift", "test", "--skip-build", "--list-tests"], 300, "list-tests.log")
@@ -231,15 +233,18 @@ class Runner:
             status, seconds, first = curated.run([str(XCTEST_BINARY), test], self.arguments.timeout, "trace.log",
                                                  False, {"FORCETRACE_MUTANT_TRACE": str(directory)})
             if status != 0:
-                log(f"{test} fails with no mutant active ({first}); see {WORK / 'trace.log'}")
-                return False
+                # It cannot judge a mutant: left out of every covering set, and reported.
+                log(f"  {test} fails with no mutant active ({first}): left out; see {WORK / 'trace.log'}")
+                self.flaky.append(f"XCTest {test}")
+                continue
             self.xctest_seconds[test] = round(seconds, 2)
             # One file per process the test ran (the test itself, the CLI it started).
             for id in {int(i) for ids in directory.glob("*.ids") for i in ids.read_text().split()}:
                 self.reached.setdefault(id, []).append(test)
             if (number + 1) % 25 == 0 or number + 1 == len(tests):
                 log(f"  XCTest coverage: {number + 1} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
-        cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds}))
+        cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds,
+                                     "failed": self.flaky}))
         return True
 
     def python_coverage(self, files):
@@ -249,6 +254,7 @@ class Runner:
             stored = json.loads(cache.read_text())
             if stored.get("digest") == digest:
                 self.py_lines, self.py_seconds = stored["lines"], stored["durations"]
+                self.flaky += [f"pytest {t}" for t in stored.get("failed", [])]
                 log(f"pytest coverage: reused {cache} (same tree)")
                 return True
         out = WORK / "pytest-trace.json"
@@ -260,16 +266,23 @@ class Runner:
         status, seconds, _ = curated.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                           "-p", "pytest_trace"] + files, 3 * self.arguments.timeout, "pytest.log",
                                          False, env)
-        if status != 0 or not out.exists():
-            log(f"the covering pytest files fail with no mutant active; see {WORK / 'pytest.log'}")
+        if not out.exists():
+            log(f"the covering pytest files did not run; see {WORK / 'pytest.log'}")
             return False
         stored = json.loads(out.read_text())
+        # A test that fails with no mutant cannot judge one: left out of every covering set, and reported.
+        self.flaky += [f"pytest {t}" for t in stored["failed"]]
+        if stored["failed"]:
+            log(f"  failing with no mutant active, left out: {', '.join(stored['failed'])}")
+        stored["lines"] = {path: {line: [t for t in tests if t not in stored["failed"]] for line, tests in lines.items()}
+                           for path, lines in stored["lines"].items()}
         prefix = str((TREE / "python").resolve()) + os.sep
         self.py_lines = {path[len(prefix):] if path.startswith(prefix) else path: lines
                          for path, lines in stored["lines"].items()}
         self.py_seconds = stored["durations"]
         log(f"  pytest coverage: {len(self.py_seconds)} tests in {seconds:.0f} s")
-        cache.write_text(json.dumps({"digest": digest, "lines": self.py_lines, "durations": self.py_seconds}))
+        cache.write_text(json.dumps({"digest": digest, "lines": self.py_lines, "durations": self.py_seconds,
+                                     "failed": stored["failed"]}))
         return True
 
     def pytest_swift_coverage(self):
@@ -459,6 +472,9 @@ def main():
     timing = {"build": built - wall, "coverage": covered - built, "mutants": time.monotonic() - started,
               "wall": time.monotonic() - wall, "cpu": children_cpu() - cpu}
     report = render_report(results, mutants, timing, len(chosen) < len(mutants.all), arguments, equivalent)
+    if runner.flaky:
+        report += "\n## Tests failing with no mutant active (left out of every covering set)\n\n" + \
+            "".join(f"- {t}\n" for t in runner.flaky)
     print(report)
     (WORK / "last-run.md").write_text(report)
     target = arguments.results or (None if arguments.files or arguments.only else str(LAST_RUN))
