@@ -1,0 +1,50 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// Analysis rules whose rule-made mutants (issue 26) survived XCTest: each
+/// test pins the boundary or branch one of them moved.
+final class AnalysisMutantKillTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// Two lanes from two chunks of 65 536 rows (on two or more cores); one below.
+    func testAutomaticLanesFromTwoChunks() throws {
+        guard ProcessInfo.processInfo.activeProcessorCount >= 2 else { throw XCTSkip("one core: always one lane") }
+        XCTAssertEqual(AnalysisOptions.automaticLanes(rows: 2 * 65_536 - 1), 1)
+        XCTAssertEqual(AnalysisOptions.automaticLanes(rows: 2 * 65_536), 2)
+        XCTAssertEqual(AnalysisOptions.automaticLanes(rows: 2 * 65_536 + 1), 2)
+    }
+
+    /// A tolerance in millimetres needs both axes' resolutions; with either at
+    /// 0 it falls back to device units with a warning.
+    func testMillimetreToleranceNeedsBothResolutions() {
+        func axis(_ code: UInt16, _ resolution: Int32) -> AxisInfo {
+            AxisInfo(code: code, minimum: 0, maximum: 1000, resolution: resolution)
+        }
+        let both = ToleranceLanes(.millimetres(1), xAxis: axis(AbsoluteAxis.mtPositionX, 10), yAxis: axis(AbsoluteAxis.mtPositionY, 40))
+        XCTAssertNil(both.warning)
+        for (x, y) in [(0, 40), (10, 0), (0, 0)] as [(Int32, Int32)] {
+            let lanes = ToleranceLanes(.millimetres(1), xAxis: axis(AbsoluteAxis.mtPositionX, x), yAxis: axis(AbsoluteAxis.mtPositionY, y))
+            XCTAssertNotNil(lanes.warning, "x \(x), y \(y) units/mm")
+        }
+    }
+
+    /// A pressure axis with an empty range (min = max) is not analysed and
+    /// says so; one with a range gets no such warning.
+    func testEmptyPressureRangeIsNamedOnlyWhenEmpty() throws {
+        func analysis(maximum: Int32) throws -> RecordingAnalysis {
+            var builder = RecordingBuilder()
+            builder.device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: maximum))
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 0)])
+            builder.frame(10, [(F.p, 0)])
+            builder.frame(20, [(F.id, -1)])
+            return try F.analyze(builder.recording)
+        }
+        let empty = try analysis(maximum: 0)
+        XCTAssertNil(empty.pressureAxis)
+        XCTAssertTrue(empty.warnings.contains { $0.contains("has the empty range 0..0") }, "\(empty.warnings)")
+        let ranged = try analysis(maximum: 1)
+        XCTAssertNotNil(ranged.pressureAxis)
+        XCTAssertFalse(ranged.warnings.contains { $0.contains("empty range") }, "\(ranged.warnings)")
+    }
+}
