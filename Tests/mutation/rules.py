@@ -404,6 +404,9 @@ def main():
                         help="Swift survivors of XCTest also face the pytest tests whose CLI runs reach them (the whole "
                              "pytest suite is traced once for that); the report then gives both scores")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="render the report from .build/mutation/rules-results.json (an interrupted run's results "
+                             "so far) without running anything; the same --files/--sample/--seed choose the set")
     parser.add_argument("--results", help="also write the report here (default: Tests/mutation/last-run.md for the "
                                           "default sampled run, else only .build/mutation/last-run.md)")
     arguments = parser.parse_args()
@@ -428,8 +431,28 @@ def main():
         print(json.dumps(mutants.skipped(), indent=1))
         return 0
 
+    if arguments.report_only:
+        results = json.loads((WORK / "rules-results.json").read_text())
+        equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
+        for r in results:  # entries reviewed since the run
+            if r["status"] == "SURVIVED" and r["key"] in equivalent:
+                r["status"], r["why"] = "equivalent", equivalent[r["key"]]
+        summary = json.loads((WORK / "rules-run.json").read_text())
+        spent = sum(r["seconds"] for r in results)
+        report = render_report(results, summary, {"mutants": spent}, arguments, equivalent)
+        if len(results) < len(summary["chosen"]):
+            report += (f"\n**Interrupted:** {len(results)} of the {len(summary['chosen'])} chosen mutants were run; "
+                       f"the scores above are over those.\n")
+        print(report)
+        target = arguments.results or (None if arguments.files or arguments.only else str(LAST_RUN))
+        if target:
+            pathlib.Path(target).write_text(report)
+        return 0
+
     wall, cpu = time.monotonic(), children_cpu()
     WORK.mkdir(parents=True, exist_ok=True)
+    summary = run_summary(mutants, chosen, arguments)
+    (WORK / "rules-run.json").write_text(json.dumps(summary))
     log(f"syncing the source into {TREE}")
     curated.sync_tree()
     for cache in (TREE / "python").rglob("__pycache__"):
@@ -471,7 +494,7 @@ def main():
         (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
     timing = {"build": built - wall, "coverage": covered - built, "mutants": time.monotonic() - started,
               "wall": time.monotonic() - wall, "cpu": children_cpu() - cpu}
-    report = render_report(results, mutants, timing, len(chosen) < len(mutants.all), arguments, equivalent)
+    report = render_report(results, summary, timing, arguments, equivalent)
     if runner.flaky:
         report += "\n## Tests failing with no mutant active (left out of every covering set)\n\n" + \
             "".join(f"- {t}\n" for t in runner.flaky)
@@ -489,16 +512,24 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def render_report(results, mutants, timing, sampled, arguments, equivalent):
-    modules = sorted({module_of(s.path) for s in mutants.all} | set(mutants.skipped()))
-    skipped = mutants.skipped()
+def run_summary(mutants, chosen, arguments):
+    """What a report needs of the generation, kept beside the results (an interrupted run's report
+    must describe the set it ran, whatever the sources are now)."""
+    return {"total": len(mutants.all), "chosen": [s.id for s in chosen], "skipped": mutants.skipped(),
+            "modules": sorted({module_of(s.path) for s in mutants.all} | set(mutants.skipped())),
+            "seed": arguments.seed, "sample": arguments.sample, "no_confirm": arguments.no_confirm}
+
+
+def render_report(results, summary, timing, arguments, equivalent):
+    modules, skipped = summary["modules"], summary["skipped"]
+    sampled = len(summary["chosen"]) < summary["total"]
     percent = lambda a, b: f"{100 * a / b:.1f} %" if b else "n/a"
     out = ["# Rule-made mutation run", ""]
     if sampled:
-        out += [f"A seeded sample: {len(results)} of the {len(mutants.all)} rule-made mutants, seed {arguments.seed} "
-                f"(`--sample {arguments.sample} --seed {arguments.seed}`).", ""]
+        out += [f"A seeded sample: {len(summary['chosen'])} of the {summary['total']} rule-made mutants, seed "
+                f"{summary['seed']} (`--sample {summary['sample']} --seed {summary['seed']}`).", ""]
     else:
-        out += [f"{len(results)} of the {len(mutants.all)} rule-made mutants of the chosen files.", ""]
+        out += [f"{len(summary['chosen'])} of the {summary['total']} rule-made mutants of the chosen files.", ""]
     out += ["Score = killed / (killed + survived); equivalent mutants (equivalent.json) are excluded. "
             "Swift mutants face XCTest alone.", "",
             "| module | mutants | killed | survived | equivalent | not reached | skipped sites | score |",
@@ -518,10 +549,14 @@ def render_report(results, mutants, timing, sampled, arguments, equivalent):
             f"{sum(r['status'] == 'equivalent' for r in results)} equivalent excluded. "
             f"XCTest alone on the Swift mutants: {swift_xctest} of {len(swift)} ({percent(swift_xctest, len(swift))}).",
             "",
-            f"Time: {timing['wall'] / 60:.1f} min wall (build {timing['build'] / 60:.1f}, coverage "
-            f"{timing['coverage'] / 60:.1f}, mutants {timing['mutants'] / 60:.1f}); the child processes used "
-            f"{timing['cpu'] / 60:.1f} min of CPU (user + system), load average at the end "
-            f"{os.getloadavg()[0]:.1f}." + ("" if arguments.no_confirm else "") , ""]
+            (f"Time: {timing['wall'] / 60:.1f} min wall (build {timing['build'] / 60:.1f}, coverage "
+             f"{timing['coverage'] / 60:.1f}, mutants {timing['mutants'] / 60:.1f}); the child processes used "
+             f"{timing['cpu'] / 60:.1f} min of CPU (user + system), load average at the end "
+             f"{os.getloadavg()[0]:.1f}." if "wall" in timing else
+             f"Time: the mutants took {timing['mutants'] / 60:.1f} min wall (build and coverage not included)."),
+            "Survivors of the reaching tests were " + ("not run again against the whole XCTest suite (--no-confirm)."
+                                                       if summary["no_confirm"] else "run again against the whole XCTest suite."),
+            ""]
     by = {}
     for r in results:
         by[r.get("by", r["status"])] = by.get(r.get("by", r["status"]), 0) + 1
