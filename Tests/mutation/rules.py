@@ -330,8 +330,10 @@ class Runner:
         if not tests:
             return self.swift_pytest(site, {"status": "SURVIVED", "reached": 0, "note": "no XCTest test reaches it"})
         timeout = int(3 * sum(self.xctest_seconds.get(t, 1) for t in tests) + 30)
+        # XCTest logs every test's start and end: silence longer than 3x the slowest test + 30 s is a hang.
+        quiet = int(3 * max(self.xctest_seconds.get(t, 1) for t in tests) + 30)
         status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, "xctest.log", True,
-                                       {"FORCETRACE_MUTANT": str(site.id)})
+                                       {"FORCETRACE_MUTANT": str(site.id)}, quiet_limit=quiet)
         if status != 0:
             return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
         if not self.arguments.no_confirm:
