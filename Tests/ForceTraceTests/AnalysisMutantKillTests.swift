@@ -47,4 +47,22 @@ final class AnalysisMutantKillTests: XCTestCase {
         XCTAssertNotNil(ranged.pressureAxis)
         XCTAssertFalse(ranged.warnings.contains { $0.contains("empty range") }, "\(ranged.warnings)")
     }
+
+    /// A sample exactly on an axis's minimum or maximum is inside the
+    /// device's ranges (counted as valid); one unit beyond is outside.
+    func testSampleBoundsIncludeBothEnds() {
+        let bounds = SampleBounds(x: (0, 1000), y: (-50, 50), p: (1, 100))
+        XCTAssertTrue(bounds.contains(x: 0, y: 0, pressure: 50))
+        XCTAssertTrue(bounds.contains(x: 1000, y: 0, pressure: 50))
+        XCTAssertTrue(bounds.contains(x: 500, y: -50, pressure: 50))
+        XCTAssertTrue(bounds.contains(x: 500, y: 50, pressure: 50))
+        XCTAssertTrue(bounds.contains(x: 500, y: 0, pressure: 1))
+        XCTAssertTrue(bounds.contains(x: 500, y: 0, pressure: 100))
+        XCTAssertFalse(bounds.contains(x: -1, y: 0, pressure: 50))
+        XCTAssertFalse(bounds.contains(x: 1001, y: 0, pressure: 50))
+        XCTAssertFalse(bounds.contains(x: 500, y: -51, pressure: 50))
+        XCTAssertFalse(bounds.contains(x: 500, y: 51, pressure: 50))
+        XCTAssertFalse(bounds.contains(x: 500, y: 0, pressure: 0))
+        XCTAssertFalse(bounds.contains(x: 500, y: 0, pressure: 101))
+    }
 }
