@@ -423,6 +423,8 @@ def main():
         # The sample, plus any --only ids.
         sample = {s.id for s in random.Random(arguments.seed).sample(chosen, arguments.sample)}
         chosen = [s for s in chosen if s.id in sample | ids]
+        # In a seeded random order: the mutants run before an interruption are a random sample too.
+        random.Random(arguments.seed).shuffle(chosen)
     elif ids:
         chosen = [s for s in chosen if s.id in ids]
     log(f"{len(mutants.all)} rule-made mutants in {len(files)} file(s); running {len(chosen)}"
