@@ -65,4 +65,24 @@ final class AnalysisMutantKillTests: XCTestCase {
         XCTAssertFalse(bounds.contains(x: 500, y: 0, pressure: 0))
         XCTAssertFalse(bounds.contains(x: 500, y: 0, pressure: 101))
     }
+
+    /// Stationary events per second need a contact time above 0: at 1 ns the
+    /// rate is defined (4 events / 1e-9 s), at 0 it is nil.
+    func testStationaryRateFromOneNanosecond() throws {
+        var statistics = PressureStatistics()
+        statistics.stationary[0] = 4
+        XCTAssertNil(statistics.stationaryRateHz())
+        statistics.contactTimeNs = 1
+        XCTAssertEqual(try XCTUnwrap(statistics.stationaryRateHz()), 4e9, accuracy: 1)
+    }
+
+    /// An eight-lane counter reads back from exactly eight stored integers;
+    /// seven or nine is a damaged file (nil), not a silently cut value.
+    func testEightLaneCountersNeedEightStoredValues() {
+        let lanes = SIMD8<Int64>(1, 2, 3, 4, 5, 6, 7, 8)
+        XCTAssertEqual(SIMD8<Int64>(stored: lanes.stored), lanes)
+        XCTAssertNil(SIMD8<Int64>(stored: .integers([1, 2, 3, 4, 5, 6, 7])))
+        XCTAssertNil(SIMD8<Int64>(stored: .integers([1, 2, 3, 4, 5, 6, 7, 8, 9])))
+        XCTAssertNil(SIMD8<Int64>(stored: .doubles([1, 2, 3, 4, 5, 6, 7, 8])))
+    }
 }
