@@ -112,4 +112,51 @@ final class SupportMutantKillTests: XCTestCase {
         XCTAssertEqual(parsed["a"] as? Int, 1)
         XCTAssertEqual(parsed["b"] as? String, "back\\slash \u{7} and \"quote\"")
     }
+
+    /// Time left from the fraction done: defined for 0 < fraction <= 1 and
+    /// elapsed > 0; "N min S s" from 60 s on.
+    func testTimeLeftAtItsBoundaries() {
+        XCTAssertNil(ProgressLine.timeLeft(elapsed: 10, fraction: 0))
+        XCTAssertNil(ProgressLine.timeLeft(elapsed: 10, fraction: nil))
+        XCTAssertNil(ProgressLine.timeLeft(elapsed: 0, fraction: 0.5))
+        XCTAssertNil(ProgressLine.timeLeft(elapsed: 10, fraction: 1.25))
+        XCTAssertEqual(ProgressLine.timeLeft(elapsed: 10, fraction: 1), "0 s left")
+        XCTAssertEqual(ProgressLine.timeLeft(elapsed: 10, fraction: 0.5), "10 s left")
+        XCTAssertEqual(ProgressLine.timeLeft(elapsed: 59, fraction: 0.5), "59 s left")
+        XCTAssertEqual(ProgressLine.timeLeft(elapsed: 60, fraction: 0.5), "1 min 0 s left")
+        XCTAssertEqual(ProgressLine.timeLeft(elapsed: 125, fraction: 0.5), "2 min 5 s left")
+    }
+
+    /// An output named through a link is written to the file the link names.
+    func testOutputThroughALinkResolvesToItsTarget() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let file = directory.appendingPathComponent("real.h5").path, link = directory.appendingPathComponent("link.h5").path
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        XCTAssertEqual(symlink(file, link), 0)
+        XCTAssertEqual(try OutputTarget.resolve(link, replace: true).path, file)
+        XCTAssertEqual(try OutputTarget.resolve(file, replace: true).path, file)
+    }
+
+    /// Replacing a file keeps its mode (0600 stays 0600); a new file gets
+    /// 0666 minus the umask.
+    func testReplacingKeepsTheModeOfTheReplacedFile() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let path = directory.appendingPathComponent("private.h5").path
+        FileManager.default.createFile(atPath: path, contents: Data("old".utf8))
+        XCTAssertEqual(chmod(path, 0o600), 0)
+        let output = try AtomicOutput(path: path, replace: true)
+        FileManager.default.createFile(atPath: output.temporaryPath, contents: Data("new".utf8))
+        try output.commit()
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "new")
+        let mask = umask(0); umask(mask)
+        let fresh = directory.appendingPathComponent("fresh.h5").path
+        let created = try AtomicOutput(path: fresh, replace: false)
+        FileManager.default.createFile(atPath: created.temporaryPath, contents: Data("x".utf8))
+        try created.commit()
+        XCTAssertEqual(stat(fresh, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o666 & ~mask)
+    }
 }
