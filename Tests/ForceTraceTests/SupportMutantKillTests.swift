@@ -159,4 +159,20 @@ final class SupportMutantKillTests: XCTestCase {
         XCTAssertEqual(stat(fresh, &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o666 & ~mask)
     }
+
+    /// Seconds from nanoseconds as exact decimals: 0 ns is "0.0", 1 ns keeps
+    /// its ninth digit, a whole second "1.0"; each parses to ns / 1e9.
+    func testJSONSecondsAtTheSmallestFractions() throws {
+        for (ns, text) in [(Int64(0), "0.0"), (1, "0.000000001"), (1_000_000_000, "1.0"), (1_000_000_001, "1.000000001"),
+                           (-1, "-0.000000001"), (10, "0.00000001")] {
+            var out = JSONWriter(capacity: 16)
+            out.beginArray(flat: true)
+            out.seconds(ns)
+            out.endArray()
+            let json = String(decoding: out.finish(), as: UTF8.self).trimmingCharacters(in: .newlines)
+            XCTAssertEqual(json, "[\(text)]", "\(ns) ns")
+            let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double])
+            XCTAssertEqual(parsed, [Double(ns) / 1e9])
+        }
+    }
 }
