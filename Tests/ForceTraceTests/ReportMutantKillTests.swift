@@ -25,4 +25,24 @@ final class ReportMutantKillTests: XCTestCase {
             XCTAssertEqual(html.components(separatedBy: "[label ").count - 1, differing.count, "\(options)")
         }
     }
+
+    /// The text summary's quantile table needs contacts with pressure: none on
+    /// a device without a pressure axis, there with one.
+    func testQuantilesOnlyWithPressure() throws {
+        typealias F = AnalysisFixtures
+        func text(pressure: Bool) throws -> String {
+            var builder = RecordingBuilder(pressure: pressure)
+            let down: [(UInt16, Int32)] = [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100)]
+            let move: [(UInt16, Int32)] = [(F.x, 110)]
+            let light: [(UInt16, Int32)] = pressure ? [(F.p, Int32(30))] : [], firm: [(UInt16, Int32)] = pressure ? [(F.p, Int32(70))] : []
+            builder.frame(0, down + light)
+            builder.frame(10, move + firm)
+            builder.frame(20, [(F.id, -1)])
+            let analysis = try F.analyze(builder.recording)
+            let report = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+            return report.text(contactLimit: nil).rendered
+        }
+        XCTAssertFalse(try text(pressure: false).contains("quantiles"))
+        XCTAssertTrue(try text(pressure: true).contains("quantiles"))
+    }
 }
