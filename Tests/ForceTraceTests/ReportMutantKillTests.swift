@@ -23,6 +23,9 @@ final class ReportMutantKillTests: XCTestCase {
             try BlackBox.run(["report", trace, "--html", page, "--contacts", "all"] + options)
             let html = try String(contentsOfFile: page, encoding: .utf8)
             XCTAssertEqual(html.components(separatedBy: "[label ").count - 1, differing.count, "\(options)")
+            // The sample's x and y have 20 units/mm, its pressure axis none (0): "resolution unknown".
+            XCTAssertTrue(html.contains(", 20 units/mm (0.0500 mm per unit)"))
+            XCTAssertEqual(html.components(separatedBy: ", resolution unknown").count - 1, 1)
         }
     }
 
