@@ -48,4 +48,21 @@ final class ReportMutantKillTests: XCTestCase {
         XCTAssertFalse(try text(pressure: false).contains("quantiles"))
         XCTAssertTrue(try text(pressure: true).contains("quantiles"))
     }
+
+    /// evemu 'B:' lines name event types 00 to 1f (EV_MAX): a line for 1f is
+    /// read, one for 20 is an error naming the line.
+    func testEvemuBitmaskTypesUpToEVMax() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let fixture = try String(contentsOfFile: BlackBox.fixture("axes-differ.evemu"), encoding: .utf8)
+        for (type, accepted) in [("1f", true), ("20", false)] {
+            var lines = fixture.components(separatedBy: "\n")
+            let index = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("B: 00") })
+            lines.insert("B: \(type) 00 00", at: index + 1)
+            let source = directory.appendingPathComponent("b\(type).evemu")
+            try lines.joined(separator: "\n").write(to: source, atomically: true, encoding: .utf8)
+            let run = try FormatTestSupport.run(["import", source.path, "-o", directory.appendingPathComponent("b\(type).h5").path])
+            XCTAssertEqual(run.status, accepted ? 0 : 1, run.stderr)
+            if !accepted { XCTAssertTrue(run.stderr.contains("b20.evemu:\(index + 2): expected an event type (00 to 1f)"), run.stderr) }
+        }
+    }
 }
