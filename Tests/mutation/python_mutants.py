@@ -24,6 +24,7 @@ class PySite:
     replacement: str
     id: int = -1
     key: str = ""
+    lines: tuple = ()  # the lines of the statement (a compound one's header) that holds the site
 
 
 class PythonFile:
@@ -84,12 +85,34 @@ class PythonFile:
                 continue
             self.sites.append(PySite("literal", n.lineno, start, end, text, nudged, nudged))
         self.sites.sort(key=lambda s: (s.start, s.rule))
+        for site in self.sites:
+            site.lines = self.statement_lines(site.start[0], site.end[0])
         counts = {}
         for site in self.sites:
             ordinal = (site.line, site.rule, site.original)
             counts[ordinal] = counts.get(ordinal, 0) + 1
             line = " ".join(self.lines[site.line - 1].split())
             site.key = f"{self.path}|{line}|{site.rule}|{site.original}|{counts[ordinal]}"
+
+    def statement_lines(self, first, last):
+        """The lines of the innermost statement around lines first..last: what a line tracer
+        reports when the site is executed (a compound statement: its header only)."""
+        if not hasattr(self, "_statements"):
+            self._statements = []
+            for node in ast.walk(self.tree):
+                if not isinstance(node, ast.stmt):
+                    continue
+                body = getattr(node, "body", None)
+                end = node.end_lineno
+                if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+                    end = max(node.lineno, body[0].lineno - 1)
+                    decorators = getattr(node, "decorator_list", [])
+                    if decorators:
+                        end = max(end, node.lineno)
+                self._statements.append((node.lineno, end))
+        holding = [(a, b) for a, b in self._statements if a <= first and last <= b]
+        a, b = min(holding, key=lambda r: r[1] - r[0]) if holding else (first, last)
+        return tuple(range(a, b + 1))
 
     @staticmethod
     def _number(node):

@@ -7,10 +7,13 @@ file, then, if those pass, the full XCTest and pytest suites.
 See Tests/mutation/README.md."""
 import argparse
 import fnmatch
+import hashlib
 import json
+import os
 import pathlib
 import random
 import re
+import resource
 import shutil
 import signal
 import sys
@@ -26,8 +29,10 @@ MODULES = ["Analysis", "Calibration", "Report", "Formats", "Events", "Support"]
 DEFAULT_FILES = [f"Sources/ForceTrace/{m}/*.swift" for m in MODULES] + ["python/forcetrace/*.py"]
 EQUIVALENT = ROOT / "Tests" / "mutation" / "equivalent.json"
 SELF_TEST = "Tests/python/test_mutation_schemata.py"
+LAST_RUN = ROOT / "Tests" / "mutation" / "last-run.md"
+# The default run: a seeded sample, since the whole rule-made set does not fit in 90 minutes.
+DEFAULT_SAMPLE, DEFAULT_SEED = 150, 26
 COMPILE_ERROR = re.compile(r"^(/\S+\.swift):(\d+):\d+: error:", re.M)
-QUICK_SUITES = curated.QUICK_SUITES.split("|")
 MUTANT_ID = re.compile(r"Mutant\.on\((\d+)\)")
 
 
@@ -88,12 +93,22 @@ class Mutants:
             (TREE / path).write_text(analysed.render())
 
     def build(self, rounds=8):
-        """Builds the schemata copy; sites the compiler rejects are rolled back, then it builds again."""
+        """Builds the schemata copy; sites the compiler rejects are rolled back, then it builds again.
+        The rolled-back sites are remembered for the same sources, so a rerun builds once."""
+        memory = WORK / "rolled-back.json"
+        digest = hashlib.sha256("".join(a.source for a in self.swift.values()).encode()).hexdigest()
+        if memory.exists() and json.loads(memory.read_text()).get("digest") == digest:
+            keys = set(json.loads(memory.read_text())["keys"])
+            for analysed in self.swift.values():
+                for site in analysed.sites:
+                    site.disabled = site.disabled or site.key in keys
         for round_number in range(1, rounds + 1):
             self.write_schemata()
             status, seconds, _ = curated.build()
             log(f"schemata build {round_number}: {'ok' if status == 0 else 'errors'} in {seconds:.0f} s")
             if status == 0:
+                keys = [s.key for a in self.swift.values() for s in a.sites if s.disabled]
+                memory.write_text(json.dumps({"digest": digest, "keys": keys}))
                 return True
             errors = COMPILE_ERROR.findall((WORK / "build.log").read_text(errors="replace"))
             if not errors:
@@ -146,94 +161,227 @@ def declared_names(path, text):
     return {n for n in names if len(n) > 3 and n not in common and not n.startswith("_")}
 
 
-def covering_xctests(path):
-    """The quick boundary suites and the file's own test file (PressClass.swift: PressClassTests.swift), else the
-    XCTest classes of the test files that name a type or top-level function the file declares."""
-    own = ROOT / "Tests" / "ForceTraceTests" / (pathlib.Path(path).stem + "Tests.swift")
-    if own.exists():
-        return sorted(set(re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", own.read_text()) + QUICK_SUITES))
-    names = declared_names(path, (ROOT / path).read_text())
-    if not names:
-        return QUICK_SUITES
-    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
-    classes = []
-    for test in sorted((ROOT / "Tests" / "ForceTraceTests").glob("*.swift")):
-        text = test.read_text()
-        if pattern.search(text):
-            classes += re.findall(r"class\s+(\w+)\s*:\s*XCTestCase", text)
-    return sorted(set(classes + QUICK_SUITES))
+PACKAGE_IMPORT = re.compile(r"^\s*(import forcetrace|from forcetrace)", re.M)
+# Tests that run the package in another process (a notebook kernel, `python -c`), which the tracer cannot see.
+CHILD_PROCESS = re.compile(r"nbclient|sys\.executable")
 
 
 def covering_pytests(path):
-    """The pytest files that import the module or name something it defines."""
-    stem = pathlib.Path(path).stem
-    names = declared_names(path, (ROOT / path).read_text()) | {f"forcetrace.{stem}", f"forcetrace import {stem}"}
-    pattern = re.compile("|".join(re.escape(n) if "." in n or " " in n else rf"\b{re.escape(n)}\b" for n in names))
-    return [str(t.relative_to(ROOT)) for t in sorted((ROOT / "Tests" / "python").glob("test_*.py"))
-            if str(t.relative_to(ROOT)) != SELF_TEST and pattern.search(t.read_text())]
+    """The pytest files that import the package, and test_notebook.py (the notebooks do)."""
+    # The copy's tests (what runs), not the checkout's, which may have changed since the sync.
+    return [str(t.relative_to(TREE)) for t in sorted((TREE / "Tests" / "python").glob("test_*.py"))
+            if str(t.relative_to(TREE)) != SELF_TEST and (PACKAGE_IMPORT.search(t.read_text()) or t.name == "test_notebook.py")]
+
+
+def child_process_pytests(files):
+    """Of the covering files, those that run the package in a child process: a survivor's bounded confirmation."""
+    return [f for f in files if CHILD_PROCESS.search((TREE / f).read_text())]
+
+
+XCTEST_BINARY = TREE / ".build" / "debug" / "forcetracePackageTests.xctest"
+TRACE_PLUGIN_DIR = ROOT / "Tests" / "mutation"
+
+
+def tree_digest(parts):
+    """A digest of the copy's files under `parts`: a stored coverage map is reused only for the same tree."""
+    digest = hashlib.sha256()
+    for part in parts:
+        for path in sorted((TREE / part).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(TREE)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 class Runner:
+    """Runs the mutants. First a coverage pass on the unmutated schemata build (which is also the
+    baseline: every test must pass): each XCTest test alone, recording the Swift sites it reaches
+    (FORCETRACE_MUTANT_TRACE), and the covering pytest files under a line tracer. Then each mutant
+    faces the tests that reach its site, and a survivor the whole XCTest suite (Swift) or its covering
+    pytest files whole (Python, which also runs the package in child processes the tracer cannot see)."""
+
     def __init__(self, arguments):
         self.arguments = arguments
-        self.filter_seconds = {}
+        self.reached, self.xctest_seconds = {}, {}
+        self.py_lines, self.py_seconds = {}, {}
+        self.pytest_reached = {}
+        self.flaky = []  # tests failing with no mutant active
 
-    def xctest(self, mutant, only=None, timeout=None):
-        command = ["swift", "test", "--skip-build", "--disable-swift-testing"] + (["--filter", only] if only else [])
-        env = {"FORCETRACE_MUTANT": str(mutant)} if mutant else {}
-        return curated.run(command, timeout or self.arguments.timeout, "xctest.log", bool(mutant), env)
+    # -- coverage ----------------------------------------------------------------
+    def swift_coverage(self):
+        cache = WORK / "coverage-swift.json"
+        digest = tree_digest(["Sources", "Tests/ForceTraceTests"])
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.reached = {int(k): sorted(set(v)) for k, v in stored["reached"].items()}
+                self.xctest_seconds = stored["seconds"]
+                self.flaky += stored.get("failed", [])
+                log(f"XCTest coverage: reused {cache} (same tree)")
+                return True
+        listing = curated.run(["swift", "test", "--skip-build", "--list-tests"], 300, "list-tests.log")
+        tests = [line.strip() for line in (WORK / "list-tests.log").read_text().splitlines()
+                 if re.fullmatch(r"ForceTraceTests\.\w+/\w+", line.strip())]
+        if listing[0] != 0 or not tests:
+            log(f"could not list the XCTest tests (see {WORK / 'list-tests.log'})")
+            return False
+        trace = WORK / "trace"
+        shutil.rmtree(trace, ignore_errors=True)
+        began = time.monotonic()
+        for number, test in enumerate(tests):
+            directory = trace / str(number)
+            directory.mkdir(parents=True)
+            status, seconds, first = curated.run([str(XCTEST_BINARY), test], self.arguments.timeout, "trace.log",
+                                                 False, {"FORCETRACE_MUTANT_TRACE": str(directory)})
+            if status != 0:
+                # It cannot judge a mutant: left out of every covering set, and reported.
+                log(f"  {test} fails with no mutant active ({first}): left out; see {WORK / 'trace.log'}")
+                self.flaky.append(f"XCTest {test}")
+                continue
+            self.xctest_seconds[test] = round(seconds, 2)
+            # One file per process the test ran (the test itself, the CLI it started).
+            for id in {int(i) for ids in directory.glob("*.ids") for i in ids.read_text().split()}:
+                self.reached.setdefault(id, []).append(test)
+            if (number + 1) % 25 == 0 or number + 1 == len(tests):
+                log(f"  XCTest coverage: {number + 1} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds,
+                                     "failed": self.flaky}))
+        return True
+
+    def python_coverage(self, files):
+        cache = WORK / "coverage-python.json"
+        digest = tree_digest(["python/forcetrace", "Tests/python"]) + " ".join(files)
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.py_lines, self.py_seconds = stored["lines"], stored["durations"]
+                self.flaky += [f"pytest {t}" for t in stored.get("failed", [])]
+                log(f"pytest coverage: reused {cache} (same tree)")
+                return True
+        out = WORK / "pytest-trace.json"
+        out.unlink(missing_ok=True)
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "FORCETRACE_TRACE_OUT": str(out),
+               "FORCETRACE_TRACE_PACKAGE": str(TREE / "python" / "forcetrace"),
+               "PYTHONPATH": os.pathsep.join([str(TREE / "python"), str(TRACE_PLUGIN_DIR)])}
+        log(f"pytest coverage: tracing {len(files)} covering file(s)")
+        status, seconds, _ = curated.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                          "-p", "pytest_trace"] + files, 3 * self.arguments.timeout, "pytest.log",
+                                         False, env)
+        if not out.exists():
+            log(f"the covering pytest files did not run; see {WORK / 'pytest.log'}")
+            return False
+        stored = json.loads(out.read_text())
+        # A test that fails with no mutant cannot judge one: left out of every covering set, and reported.
+        self.flaky += [f"pytest {t}" for t in stored["failed"]]
+        if stored["failed"]:
+            log(f"  failing with no mutant active, left out: {', '.join(stored['failed'])}")
+        stored["lines"] = {path: {line: [t for t in tests if t not in stored["failed"]] for line, tests in lines.items()}
+                           for path, lines in stored["lines"].items()}
+        prefix = str((TREE / "python").resolve()) + os.sep
+        self.py_lines = {path[len(prefix):] if path.startswith(prefix) else path: lines
+                         for path, lines in stored["lines"].items()}
+        self.py_seconds = stored["durations"]
+        log(f"  pytest coverage: {len(self.py_seconds)} tests in {seconds:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "lines": self.py_lines, "durations": self.py_seconds,
+                                     "failed": stored["failed"]}))
+        return True
+
+    def pytest_swift_coverage(self):
+        """The whole pytest suite once, each test with its own FORCETRACE_MUTANT_TRACE folder: which Swift
+        sites the CLI processes it starts reach (for --pytest)."""
+        cache = WORK / "coverage-swift-pytest.json"
+        digest = tree_digest(["Sources", "python/forcetrace", "Tests/python"])
+        if cache.exists():
+            stored = json.loads(cache.read_text())
+            if stored.get("digest") == digest:
+                self.pytest_reached = {int(k): v for k, v in stored["reached"].items()}
+                self.py_seconds.update(stored["durations"])
+                log(f"pytest coverage of the Swift sites: reused {cache} (same tree)")
+                return True
+        out, root = WORK / "pytest-swift-trace.json", WORK / "pytest-swift-trace"
+        out.unlink(missing_ok=True)
+        shutil.rmtree(root, ignore_errors=True)
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "FORCETRACE_TRACE_OUT": str(out), "FORCETRACE_SWIFT_TRACE_ROOT": str(root),
+               "FORCETRACE_TRACE_PACKAGE": str(TREE / "python" / "forcetrace"),
+               "PYTHONPATH": os.pathsep.join([str(TREE / "python"), str(TRACE_PLUGIN_DIR)])}
+        log("pytest coverage of the Swift sites: the whole pytest suite, traced")
+        status, seconds, _ = curated.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                          "pytest_trace", f"--ignore={SELF_TEST}", "Tests/python"],
+                                         4 * self.arguments.timeout, "pytest.log", False, env)
+        if status != 0 or not out.exists():
+            log(f"pytest fails with no mutant active; see {WORK / 'pytest.log'}")
+            return False
+        stored = json.loads(out.read_text())
+        self.pytest_reached = {}
+        for folder, test in stored["swift_folders"].items():
+            for id in {int(i) for ids in (root / folder).glob("*.ids") for i in ids.read_text().split()}:
+                self.pytest_reached.setdefault(id, []).append(test)
+        self.py_seconds.update(stored["durations"])
+        log(f"  {len(stored['durations'])} tests in {seconds:.0f} s")
+        cache.write_text(json.dumps({"digest": digest, "reached": self.pytest_reached, "durations": stored["durations"]}))
+        return True
+
+    def python_reaching(self, site):
+        table = self.py_lines.get(str(pathlib.Path(site.path).relative_to("python")), {})
+        return sorted({test for line in site.lines for test in table.get(str(line), [])})
+
+    # -- the mutants ---------------------------------------------------------------
+    def swift_mutant(self, site):
+        tests = self.reached.get(site.id, [])
+        if not tests:
+            return self.swift_pytest(site, {"status": "SURVIVED", "reached": 0, "note": "no XCTest test reaches it"})
+        timeout = int(3 * sum(self.xctest_seconds.get(t, 1) for t in tests) + 30)
+        # XCTest logs every test's start and end: silence longer than 3x the slowest test + 30 s is a hang.
+        quiet = int(3 * max(self.xctest_seconds.get(t, 1) for t in tests) + 30)
+        status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, "xctest.log", True,
+                                       {"FORCETRACE_MUTANT": str(site.id)}, quiet_limit=quiet)
+        if status != 0:
+            return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
+        if not self.arguments.no_confirm:
+            command = ["swift", "test", "--skip-build", "--disable-swift-testing"]
+            status, _, first = curated.run(command, self.arguments.timeout, "xctest.log", True,
+                                           {"FORCETRACE_MUTANT": str(site.id)})
+            if status != 0:
+                return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}
+        return self.swift_pytest(site, {"status": "SURVIVED", "reached": len(tests)})
+
+    def swift_pytest(self, site, survived):
+        """--pytest: a Swift survivor of XCTest faces the pytest tests whose CLI processes reach it."""
+        tests = self.pytest_reached.get(site.id, []) if self.arguments.pytest else []
+        if tests:
+            timeout = int(3 * sum(self.py_seconds.get(t, 1) for t in tests) + 30)
+            status, _, _ = self.pytest(site.id, tests, timeout)
+            if status != 0:
+                return {"status": "killed", "by": "pytest (reaching tests)", "first": self._pytest_first(),
+                        "reached": survived.get("reached", 0)}
+        return survived | ({"pytest_reached": len(tests)} if self.arguments.pytest else {})
+
+    def python_mutant(self, site, analysed, files):
+        target = TREE / site.path
+        tests = self.python_reaching(site)
+        try:
+            target.write_text(analysed.mutated(site))
+            if tests:
+                timeout = int(3 * sum(self.py_seconds.get(t, 1) for t in tests) + 30)
+                status, _, _ = self.pytest(None, tests, timeout)
+                if status != 0:
+                    return {"status": "killed", "by": "pytest (reaching tests)", "first": self._pytest_first(),
+                            "reached": len(tests)}
+            confirm = child_process_pytests(files)
+            if confirm and not self.arguments.no_confirm:
+                # Bounded: the covering files that run the package in a child process (notebooks, python -c).
+                status, _, _ = self.pytest(None, confirm, self.arguments.timeout)
+                if status != 0:
+                    return {"status": "killed", "by": "pytest (child-process files)", "first": self._pytest_first(),
+                            "reached": len(tests)}
+            return {"status": "SURVIVED", "reached": len(tests)} | ({} if tests else {"note": "no test reaches it in-process"})
+        finally:
+            target.write_text(analysed.source)
 
     def pytest(self, mutant, files=None, timeout=None):
         command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                    f"--ignore={SELF_TEST}"] + (files or ["Tests/python"])
         env = {"PYTHONDONTWRITEBYTECODE": "1"} | ({"FORCETRACE_MUTANT": str(mutant)} if mutant else {})
         return curated.run(command, timeout or self.arguments.timeout, "pytest.log", False, env)
-
-    def covering_timeout(self, kind, selection):
-        """Times the covering tests once on the unmutated build: a green start, and a timeout of 3× that."""
-        key = (kind, tuple(selection))
-        if key not in self.filter_seconds:
-            status, seconds, first = (self.xctest(None, "|".join(selection)) if kind == "xctest"
-                                      else self.pytest(None, list(selection)))
-            if status != 0:
-                raise SystemExit(f"the covering {kind} tests {selection} fail with no mutant active ({first})")
-            self.filter_seconds[key] = seconds
-        return int(3 * self.filter_seconds[key] + 30)
-
-    def swift_mutant(self, site, classes):
-        result = {"stage": None}
-        if classes:
-            timeout = self.covering_timeout("xctest", classes)
-            status, _, first = self.xctest(site.id, "|".join(classes), timeout)
-            if status != 0:
-                return {"status": "killed", "by": "XCTest (covering)", "first": first}
-        status, _, first = self.xctest(site.id)
-        if status != 0:
-            return {"status": "killed", "by": "XCTest (full)", "first": first}
-        if not self.arguments.no_pytest:
-            status, _, first = self.pytest(site.id)
-            if status != 0:
-                found = curated.PYTEST_FAILURE.search((WORK / "pytest.log").read_text(errors="replace"))
-                return {"status": "killed", "by": "pytest (full)", "first": found.group(1) if found else first}
-        return result | {"status": "SURVIVED"}
-
-    def python_mutant(self, site, analysed, tests):
-        target = TREE / site.path
-        # Timed (and checked green) before the mutant is written.
-        timeout = self.covering_timeout("pytest", tests) if tests else None
-        try:
-            target.write_text(analysed.mutated(site))
-            if tests:
-                status, _, _ = self.pytest(None, tests, timeout)
-                if status != 0:
-                    return {"status": "killed", "by": "pytest (covering)", "first": self._pytest_first()}
-            if not self.arguments.no_pytest:
-                status, _, _ = self.pytest(None)
-                if status != 0:
-                    return {"status": "killed", "by": "pytest (full)", "first": self._pytest_first()}
-            return {"status": "SURVIVED"}
-        finally:
-            target.write_text(analysed.source)
 
     @staticmethod
     def _pytest_first():
@@ -245,24 +393,29 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", help="paths or globs, space- or comma-separated (default: every mutated module)")
     parser.add_argument("--sample", type=int,
-                        help="run a seeded random sample of this many mutants (default: 150 when every module is "
-                             "mutated, since the whole set does not fit in 90 minutes; 0: all)")
-    parser.add_argument("--seed", type=int, default=26)
+                        help=f"run a seeded random sample of this many mutants (default: {DEFAULT_SAMPLE} when every "
+                             "module is mutated; 0: all)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--only", help="comma-separated mutant ids of this generation (see --list); "
                                        "with --sample, added to the sample")
     parser.add_argument("--list", action="store_true", help="print the mutants and skipped sites, build nothing")
-    parser.add_argument("--baseline", choices=["full", "covering"], default="full",
-                        help="full: both whole suites on the schemata build with no mutant active (default); "
-                             "covering: only the covering tests (quicker, for subsets)")
-    parser.add_argument("--no-pytest", action="store_true",
-                        help="no whole-pytest confirmation: Swift mutants face XCTest only, Python mutants their "
-                             "covering pytest files only (the whole pytest suite takes about 7 minutes)")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="survivors of the reaching tests are not run again against the whole XCTest suite "
+                             "(Swift) or the covering pytest files whole (Python)")
+    parser.add_argument("--pytest", action="store_true",
+                        help="Swift survivors of XCTest also face the pytest tests whose CLI runs reach them (the whole "
+                             "pytest suite is traced once for that); the report then gives both scores")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="render the report from .build/mutation/rules-results.json (an interrupted run's results "
+                             "so far) without running anything; the same --files/--sample/--seed choose the set")
+    parser.add_argument("--results", help="also write the report here (default: Tests/mutation/last-run.md for the "
+                                          "default sampled run, else only .build/mutation/last-run.md)")
     arguments = parser.parse_args()
 
     files = select_files(re.split(r"[\s,]+", arguments.files.strip()) if arguments.files else DEFAULT_FILES)
     if arguments.sample is None and not arguments.files and not arguments.only:
-        arguments.sample = 150
+        arguments.sample = DEFAULT_SAMPLE
     mutants = Mutants(files)
     chosen = mutants.all
     ids = {int(i) for i in arguments.only.split(",")} if arguments.only else set()
@@ -270,6 +423,8 @@ def main():
         # The sample, plus any --only ids.
         sample = {s.id for s in random.Random(arguments.seed).sample(chosen, arguments.sample)}
         chosen = [s for s in chosen if s.id in sample | ids]
+        # In a seeded random order: the mutants run before an interruption are a random sample too.
+        random.Random(arguments.seed).shuffle(chosen)
     elif ids:
         chosen = [s for s in chosen if s.id in ids]
     log(f"{len(mutants.all)} rule-made mutants in {len(files)} file(s); running {len(chosen)}"
@@ -280,96 +435,151 @@ def main():
         print(json.dumps(mutants.skipped(), indent=1))
         return 0
 
+    if arguments.report_only:
+        results = json.loads((WORK / "rules-results.json").read_text())
+        equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
+        for r in results:  # entries reviewed since the run
+            if r["status"] == "SURVIVED" and r["key"] in equivalent:
+                r["status"], r["why"] = "equivalent", equivalent[r["key"]]
+        summary = json.loads((WORK / "rules-run.json").read_text())
+        spent = sum(r["seconds"] for r in results)
+        report = render_report(results, summary, {"mutants": spent}, arguments, equivalent)
+        if len(results) < len(summary["chosen"]):
+            report += (f"\n**Interrupted:** {len(results)} of the {len(summary['chosen'])} chosen mutants were run; "
+                       f"the scores above are over those.\n")
+        print(report)
+        target = arguments.results or (None if arguments.files or arguments.only else str(LAST_RUN))
+        if target:
+            pathlib.Path(target).write_text(report)
+        return 0
+
+    wall, cpu = time.monotonic(), children_cpu()
     WORK.mkdir(parents=True, exist_ok=True)
+    summary = run_summary(mutants, chosen, arguments)
+    (WORK / "rules-run.json").write_text(json.dumps(summary))
     log(f"syncing the source into {TREE}")
     curated.sync_tree()
     for cache in (TREE / "python").rglob("__pycache__"):
         shutil.rmtree(cache)
-    if mutants.swift and not mutants.build():
+    if not mutants.build():
         log(f"the schemata copy does not build (see {WORK / 'build.log'})")
         return 2
-    if not mutants.swift:
-        status, _, _ = curated.build()
-        if status != 0:
-            return 2
+    built = time.monotonic()
     runner = Runner(arguments)
-    if arguments.baseline == "full":
-        status, xc_seconds, first = runner.xctest(None)
-        if status != 0:
-            log(f"XCTest fails on the schemata build with no mutant active ({first}); see {WORK / 'xctest.log'}")
-            return 2
-        py_seconds = 0
-        if not arguments.no_pytest:
-            status, py_seconds, _ = runner.pytest(None)
-            if status != 0:
-                log(f"pytest fails on the schemata build with no mutant active; see {WORK / 'pytest.log'}")
-                return 2
-        log(f"baseline green on the schemata build: XCTest {xc_seconds:.0f} s, pytest {py_seconds:.0f} s")
+    if any(s.path.endswith(".swift") for s in chosen) and not runner.swift_coverage():
+        return 2
+    if arguments.pytest and any(s.path.endswith(".swift") for s in chosen) and not runner.pytest_swift_coverage():
+        return 2
+    python_files = sorted({s.path for s in chosen if not s.path.endswith(".swift")})
+    covering = {path: covering_pytests(path) for path in python_files}
+    if python_files and not runner.python_coverage(sorted({f for fs in covering.values() for f in fs})):
+        return 2
+    covered = time.monotonic()
 
     equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
     results, started = [], time.monotonic()
-    coverage = {}
     for number, site in enumerate(chosen, 1):
         if getattr(site, "disabled", False):
             continue  # rolled back: counted as skipped
-        if site.path not in coverage:
-            coverage[site.path] = covering_xctests(site.path) if site.path.endswith(".swift") else covering_pytests(site.path)
-            log(f"{site.path}: covering tests {', '.join(coverage[site.path]) or '(none: the full suites)'}")
         log(f"[{number}/{len(chosen)}] #{site.id} {site.path}:{site.line} {site.rule}: {site.original} -> {site.mutated}")
         began = time.monotonic()
         if site.path.endswith(".swift"):
-            outcome = runner.swift_mutant(site, coverage[site.path])
+            outcome = runner.swift_mutant(site)
         else:
-            outcome = runner.python_mutant(site, mutants.python[site.path], coverage[site.path])
+            outcome = runner.python_mutant(site, mutants.python[site.path], covering[site.path])
         if outcome["status"] == "SURVIVED" and site.key in equivalent:
-            outcome = {"status": "equivalent", "why": equivalent[site.key]}
+            outcome = {"status": "equivalent", "why": equivalent[site.key], "reached": outcome.get("reached")}
         outcome |= {"id": site.id, "key": site.key, "file": site.path, "line": site.line, "rule": site.rule,
                     "original": site.original, "mutated": site.mutated, "seconds": round(time.monotonic() - began, 1),
                     "module": module_of(site.path)}
         log(f"  {outcome['status']}" + (f" by {outcome['by']} ({outcome.get('first')})" if "by" in outcome else "")
-            + f" in {outcome['seconds']:.0f} s")
+            + (f" ({outcome['note']})" if "note" in outcome else "") + f" in {outcome['seconds']:.0f} s")
         results.append(outcome)
         (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
-    report = render_report(results, mutants, time.monotonic() - started, len(chosen) < len(mutants.all), arguments)
+    timing = {"build": built - wall, "coverage": covered - built, "mutants": time.monotonic() - started,
+              "wall": time.monotonic() - wall, "cpu": children_cpu() - cpu}
+    report = render_report(results, summary, timing, arguments, equivalent)
+    if runner.flaky:
+        report += "\n## Tests failing with no mutant active (left out of every covering set)\n\n" + \
+            "".join(f"- {t}\n" for t in runner.flaky)
     print(report)
     (WORK / "last-run.md").write_text(report)
+    target = arguments.results or (None if arguments.files or arguments.only else str(LAST_RUN))
+    if target:
+        pathlib.Path(target).write_text(report)
+        log(f"report written to {target}")
     return 0
 
 
-def render_report(results, mutants, elapsed, sampled, arguments):
-    modules = sorted({module_of(s.path) for s in mutants.all} | set(mutants.skipped()))
-    skipped = mutants.skipped()
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_summary(mutants, chosen, arguments):
+    """What a report needs of the generation, kept beside the results (an interrupted run's report
+    must describe the set it ran, whatever the sources are now)."""
+    return {"total": len(mutants.all), "chosen": [s.id for s in chosen], "skipped": mutants.skipped(),
+            "modules": sorted({module_of(s.path) for s in mutants.all} | set(mutants.skipped())),
+            "seed": arguments.seed, "sample": arguments.sample, "no_confirm": arguments.no_confirm}
+
+
+def render_report(results, summary, timing, arguments, equivalent):
+    modules, skipped = summary["modules"], summary["skipped"]
+    sampled = len(summary["chosen"]) < summary["total"]
     percent = lambda a, b: f"{100 * a / b:.1f} %" if b else "n/a"
     out = ["# Rule-made mutation run", ""]
     if sampled:
-        out += [f"A seeded sample (seed {arguments.seed}) of {len(results)} of {len(mutants.all)} mutants.", ""]
-    out += ["| module | mutants | killed | survived | equivalent | skipped sites | score | XCTest alone |",
+        out += [f"A seeded sample: {len(summary['chosen'])} of the {summary['total']} rule-made mutants, seed "
+                f"{summary['seed']} (`--sample {summary['sample']} --seed {summary['seed']}`).", ""]
+    else:
+        out += [f"{len(summary['chosen'])} of the {summary['total']} rule-made mutants of the chosen files.", ""]
+    out += ["Score = killed / (killed + survived); equivalent mutants (equivalent.json) are excluded. "
+            "Swift mutants face XCTest alone.", "",
+            "| module | mutants | killed | survived | equivalent | not reached | skipped sites | score |",
             "|---|---|---|---|---|---|---|---|"]
     for module in modules:
         rows = [r for r in results if r["module"] == module]
         killed = sum(r["status"] == "killed" for r in rows)
         survived = sum(r["status"] == "SURVIVED" for r in rows)
-        by_xctest = sum(r.get("by", "").startswith("XCTest") for r in rows)
-        xctest = percent(by_xctest, killed + survived) if module != "python" else "-"
+        unreached = sum(r["status"] == "SURVIVED" and not r.get("reached") for r in rows)
         out.append(f"| {module} | {len(rows)} | {killed} | {survived} | {sum(r['status'] == 'equivalent' for r in rows)} "
-                   f"| {sum(skipped.get(module, {}).values())} | {percent(killed, killed + survived)} | {xctest} |")
-    swift = [r for r in results if r["module"] != "python" and r["status"] != "equivalent"]
-    swift_xctest = sum(r.get("by", "").startswith("XCTest") for r in swift)
+                   f"| {unreached} | {sum(skipped.get(module, {}).values())} | {percent(killed, killed + survived)} |")
     killed = sum(r["status"] == "killed" for r in results)
     counted = sum(r["status"] in ("killed", "SURVIVED") for r in results)
-    out += ["", f"score: {killed} of {counted} killed ({percent(killed, counted)}), equivalent ones excluded; "
-            f"XCTest alone on the Swift logic mutants: {swift_xctest} of {len(swift)} ({percent(swift_xctest, len(swift))})",
-            f"{len(results)} mutants in {elapsed / 60:.1f} min ({elapsed / max(1, len(results)):.0f} s each)", ""]
+    swift = [r for r in results if r["module"] != "python" and r["status"] != "equivalent"]
+    swift_xctest = sum(r.get("by", "").startswith("XCTest") for r in swift)
+    out += ["", f"Score: {killed} of {counted} killed ({percent(killed, counted)}), "
+            f"{sum(r['status'] == 'equivalent' for r in results)} equivalent excluded. "
+            f"XCTest alone on the Swift mutants: {swift_xctest} of {len(swift)} ({percent(swift_xctest, len(swift))}).",
+            "",
+            (f"Time: {timing['wall'] / 60:.1f} min wall (build {timing['build'] / 60:.1f}, coverage "
+             f"{timing['coverage'] / 60:.1f}, mutants {timing['mutants'] / 60:.1f}); the child processes used "
+             f"{timing['cpu'] / 60:.1f} min of CPU (user + system), load average at the end "
+             f"{os.getloadavg()[0]:.1f}." if "wall" in timing else
+             f"Time: the mutants took {timing['mutants'] / 60:.1f} min wall (build and coverage not included)."),
+            "Survivors of the reaching tests were " + ("not run again against the whole XCTest suite (--no-confirm)."
+                                                       if summary["no_confirm"] else "run again against the whole XCTest suite."),
+            ""]
+    by = {}
+    for r in results:
+        by[r.get("by", r["status"])] = by.get(r.get("by", r["status"]), 0) + 1
+    out += ["Decided by: " + ", ".join(f"{k} {v}" for k, v in sorted(by.items())), ""]
     survivors = [r for r in results if r["status"] == "SURVIVED"]
     if survivors:
         out += ["## Survivors", ""]
         for r in survivors:
             line = (ROOT / r["file"]).read_text().split("\n")[r["line"] - 1].strip()
-            out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}): `{r['original']}` -> `{r['mutated']}` in `{line}`",
-                    f"  key: `{r['key']}`"]
+            out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}, reached by {r.get('reached', 0)} test(s)): "
+                    f"`{r['original']}` -> `{r['mutated']}` in `{line}`", f"  key: `{r['key']}`"]
+        out.append("")
+    listed = [r for r in results if r["status"] == "equivalent"]
+    if listed:
+        out += ["## Equivalent (reviewed in equivalent.json, excluded from the score)", ""]
+        out += [f"- {r['file']}:{r['line']} ({r['rule']}): `{r['original']}` -> `{r['mutated']}`: {r['why']}" for r in listed]
         out.append("")
     if any(skipped.values()):
-        out += ["## Skipped sites", ""]
+        out += ["## Skipped sites (not rewritten)", ""]
         for module in modules:
             for reason, n in sorted(skipped.get(module, {}).items()):
                 out.append(f"- {module}: {n} {reason}")

@@ -82,11 +82,14 @@ def environment(extra=None):
 FIRST_FAILURE = re.compile(r"^(.*: error: (\S+) : .*|.*Fatal error.*|.*Test Case '(\S+)' failed.*)$", re.M)
 
 
-def run(command, timeout, log_name, stop_at_first_failure=False, env=None):
+def run(command, timeout, log_name, stop_at_first_failure=False, env=None, quiet_limit=None):
     """Runs `command` in TREE; returns (status, seconds, first failure or None).
     With `stop_at_first_failure` the run ends as soon as the log shows a failing
-    test: the mutant is killed, and the rest of the suite would not change that."""
+    test: the mutant is killed, and the rest of the suite would not change that.
+    With `quiet_limit` a run whose log has not grown for that many seconds is a
+    hang (a mutant that deadlocks) and ends as a timeout then."""
     started = time.monotonic()
+    last_size, last_growth = -1, started
     log_path = WORK / log_name
     first = None
     with open(log_path, "w") as output:
@@ -104,6 +107,15 @@ def run(command, timeout, log_name, stop_at_first_failure=False, env=None):
                     process.wait()
                     status, first = "timeout", f"timed out after {timeout} s"
                     break
+                if quiet_limit is not None:
+                    size = log_path.stat().st_size
+                    if size != last_size:
+                        last_size, last_growth = size, time.monotonic()
+                    elif time.monotonic() - last_growth > quiet_limit:
+                        os.killpg(process.pid, signal.SIGKILL)
+                        process.wait()
+                        status, first = "timeout", f"no output for {quiet_limit} s (a hang)"
+                        break
                 if stop_at_first_failure:
                     match = FIRST_FAILURE.search(log_path.read_text(errors="replace"))
                     if match:

@@ -13,11 +13,41 @@ import re
 from decimal import Decimal
 
 HELPER = """// Added by Tests/mutation to the private copy only: the active mutant, read once.
+// With FORCETRACE_MUTANT_TRACE=DIR every process also records which sites it reached
+// (appended to DIR/PID.ids at exit): the runner's per-test coverage, so each mutant
+// faces the tests that execute it, and a site no test reaches needs no run.
 import Foundation
 
 public enum Mutant {
     public static let active: Int = Int(ProcessInfo.processInfo.environment["FORCETRACE_MUTANT"] ?? "") ?? -1
-    @inline(__always) public static func on(_ id: Int) -> Bool { active == id }
+    static let capacity = 1 << 16
+    static let traceDirectory: String? = {
+        guard let directory = ProcessInfo.processInfo.environment["FORCETRACE_MUTANT_TRACE"], !directory.isEmpty else {
+            return nil
+        }
+        atexit { Mutant.writeTrace() }
+        return directory
+    }()
+    static let tracing: Bool = traceDirectory != nil
+    // Written without a lock from any thread: each byte only ever goes from 0 to 1.
+    nonisolated(unsafe) static let seen: UnsafeMutablePointer<UInt8> = {
+        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        pointer.initialize(repeating: 0, count: capacity)
+        return pointer
+    }()
+
+    @inline(__always) public static func on(_ id: Int) -> Bool {
+        if tracing, id >= 0, id < capacity { seen[id] = 1 }
+        return active == id
+    }
+
+    static func writeTrace() {
+        guard let directory = traceDirectory else { return }
+        let ids = (0..<capacity).filter { seen[$0] != 0 }.map(String.init).joined(separator: "\\n")
+        guard let file = fopen("\\(directory)/\\(getpid()).ids", "a") else { return }
+        fputs(ids + "\\n", file)
+        fclose(file)
+    }
 }
 """
 

@@ -105,3 +105,19 @@ def test_python_mutants_parse_and_change_one_operator():
         mutated = analysed.mutated(site)
         assert mutated != analysed.source
         ast.parse(mutated)
+
+
+def test_trace_mode_records_the_sites_a_process_reaches(press_class_binary, tmp_path):
+    """FORCETRACE_MUTANT_TRACE=DIR: at exit the process appends the ids it reached to DIR/PID.ids
+    (the runner's coverage); without it nothing is written."""
+    binary, analysed = press_class_binary
+    env = dict(os.environ)
+    env.pop("FORCETRACE_MUTANT", None)
+    subprocess.run([str(binary)], env=env, check=True, timeout=30, capture_output=True)
+    assert list(tmp_path.iterdir()) == []
+    env["FORCETRACE_MUTANT_TRACE"] = str(tmp_path)
+    subprocess.run([str(binary)], env=env, check=True, timeout=30, capture_output=True)
+    (ids,) = tmp_path.glob("*.ids")
+    reached = {int(i) for i in ids.read_text().split()}
+    # main.swift classifies two peaks and compares the classes: every site of PressClass.swift runs.
+    assert reached == {site.id for site in analysed.sites}

@@ -243,25 +243,25 @@ public struct CalibrationSuggestion: Sendable {
         var thumb = QuirkValue.omitted(reason: "no thumb trials")
         let thumbSeparation = Separation.best(lower: fingers, upper: thumbs)
         if let separation = thumbSeparation {
-            thumb = attribute(separation, lowerName: "light and normal touches", upperName: "thumbs", mustExceed: begin.value, exceedName: "N")
+            thumb = attribute(separation, lowerName: "light and normal touches", upperName: "thumbs")
         }
         var palm = QuirkValue.omitted(reason: "no palm trials")
         let palmSeparation = Separation.best(lower: fingers + thumbs, upper: palms)
         if let separation = palmSeparation {
-            palm = attribute(separation, lowerName: thumbs.isEmpty ? "touches" : "touches and thumbs", upperName: "palms",
-                             mustExceed: thumb.value ?? begin.value, exceedName: thumb.value != nil ? "P" : "N")
+            palm = attribute(separation, lowerName: thumbs.isEmpty ? "touches" : "touches and thumbs", upperName: "palms")
         }
         return Touchpad(lowestLight: light.min(), begin: begin, end: end, thumb: thumb, palm: palm,
                         thumbSeparation: thumbSeparation, palmSeparation: palmSeparation, holds: holdNoise)
     }
 
-    private static func attribute(_ separation: Separation, lowerName: String, upperName: String, mustExceed: Int32?, exceedName: String) -> QuirkValue {
+    /// libinput's order O > P > N > M holds by construction, so it is not checked:
+    /// without overlap a threshold is at least its lower class's largest peak;
+    /// P's lower class holds the light touches, all above N; O's holds the thumbs,
+    /// all above P (P < the smallest thumb); M < N.
+    private static func attribute(_ separation: Separation, lowerName: String, upperName: String) -> QuirkValue {
         if separation.overlaps {
             return .omitted(reason: String(format: "%@ (up to %d) and %@ (from %d) overlap: the best threshold, %d, separates them with balanced accuracy %.2f only",
                                            lowerName, separation.lowerMax, upperName, separation.upperMin, separation.threshold, separation.balancedAccuracy))
-        }
-        if let floor = mustExceed, separation.threshold <= floor {
-            return .omitted(reason: "\(upperName) peak from \(separation.upperMin), which leaves no threshold above \(exceedName) = \(floor)")
         }
         return .value(separation.threshold, note: "between \(lowerName) (up to \(separation.lowerMax)) and \(upperName) (from \(separation.upperMin))")
     }
@@ -285,12 +285,5 @@ public struct CalibrationSuggestion: Sendable {
         return Pen(hoverMax: hover, lowestLight: lowest,
                    tip: .value(tip, note: "just below the lightest of the light strokes (\(lowest)), above hover noise (\(noise))"),
                    release: .value(release, note: "the tip minus libinput's default tablet hysteresis (5 % − 1 % of the range), kept above hover noise"))
-    }
-
-    /// N, M, O and P obey libinput's rule O > P > N > M.
-    public var touchpadOrderHolds: Bool {
-        guard let touchpad else { return true }
-        let chain = [touchpad.palm.value, touchpad.thumb.value, touchpad.begin.value, touchpad.end.value].compactMap { $0 }
-        return zip(chain, chain.dropFirst()).allSatisfy { $0 > $1 }
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import HDF5
+import XCTest
+@testable import ForceTrace
+
+/// `report --merge` through the library (ReportMerge.read), which no XCTest
+/// reached before: the rule-made mutants of ReportMerge.swift (issue 26)
+/// survived every XCTest run. Parts are written by ReportFile.write, as
+/// `report --save` writes them.
+final class ReportMergeMutantKillTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// A saved part holding one simulated recording, analysed with `options`.
+    private func part(_ name: String, seed: UInt64, options: AnalysisOptions) throws -> (path: String, input: String) {
+        var simulation = SimulationOptions()
+        simulation.presses = 4
+        simulation.seed = seed
+        let analysis = try F.analyze(Simulator.run(simulation).recording, options: options)
+        let report = PressureReport(options: options, files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+        let path = F.temporaryPath("\(name)-\(UUID().uuidString).h5")
+        try ReportFile.write(report, to: path, replace: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return (path, analysis.file)
+    }
+
+    private func message(_ body: () throws -> Void) -> String {
+        do { try body() } catch { return "\(error)" }
+        return "(no error)"
+    }
+
+    func testNoPartsIsAnError() {
+        XCTAssertTrue(message { _ = try ReportMerge.read([], curves: false) }.contains("no part files given"))
+    }
+
+    /// Two parts with the same options merge; in device units and in millimetres
+    /// (the tolerance attribute is "VALUE units" or "VALUE mm", two words).
+    func testPartsWithTheSameOptionsMergeInUnitsAndMillimetres() throws {
+        for tolerance in [Tolerance.deviceUnits(3), .millimetres(1.5)] {
+            var options = AnalysisOptions()
+            options.tolerance = tolerance
+            let a = try part("a", seed: 3, options: options), b = try part("b", seed: 4, options: options)
+            let merged = try ReportMerge.read([a.path, b.path], curves: false)
+            XCTAssertEqual(merged.report.files.map(\.file), [a.input, b.input])
+            XCTAssertEqual(merged.recordings.map(\.part), [a.path, b.path])
+            XCTAssertEqual(merged.report.options.tolerance, tolerance)
+            XCTAssertEqual(merged.report.options.thresholds, options.thresholds)
+            // The device's axes come back whole (7 numbers a row).
+            XCTAssertEqual(merged.recordings[0].analysis.device.axes.count, try F.analyze(
+                Simulator.run({ var s = SimulationOptions(); s.presses = 4; s.seed = 3; return s }()).recording).device.axes.count)
+            XCTAssertFalse(merged.recordings[0].analysis.device.axes.isEmpty)
+        }
+    }
+
+    func testPartsWithOtherOptionsAreRefused() throws {
+        var other = AnalysisOptions()
+        other.tolerance = .deviceUnits(5)
+        let a = try part("a", seed: 3, options: AnalysisOptions()), b = try part("b", seed: 4, options: other)
+        XCTAssertTrue(message { _ = try ReportMerge.read([a.path, b.path], curves: false) }.contains("was saved with other options"))
+    }
+
+    func testTheSameInputTwiceIsRefused() throws {
+        let a = try part("a", seed: 3, options: AnalysisOptions())
+        XCTAssertTrue(message { _ = try ReportMerge.read([a.path, a.path], curves: false) }.contains("which \(a.path) holds too"))
+    }
+
+    /// A trace file is HDF5 but not a saved report: its 'format' attribute differs.
+    func testATraceFileIsNotASavedReport() throws {
+        var simulation = SimulationOptions()
+        simulation.presses = 2
+        let trace = try F.write([Simulator.run(simulation).recording], name: "trace-\(UUID().uuidString).h5")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        XCTAssertTrue(message { _ = try ReportMerge.read([trace], curves: false) }.contains("is not a saved report"))
+    }
+}
