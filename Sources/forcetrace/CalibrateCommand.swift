@@ -77,32 +77,18 @@ struct CalibrateCommand: Subcommand {
 
     func run() throws -> Int32 {
         var options = self.options
-        let source = try capture.openSource(&options)
-        guard let axis = source.device.contactPressureAxis else {
-            source.close()
-            throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: there is nothing to calibrate",
-                              hint: "'forcetrace devices' lists the devices with pressure")
-        }
+        let guided = GuidedSessionCommand<CalibrationSession>(capture: capture, name: name, quiet: quiet)
+        let (source, axis) = try guided.openSource(&options, nothing: "there is nothing to calibrate")
         let calibration = CalibrationSource(source, protocol: calibrationProtocol, trials: trials, holds: holds)
-        let stop = try StopSignal()
-        let recorder = try Recorder(source: calibration, path: output, name: name, options: options, replace: capture.force)
-        let terminal = !quiet && isatty(STDERR_FILENO) == 1
-        let bar = ProgressLine(enabled: terminal)
         let marks = Self.referenceMarks(calibrationProtocol, axis: axis)
-        say("\(calibrationProtocol.rawValue) calibration of \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)), \(calibration.session.schedule.count) trials, recording to \(output); Ctrl-C stops")
-        prompt(calibration.session)
-        let result = try recorder.run(stop: stop) { _ in
-            report(calibration.takeUpdates(), calibration.session, bar: bar)
-            if terminal, let pressure = calibration.session.currentPressure {
-                bar.update("\(Self.bar(pressure, axis: axis, marks: marks))")
-            }
-        }
-        report(calibration.takeUpdates(), calibration.session, bar: bar)
-        bar.clear()
+        let (result, recording) = try guided.record(
+            calibration, options: options,
+            intro: "\(calibrationProtocol.rawValue) calibration of \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)), \(calibration.session.schedule.count) trials, recording to \(output); Ctrl-C stops",
+            prompt: Self.prompt, line: Self.line, bar: { pressure, _ in "\(Self.bar(pressure, axis: axis, marks: marks))" })
         let session = calibration.session
-        try CalibrationLabels.write(session.trials, protocol: calibrationProtocol, toFile: output, recording: recorder.recordingName)
+        try CalibrationLabels.write(session.trials, protocol: calibrationProtocol, toFile: output, recording: recording)
         let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: session.trials.map(LabelledTrial.init),
-                                               device: source.device, axis: axis, file: output, recording: recorder.recordingName,
+                                               device: source.device, axis: axis, file: output, recording: recording,
                                                targets: targets)
         print("")
         print(suggestion.text, terminator: "")
@@ -115,43 +101,23 @@ struct CalibrateCommand: Subcommand {
         if suggestion.pen?.profile?.rangeFit != nil {
             print("\neach desktop's pen setting: 'forcetrace suggest \(output) --format xsetwacom|gsettings|kwin|libinput-range'")
         }
-        print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName)")
-        if result.reason == .deviceRemoved {
-            printError("\(source.sourceName): the device was removed (ENODEV); \(output) keeps the \(session.trials.count) trials so far")
-            return RecordExitStatus.deviceRemoved
-        }
-        guard session.isComplete else {
-            printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); the suggestion uses those, and \(output) keeps them")
-            return ExitStatus.failure
-        }
-        return ExitStatus.success
+        print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recording)")
+        return guided.exitStatus(result, source: source, session: session, uses: "suggestion")
     }
 
-    /// Prompts and results go to standard output, flushed at once: a person
-    /// or a script waits on each.
-    private func say(_ line: TerminalText) {
-        print(line)
-        fflush(nil)  // all streams: stdout is not concurrency-safe to name in Swift 6
+    private static func prompt(_ session: CalibrationSession) -> TerminalText? {
+        guard let wanted = session.current else { return nil }
+        return "\(session.number)/\(session.schedule.count)  \(wanted.rawValue): \(wanted.instruction)"
     }
 
-    private func prompt(_ session: CalibrationSession) {
-        guard let wanted = session.current else { return }
-        say("\(session.number)/\(session.schedule.count)  \(wanted.rawValue): \(wanted.instruction)")
-    }
-
-    private func report(_ updates: [SessionUpdate], _ session: CalibrationSession, bar: ProgressLine) {
-        guard !updates.isEmpty else { return }
-        bar.clear()
-        for update in updates {
-            switch update {
-            case .kept(let trial, let number):
-                let observation = trial.observation
-                say("\(String(format: "%d/%d  %@: kept, peak %d, %.0f ms", number, session.schedule.count, trial.trialClass.rawValue, observation.peak, Double(observation.durationNs) / 1e6))")
-            case .discarded(let wanted, let why, let number):
-                say("\(number)/\(session.schedule.count)  \(wanted.rawValue): discarded: \(why.message); again")
-            }
+    private static func line(_ update: SessionUpdate, _ session: CalibrationSession) -> TerminalText {
+        switch update {
+        case .kept(let trial, let number):
+            let observation = trial.observation
+            return "\(String(format: "%d/%d  %@: kept, peak %d, %.0f ms", number, session.schedule.count, trial.trialClass.rawValue, observation.peak, Double(observation.durationNs) / 1e6))"
+        case .discarded(let wanted, let why, let number):
+            return "\(number)/\(session.schedule.count)  \(wanted.rawValue): discarded: \(why.message); again"
         }
-        prompt(session)
     }
 
     /// Where the bar marks the thresholds a user would get without calibrating.

@@ -124,78 +124,49 @@ struct LevelsCommand: Subcommand {
     private func session(_ capture: CaptureOptions, _ plan: LevelsPlan, name: String?, options: RecorderOptions) throws -> Int32 {
         var options = options
         let output = capture.output
-        let source = try capture.openSource(&options)
-        guard let axis = source.device.contactPressureAxis else {
-            source.close()
-            throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: there are no levels to hold",
-                              hint: "'forcetrace devices' lists the devices with pressure")
-        }
+        let guided = GuidedSessionCommand<LevelsSession>(capture: capture, name: name, quiet: quiet)
+        let (source, axis) = try guided.openSource(&options, nothing: "there are no levels to hold")
         let levels = LevelsSource(source, plan: plan, axis: axis)
-        let stop = try StopSignal()
-        let recorder = try Recorder(source: levels, path: output, name: name, options: options, replace: capture.force)
-        let terminal = !quiet && isatty(STDERR_FILENO) == 1
-        let bar = ProgressLine(enabled: terminal)
-        say("levels session on \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)): counts \(plan.counts.map(String.init).joined(separator: ",")), \(plan.trialsPerLevel) trials per level, \(levels.session.schedule.count) trials, seed \(plan.seed); recording to \(output); Ctrl-C stops")
-        prompt(levels.session)
-        let result = try recorder.run(stop: stop) { _ in
-            report(levels.takeUpdates(), levels.session, bar: bar)
-            if terminal, let pressure = levels.session.currentPressure, let target = levels.session.current {
-                let bands = levels.session.bands(target.count)
+        let (result, recording) = try guided.record(
+            levels, options: options,
+            intro: "levels session on \"\(source.device.name)\" (\(axis.name) \(axis.minimum)..\(axis.maximum)): counts \(plan.counts.map(String.init).joined(separator: ",")), \(plan.trialsPerLevel) trials per level, \(levels.session.schedule.count) trials, seed \(plan.seed); recording to \(output); Ctrl-C stops",
+            prompt: Self.prompt, line: Self.line,
+            bar: { pressure, session in
+                guard let target = session.current else { return nil }
+                let bands = session.bands(target.count)
                 let marks = [bands.edges[target.level - 1], bands.edges[target.level]].compactMap { axis.normalized(min($0, axis.maximum)) }
-                bar.update("\(CalibrateCommand.bar(pressure, axis: axis, marks: marks))  level \(target.level) of \(target.count)")
-            }
-        }
-        report(levels.takeUpdates(), levels.session, bar: bar)
-        bar.clear()
+                return "\(CalibrateCommand.bar(pressure, axis: axis, marks: marks))  level \(target.level) of \(target.count)"
+            })
         let session = levels.session
-        try LevelsLabels.write(session.trials, plan: plan, axis: axis, toFile: output, recording: recorder.recordingName)
+        try LevelsLabels.write(session.trials, plan: plan, axis: axis, toFile: output, recording: recording)
         let outcome = LevelsResult(records: session.trials.map(LevelRecord.init), counts: plan.counts, range: plan.range, seed: plan.seed,
-                                   device: source.device, axis: axis, file: output, recording: recorder.recordingName)
+                                   device: source.device, axis: axis, file: output, recording: recording)
         print("")
         print(outcome.text, terminator: "")
-        print("\nsaved \(session.trials.count) level trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recorder.recordingName); 'forcetrace levels --show \(output) --json' prints the result as JSON")
-        if result.reason == .deviceRemoved {
-            printError("\(source.sourceName): the device was removed (ENODEV); \(output) keeps the \(session.trials.count) trials so far")
-            return RecordExitStatus.deviceRemoved
-        }
-        guard session.isComplete else {
-            printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); the result uses those, and \(output) keeps them")
-            return ExitStatus.failure
-        }
-        return ExitStatus.success
+        print("\nsaved \(session.trials.count) level trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recording); 'forcetrace levels --show \(output) --json' prints the result as JSON")
+        return guided.exitStatus(result, source: source, session: session, uses: "result")
     }
 
-    private func say(_ line: TerminalText) {
-        print(line)
-        fflush(nil)
-    }
-
-    private func prompt(_ session: LevelsSession) {
-        guard let target = session.current else { return }
+    private static func prompt(_ session: LevelsSession) -> TerminalText? {
+        guard let target = session.current else { return nil }
         let bands = session.bands(target.count)
         let low = session.axis.normalized(bands.edges[target.level - 1]) ?? 0
         let high = session.axis.normalized(min(bands.edges[target.level], session.axis.maximum)) ?? 1
-        say("\(session.number)/\(session.schedule.count)  level \(target.level) of \(target.count)\(String(format: " (%.2f..%.2f)", low, high)): \(TrialClass.level.instruction)")
+        return "\(session.number)/\(session.schedule.count)  level \(target.level) of \(target.count)\(String(format: " (%.2f..%.2f)", low, high)): \(TrialClass.level.instruction)"
     }
 
-    private func report(_ updates: [LevelsUpdate], _ session: LevelsSession, bar: ProgressLine) {
-        guard !updates.isEmpty else { return }
-        bar.clear()
-        for update in updates {
-            switch update {
-            case .kept(let trial, let number):
-                let place = session.bands(trial.target.count).place(trial.held)
-                let landed: String
-                switch place {
-                case .below: landed = "below the range"
-                case .above: landed = "above the range"
-                case .level(let level): landed = level == trial.target.level ? "inside" : "in level \(level)"
-                }
-                say("\(number)/\(session.schedule.count)  level \(trial.target.level) of \(trial.target.count): held \(trial.held), \(landed)")
-            case .discarded(let target, let why, let number):
-                say("\(number)/\(session.schedule.count)  level \(target.level) of \(target.count): discarded: \(why.message); again")
+    private static func line(_ update: LevelsUpdate, _ session: LevelsSession) -> TerminalText {
+        switch update {
+        case .kept(let trial, let number):
+            let landed: String
+            switch session.bands(trial.target.count).place(trial.held) {
+            case .below: landed = "below the range"
+            case .above: landed = "above the range"
+            case .level(let level): landed = level == trial.target.level ? "inside" : "in level \(level)"
             }
+            return "\(number)/\(session.schedule.count)  level \(trial.target.level) of \(trial.target.count): held \(trial.held), \(landed)"
+        case .discarded(let target, let why, let number):
+            return "\(number)/\(session.schedule.count)  level \(target.level) of \(target.count): discarded: \(why.message); again"
         }
-        prompt(session)
     }
 }

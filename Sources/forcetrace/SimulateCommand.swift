@@ -165,16 +165,7 @@ struct SimulateCommand: Subcommand {
             comment += "\nforcetrace-calibration: pen-curve=\(penScript.curve.points.map(String.init).joined(separator: ",")) "
                 + "pen-range=\(penScript.range.lowerBound)..\(penScript.range.upperBound) targets=\(penScript.targets.text)"
         }
-        let (stream, target) = try openOutput()
-        let recording = simulation.recording
-        let encoder = try EvemuCodec().encoder(to: stream, count: 1, comment: comment)
-        try encoder.begin(RecordingHeader(device: recording.device, clock: recording.clock, t0Ns: recording.t0Ns,
-                                          source: recording.source, name: recording.name), groundTruth: GroundTruth())
-        try encoder.append(recording.events)
-        try encoder.end()
-        try encoder.finish()
-        try stream.close()
-        try target?.commit()
+        try write(simulation.recording, comment: comment)
         let flawed = simulation.trials.filter { $0.flaw != nil }.count
         report("\(simulation.trials.count) trials (\(flawed) to be discarded), \(simulation.recording.events.count) events")
         return ExitStatus.success
@@ -203,8 +194,15 @@ struct SimulateCommand: Subcommand {
         let plan = levels.plan
         let comment = "simulated by forcetrace \(ForceTraceVersion.string): levels session on a \(levels.device.rawValue), seed \(plan.seed)"
             + "\nforcetrace-levels: seed=\(plan.seed) levels=\(plan.counts.map(String.init).joined(separator: ",")) trials=\(plan.trialsPerLevel) capacity=\(levels.person.capacity)"
+        try write(simulation.recording, comment: comment)
+        let flawed = simulation.trials.filter { $0.flaw != nil }.count
+        report("\(simulation.trials.count) level trials (\(flawed) to be discarded), capacity \(levels.person.capacity), \(simulation.recording.events.count) events")
+        return ExitStatus.success
+    }
+
+    /// Writes a simulated session as one evemu recording, the comment first.
+    private func write(_ recording: Recording, comment: String) throws {
         let (stream, target) = try openOutput()
-        let recording = simulation.recording
         let encoder = try EvemuCodec().encoder(to: stream, count: 1, comment: comment)
         try encoder.begin(RecordingHeader(device: recording.device, clock: recording.clock, t0Ns: recording.t0Ns,
                                           source: recording.source, name: recording.name), groundTruth: GroundTruth())
@@ -213,9 +211,6 @@ struct SimulateCommand: Subcommand {
         try encoder.finish()
         try stream.close()
         try target?.commit()
-        let flawed = simulation.trials.filter { $0.flaw != nil }.count
-        report("\(simulation.trials.count) level trials (\(flawed) to be discarded), capacity \(levels.person.capacity), \(recording.events.count) events")
-        return ExitStatus.success
     }
 
     /// Standard output for "-", else a temporary that `commit` moves into place.
