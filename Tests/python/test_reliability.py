@@ -365,3 +365,24 @@ def test_a_signal_during_record_replay_leaves_nothing_behind(forcetrace, tmp_pat
     with h5py.File(output, "r") as f:
         assert f["recordings"]["touchscreen-deep-presses"].attrs["stop_reason"] == "signal"
     assert other.read_bytes() == old
+
+
+def test_a_signal_the_moment_the_temporary_appears_leaves_nothing(forcetrace, tmp_path):
+    """The temporary folder is made, then its file, then both are registered
+    for removal at a signal. A signal in between left them behind (seen once
+    in `make test`): 60 imports, each sent SIGINT the moment its folder
+    exists, must leave nothing."""
+    script = tmp_path / "presses.evemu"
+    run(forcetrace, "simulate", "--seed", "3", "--presses", "60", "-o", script)
+    left = []
+    for index in range(60):
+        folder = tmp_path / f"run{index}"
+        folder.mkdir()
+        process = subprocess.Popen([forcetrace, "import", str(script), "-o", str(folder / "out.h5"), "-q"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while process.poll() is None and not leftovers(folder):
+            pass  # spin: the window is microseconds wide
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+        left += [f"run{index}/{name}" for name in leftovers(folder)]
+    assert left == []

@@ -62,24 +62,29 @@ public enum TemporaryFiles {
         // (the file inside keeps the whole name).
         let stem = String(decoding: Array(name.utf8.prefix(200)), as: UTF8.self)
         var template = Array("\(directory)/.\(stem).\(kind.rawValue)-\(getpid())-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", errno: errno)
+        // The stop signals wait from mkdtemp until both are registered: one
+        // arriving in between would leave the folder and file behind.
+        let temporary: TemporaryFile = try withSignalsBlocked {
+            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+                throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", errno: errno)
+            }
+            let folder = String(cString: made)
+            let file = folder + "/" + name
+            let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                let code = errno
+                rmdir(folder)
+                throw writeError(shownAs, "cannot create a temporary file in \(folder)", errno: code)
+            }
+            close(fd)
+            let temporary = TemporaryFile(path: file, folder: folder)
+            register(temporary)
+            return temporary
         }
-        let folder = String(cString: made)
-        let file = folder + "/" + name
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let code = errno
-            rmdir(folder)
-            throw writeError(shownAs, "cannot create a temporary file in \(folder)", errno: code)
-        }
-        close(fd)
-        let temporary = TemporaryFile(path: file, folder: folder)
-        register(temporary)
         outputsLock.lock()
         // The file first: the folder's path is a prefix of it.
-        outputs.append((file, shownAs))
-        outputs.append((folder, split(shownAs).directory))
+        outputs.append((temporary.path, shownAs))
+        outputs.append((temporary.folder, split(shownAs).directory))
         outputsLock.unlock()
         return temporary
     }
@@ -140,13 +145,13 @@ public enum TemporaryFiles {
         unregister(temporary)
     }
 
-    private static func withSignalsBlocked(_ body: () -> Void) {
+    private static func withSignalsBlocked<T>(_ body: () throws -> T) rethrows -> T {
         var blocked = sigset_t(), previous = sigset_t()
         sigemptyset(&blocked)
         for signal in handledSignals { sigaddset(&blocked, signal) }
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        body()
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     /// Checked at every registration: the recorder's StopSignal resets its
