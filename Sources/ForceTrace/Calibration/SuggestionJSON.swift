@@ -14,7 +14,7 @@ extension CalibrationSuggestion {
         w.key("vendor"); w.int(device.vendor)
         w.endObject()
         w.key("file"); w.string(InputPath.displayName(file))
-        w.key("notes"); Self.strings(notes, &w)
+        w.key("notes"); w.strings(notes)
         if let pen { w.key("pen"); writePen(pen, &w) }
         w.key("pressure_axis"); w.beginObject()
         w.key("max"); w.int(axis.maximum)
@@ -31,12 +31,6 @@ extension CalibrationSuggestion {
         w.endObject()
         w.endObject()
         return String(decoding: w.finish(), as: UTF8.self)
-    }
-
-    private static func strings(_ values: [String], _ w: inout JSONWriter) {
-        w.beginArray(flat: true)
-        for value in values { w.string(value) }
-        w.endArray()
     }
 
     private func writeQuirk(_ value: QuirkValue, _ w: inout JSONWriter) {
@@ -64,9 +58,6 @@ extension CalibrationSuggestion {
         w.endObject()
     }
 
-    private static func writeOptional(_ value: Int32?, _ w: inout JSONWriter) {
-        if let value { w.int(value) } else { w.null() }
-    }
 
     private func writeApp(_ app: App, _ w: inout JSONWriter) {
         let t = app.thresholds
@@ -102,13 +93,13 @@ extension CalibrationSuggestion {
             w.key("default_end"); w.int(holds.defaultEnd)
             w.key("holds"); w.int(holds.holds)
             w.key("holds_with_default_chatter"); w.int(holds.holdsWithDefaultChatter)
-            w.key("lowest_held"); Self.writeOptional(holds.lowestHeld, &w)
+            w.key("lowest_held"); w.int(holds.lowestHeld)
             w.key("never_begin"); w.int(holds.neverBegin)
             w.endObject()
         } else {
             w.null()
         }
-        w.key("lowest_light_peak"); Self.writeOptional(touchpad.lowestLight, &w)
+        w.key("lowest_light_peak"); w.int(touchpad.lowestLight)
         w.key("palm_pressure_threshold"); writeQuirk(touchpad.palm, &w)
         w.key("palm_separation"); Self.writeSeparation(touchpad.palmSeparation, &w)
         w.key("pressure_range_begin"); writeQuirk(touchpad.begin, &w)
@@ -120,8 +111,8 @@ extension CalibrationSuggestion {
 
     private func writePen(_ pen: Pen, _ w: inout JSONWriter) {
         w.beginObject()
-        w.key("hover_max"); Self.writeOptional(pen.hoverMax, &w)
-        w.key("lowest_light_peak"); Self.writeOptional(pen.lowestLight, &w)
+        w.key("hover_max"); w.int(pen.hoverMax)
+        w.key("lowest_light_peak"); w.int(pen.lowestLight)
         w.key("profile")
         if let profile = pen.profile { Self.writeProfile(profile, &w) } else { w.null() }
         w.key("release"); writeQuirk(pen.release, &w)
@@ -164,8 +155,8 @@ extension CalibrationSuggestion {
             w.endObject()
         }
         w.endArray()
-        w.key("hover_noise"); writeOptional(profile.hoverNoise, &w)
-        w.key("notes"); strings(profile.notes, &w)
+        w.key("hover_noise"); w.int(profile.hoverNoise)
+        w.key("notes"); w.strings(profile.notes)
         w.key("range_fit"); fit(profile.rangeFit)
         w.key("targets"); w.doubles(profile.targets.values)
         w.key("usable_range")

@@ -10,7 +10,7 @@ extension InputDevices {
             out.beginObject()
             guard let device = entry.description else {
                 out.key("errno")
-                if let errno = entry.error?.errno { out.int(errno) } else { out.null() }
+                out.int(entry.error?.errno)
                 out.key("error"); out.string(entry.error?.message ?? "unknown error")
                 out.key("path"); out.string(entry.path)
                 out.endObject()

@@ -88,10 +88,7 @@ extension PressureReport {
         }
         out.key("summary"); writeSummary(analysis.statistics, to: &out)
         out.key("tolerance"); out.string(analysis.lanes.configuredDescription)
-        out.key("warnings")
-        out.beginArray(flat: true)
-        for warning in analysis.warnings { out.string(warning) }
-        out.endArray()
+        out.key("warnings"); out.strings(analysis.warnings)
         out.endObject()
     }
 
@@ -166,7 +163,7 @@ extension PressureReport {
             out.key("motion_events"); out.int(lane.motionEvents)
             out.key("stationary_deep_presses"); out.int(lane.stationaryDeepPresses)
             out.key("stationary_pressure_events")
-            if let stationary = lane.stationary { out.int(stationary) } else { out.null() }
+            out.int(lane.stationary)
             out.key("tolerance_mm"); out.double(lane.toleranceMM)
             out.endObject()
         }

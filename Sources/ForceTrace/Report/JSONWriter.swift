@@ -104,6 +104,10 @@ struct JSONWriter: TextOutputStream {
         if let value { double(value) } else { null() }
     }
 
+    mutating func int<T: BinaryInteger>(_ value: T?) {
+        if let value { int(value) } else { null() }
+    }
+
     /// `ns / 1e9` as an exact decimal: it parses to the same double as
     /// `Double(ns) / 1e9` (both are the correctly rounded quotient), without
     /// a float-to-text conversion.

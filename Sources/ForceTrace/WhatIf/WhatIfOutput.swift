@@ -163,13 +163,9 @@ extension WhatIfAnalysis {
                 out.beginArray(flat: true); out.double(Double(time) / 1e9); out.string(line); out.endArray()
             }
             out.endArray()
-            out.key("matched_sections"); out.beginArray(flat: true)
-            for section in result.quirks.matched { out.string(section) }
-            out.endArray()
+            out.key("matched_sections"); out.strings(result.quirks.matched)
             out.key("name"); out.string(result.quirks.name)
-            out.key("notes"); out.beginArray(flat: true)
-            for note in notes(result) { out.string(note) }
-            out.endArray()
+            out.key("notes"); out.strings(notes(result))
             out.key("per_minute"); out.beginObject()
             let minutes = self.minutes
             func rate(_ value: Int) -> Double? { minutes > 0 ? Double(value) / minutes : nil }
@@ -181,12 +177,12 @@ extension WhatIfAnalysis {
             out.endObject()
             out.key("rules"); out.beginObject()
             if let pad = result.touchpad {
-                out.key("begin_at"); if let v = pad.high { out.int(v) } else { out.null() }
-                out.key("end_below"); if let v = pad.low { out.int(v) } else { out.null() }
-                out.key("palm_above"); if let v = pad.palmThreshold { out.int(v) } else { out.null() }
+                out.key("begin_at"); out.int(pad.high)
+                out.key("end_below"); out.int(pad.low)
+                out.key("palm_above"); out.int(pad.palmThreshold)
                 out.key("pressure_ignored"); if let v = pad.ignored { out.string(v.explanation) } else { out.null() }
-                out.key("thumb_jail_line"); if let v = pad.jailLine { out.int(v) } else { out.null() }
-                out.key("thumb_pressure_threshold"); if let v = pad.thumbPressureThreshold { out.int(v) } else { out.null() }
+                out.key("thumb_jail_line"); out.int(pad.jailLine)
+                out.key("thumb_pressure_threshold"); out.int(pad.thumbPressureThreshold)
             }
             if let pen = result.tablet {
                 out.key("tip_down_at"); out.int(pen.upper)
