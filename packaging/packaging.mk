@@ -5,7 +5,7 @@
 #   make man completions         out/package/{man,completions}, made by that binary from its own --help
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   and   make uninstall (same PREFIX and DESTDIR)
 #   make deb                     out/package/forcetrace_VERSION_ARCH.deb, its tree in out/package/root
-#   make test-install            installs into a temp DESTDIR, lints, runs bash completion, lintian
+#   make test-install            installs into a temp DESTDIR, lints, runs completions in bash, zsh and fish, lintian
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -54,11 +54,17 @@ packaging-tools:
 	@dpkg -s dpkg-dev mandoc man-db lintian >/dev/null 2>&1 || { echo "installing dpkg-dev mandoc man-db lintian"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev mandoc man-db lintian >/dev/null; }
 
+# zsh and fish: the tests run each shell's own completion on the generated scripts.
+.PHONY: completion-shells
+completion-shells:
+	@dpkg -s zsh fish >/dev/null 2>&1 || { echo "installing zsh fish"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null; }
+
 deb: release man completions packaging-tools
 	packaging/deb.sh $(RELEASE_BIN) $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions $(PACKAGE_OUT)
 
-# The installed files, the man pages (mandoc, man), bash completion in bash,
+# The installed files, the man pages (mandoc, man), completions run in bash, zsh and fish,
 # the binary without Swift on the library path, uninstall, and lintian on the .deb.
-test-install: deb
+test-install: deb completion-shells
 	FORCETRACE_RELEASE=$(abspath $(RELEASE_BIN)) FORCETRACE_PACKAGE=$(abspath $(PACKAGE_OUT)) \
 		$(PYTHON) -m pytest -q Tests/install

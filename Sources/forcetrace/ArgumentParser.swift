@@ -11,6 +11,8 @@ struct OptionSpec {
     let valueName: String?
     let help: TerminalText
     var repeatable = false
+    /// The only values accepted, checked while parsing; shells offer them.
+    var choices: [String] = []
 
     static func flag(_ long: String, short: Character? = nil, _ help: TerminalText) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: nil, help: help)
@@ -18,6 +20,11 @@ struct OptionSpec {
 
     static func value(_ long: String, short: Character? = nil, _ valueName: String, _ help: TerminalText, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: valueName, help: help, repeatable: repeatable)
+    }
+
+    /// A value from a fixed list, e.g. `CaseIterable` raw values.
+    static func choice(_ long: String, short: Character? = nil, _ valueName: String, _ help: TerminalText, _ choices: [String]) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help, choices: choices)
     }
 }
 
@@ -95,14 +102,6 @@ struct ParsedArguments {
         return number
     }
 
-    func choice(_ long: String, _ allowed: [String]) throws -> String? {
-        guard let text = string(long) else { return nil }
-        guard allowed.contains(text) else {
-            throw ParseError.invalidValue(option: "--\(long)", value: text, expected: "one of " + allowed.joined(separator: ", "))
-        }
-        return text
-    }
-
     /// Parses `arguments` against `spec`. "--" ends options; "--name=value"
     /// and "-o value" both work.
     static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
@@ -152,6 +151,9 @@ struct ParsedArguments {
                 index += 1
             }
             if InputPath.isNotUTF8(value) { try Self.checkNotUTF8(value, option: option.long) }
+            if !option.choices.isEmpty && !option.choices.contains(value) {
+                throw ParseError.invalidValue(option: display, value: value, expected: "one of " + option.choices.joined(separator: ", "))
+            }
             if !option.repeatable && result.values[option.long] != nil { throw ParseError.repeatedOption(display) }
             result.values[option.long, default: []].append(value)
         }

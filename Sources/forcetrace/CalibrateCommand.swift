@@ -33,7 +33,7 @@ struct CalibrateCommand: Subcommand {
         positionals: [PositionalSpec(name: "DEVICE", help: "Device path or name substring.", optional: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
-            .value("protocol", "PROTOCOL", "app, touchpad or pen (required)."),
+            .choice("protocol", "PROTOCOL", "app, touchpad or pen (required).", CalibrationProtocol.allCases.map(\.rawValue)),
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .flag("holds", "touchpad: add a steady hold (2 s still, light and normal) to each round; suggest sets the N–M gap from their noise."),
@@ -60,7 +60,7 @@ struct CalibrateCommand: Subcommand {
 
     init(_ arguments: ParsedArguments) throws {
         capture = try CaptureOptions(arguments, command: Self.spec.name, takesPacing: false)
-        guard let chosen = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue)) else {
+        guard let chosen = arguments.string("protocol") else {
             throw ParseError.missingArgument("--protocol PROTOCOL")
         }
         calibrationProtocol = CalibrationProtocol(rawValue: chosen)!

@@ -20,7 +20,7 @@ struct ExportCommand: Subcommand {
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .value("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required)."),
+            .choice("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required).", RecordingCodecs.names),
             .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
@@ -36,7 +36,7 @@ struct ExportCommand: Subcommand {
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
-        guard let format = try arguments.choice("format", RecordingCodecs.names) else { throw ParseError.missingArgument("--format FORMAT") }
+        guard let format = arguments.string("format") else { throw ParseError.missingArgument("--format FORMAT") }
         codec = RecordingCodecs.codec(named: format)!
         recording = arguments.string("recording")
         output = arguments.outputPath("output")

@@ -50,7 +50,10 @@ extension OptionSpec {
     /// What a shell offers for the option's value.
     var valueCompletion: ValueCompletion {
         guard valueName != nil else { return .none }
+        if !choices.isEmpty { return .words(choices) }
         if ParsedArguments.inputOptions.contains(long) || ParsedArguments.outputOptions.contains(long) { return .files }
+        // --quirks FILE, --quirks-dir DIR: paths the parser leaves as text.
+        if valueName == "FILE" || valueName == "DIR" { return .files }
         return .text
     }
 }
@@ -58,9 +61,11 @@ extension OptionSpec {
 /// What a shell completes for a value: the parser's own knowledge of which
 /// options and arguments name files (`ParsedArguments.inputOptions`,
 /// `outputOptions`; every positional but a device is a file).
-enum ValueCompletion {
+enum ValueCompletion: Equatable {
     /// A flag: no value.
     case none
+    /// One of a fixed list (`OptionSpec.choices`).
+    case words([String])
     /// Free text (a number, a name): nothing offered.
     case text
     case files
@@ -340,6 +345,10 @@ private enum BashCompletion {
                 let action = kind == .files ? "_forcetrace_files \"$cur\"; return" : "return"
                 out += "        \(words.joined(separator: "|"))) \(action) ;;\n"
             }
+            for option in options where !option.choices.isEmpty {
+                let words = singleQuoted(option.choices.joined(separator: " "))
+                out += "        \(names(option).joined(separator: "|"))) mapfile -t COMPREPLY < <(compgen -W \(words) -- \"$cur\"); return ;;\n"
+            }
             out += "        esac\n"
             out += "        if [[ $cur == -* ]]; then\n"
             out += "            mapfile -t COMPREPLY < <(compgen -W \(singleQuoted(options.flatMap(names).joined(separator: " "))) -- \"$cur\")\n"
@@ -401,6 +410,7 @@ private enum ZshCompletion {
     static func action(_ completion: ValueCompletion) -> String {
         switch completion {
         case .none, .text: " "
+        case .words(let words): "(\(words.joined(separator: " ")))"
         case .files: "_files"
         case .traceFiles: "_files -g \"*.h5(-.)\""
         case .devices: "_files -g \"/dev/input/event*\""
@@ -447,6 +457,7 @@ private enum FishCompletion {
         case .none: break
         case .files, .traceFiles: out += " -r -F"
         case .text, .devices: out += " -x"
+        case .words(let words): out += " -x -a \(fishQuoted(words.joined(separator: " ")))"
         }
         return out + " -d \(fishQuoted(option.help.rendered))\n"
     }

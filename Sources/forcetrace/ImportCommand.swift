@@ -34,7 +34,7 @@ struct ImportCommand: Subcommand {
         positionals: [PositionalSpec(name: "RECORDING", help: "Recording or trace files to import, or - for standard input.", repeating: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
-            .value("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content)."),
+            .choice("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content).", RecordingCodecs.names),
             .flag("raw", "Inputs are raw 24-byte x86-64 input_event streams (same as --format raw)."),
             .value("name", "NAME", "Recording group name (default: the input's base name; a trace file's own names)."),
             .value("desc", "DESC", "Device description (evemu header) for raw streams and events-only evemu files."),
@@ -58,7 +58,7 @@ struct ImportCommand: Subcommand {
         inputs = arguments.positionalList("RECORDING")
         guard let output = arguments.string("output") else { throw ParseError.missingArgument("--output FILE.h5") }
         self.output = output
-        var format = try arguments.choice("format", RecordingCodecs.names).map(RecordingFormat.init)
+        var format = arguments.string("format").map(RecordingFormat.init)
         if arguments.flag("raw") {
             if let format, format != .raw { throw ParseError.conflict("--raw conflicts with --format \(format.rawValue)") }
             format = .raw

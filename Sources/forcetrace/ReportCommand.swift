@@ -26,7 +26,7 @@ struct ReportCommand: Subcommand {
             .value("peek", "X", "Peek threshold, normalized (default 0.60 × sensitivity)."),
             .value("pop", "X", "Pop threshold, normalized (default 0.80 × sensitivity)."),
             .value("hysteresis", "X", "Drop below threshold − X to re-arm (default 0.05)."),
-            .value("sensitivity", "LEVEL", "light, medium or firm: default thresholds × 0.8, 1.0, 1.2."),
+            .choice("sensitivity", "LEVEL", "light, medium or firm: default thresholds × 0.8, 1.0, 1.2.", Sensitivity.allCases.map(\.rawValue)),
             .value("smooth", "ema:A", "Find crossings on an exponential moving average (0 < A ≤ 1)."),
             .value("tolerance", "T[mm]", "x/y change still counted as stationary: device units, or mm (default 0)."),
             .value("k", "N", "Points per contact on the duration-normalized curve grid (default 64)."),
@@ -68,7 +68,7 @@ struct ReportCommand: Subcommand {
         } else {
             contactLimit = 20
         }
-        let sensitivity = try arguments.choice("sensitivity", Sensitivity.allCases.map(\.rawValue)).flatMap(Sensitivity.init(rawValue:)) ?? .medium
+        let sensitivity = arguments.string("sensitivity").flatMap(Sensitivity.init(rawValue:)) ?? .medium
         var options = AnalysisOptions()
         options.thresholds = Thresholds(sensitivity: sensitivity,
                                         peek: try arguments.double("peek", in: 0...1),

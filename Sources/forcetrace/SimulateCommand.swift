@@ -39,8 +39,8 @@ struct SimulateCommand: Subcommand {
             .value("kinds", "LIST", "Comma-separated press kinds, cycled (default: all)."),
             .value("position-noise", "UNITS", "Position noise sigma in device units (default 1.5)."),
             .value("pressure-noise", "UNITS", "Pressure noise sigma in device units (default 0.8)."),
-            .value("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen; or levels."),
-            .value("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's)."),
+            .choice("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen; or levels.", CalibrationProtocol.allCases.map(\.rawValue) + [LevelsLabels.protocolName]),
+            .choice("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's).", SimulatedDevice.allCases.map(\.rawValue)),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("pen-curve", "X1,Y1,X2,Y2", "With --protocol pen: the simulated person's curve."),
             .value("pen-range", "LOW..HIGH", "With --protocol pen: their usable raw range (within 1..4095)."),
@@ -89,9 +89,9 @@ struct SimulateCommand: Subcommand {
         self.options = options
         force = arguments.flag("force")
         quiet = arguments.flag("quiet")
-        let device = try arguments.choice("device", SimulatedDevice.allCases.map(\.rawValue)).flatMap(SimulatedDevice.init(rawValue:))
+        let device = arguments.string("device").flatMap(SimulatedDevice.init(rawValue:))
         let trials = try arguments.int("trials", in: 1...1000)
-        let chosenProtocol = try arguments.choice("protocol", CalibrationProtocol.allCases.map(\.rawValue) + [LevelsLabels.protocolName])
+        let chosenProtocol = arguments.string("protocol")
         levels = try chosenProtocol == LevelsLabels.protocolName ? Self.levelsSession(arguments, device: device, trials: trials, seed: options.seed) : nil
         if chosenProtocol != LevelsLabels.protocolName, let option = ["levels", "capacity", "misses"].first(where: { arguments.string($0) != nil }) {
             throw ParseError.conflict("'--\(option)' needs '--protocol levels'")

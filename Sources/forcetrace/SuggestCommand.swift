@@ -33,7 +33,7 @@ struct SuggestCommand: Subcommand {
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file with labelled trials.")],
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
-            .value("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin or libinput-range."),
+            .choice("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin or libinput-range.", SuggestionFormat.allCases.map(\.rawValue)),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
@@ -49,7 +49,7 @@ struct SuggestCommand: Subcommand {
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
         recording = arguments.string("recording")
-        format = try arguments.choice("format", SuggestionFormat.allCases.map(\.rawValue)).flatMap(SuggestionFormat.init(rawValue:)) ?? .text
+        format = arguments.string("format").flatMap(SuggestionFormat.init(rawValue:)) ?? .text
         output = arguments.outputPath("output")
         force = arguments.flag("force")
         targets = try Self.targets(arguments)

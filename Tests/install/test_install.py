@@ -10,6 +10,7 @@ lintian.
 """
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -316,10 +317,81 @@ def test_zsh_and_fish_completions_name_every_option(built):
 
 @pytest.mark.parametrize("shell,name", [("zsh", "_forcetrace"), ("fish", "forcetrace.fish")])
 def test_zsh_and_fish_parse_their_completion(built, shell, name):
-    if shutil.which(shell) is None:
-        pytest.skip(f"{shell} is not installed")
+    need_shell(shell)
     result = run([shell, "-n", built / "completions" / name])
     assert result.returncode == 0, result.stderr
+
+
+def need_shell(shell):
+    if shutil.which(shell) is None:
+        if REQUIRED:
+            pytest.fail(f"{shell} is not installed: make test-install installs it")
+        pytest.skip(f"{shell} is not installed")
+
+
+def zsh_complete(completions, line, cwd):
+    """What zsh's completion system offers for `line`, in a real interactive
+    zsh on a pseudo-terminal (zsh_complete.zsh), with compinit loading the
+    generated _forcetrace from `completions`."""
+    result = run(["zsh", "-f", ROOT / "Tests/install/zsh_complete.zsh", completions, line], cwd=cwd, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return sorted({word for word in result.stdout.splitlines() if word})
+
+
+def fish_complete(script, line, cwd):
+    """What fish offers for `line`: its own `complete -C` with the script sourced."""
+    result = run(["fish", "--no-config", "-c", f"source {script}; complete -C {shlex.quote(line)}"], cwd=cwd, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return sorted({entry.split("\t")[0] for entry in result.stdout.splitlines() if entry})
+
+
+def complete_in(shell, built, line, cwd):
+    if shell == "bash":
+        words = line.split(" ")
+        return bash_complete(built / "completions/forcetrace.bash", ["forcetrace"] + words[1:], cwd)
+    if shell == "zsh":
+        return zsh_complete(built / "completions", line, cwd)
+    return fish_complete(built / "completions/forcetrace.fish", line, cwd)
+
+
+def choices_of(command, option):
+    """The values the parser itself accepts for `option`, from its error for a
+    value it cannot accept; None when any value parses."""
+    result = run([RELEASE, command, f"--{option}", "no-such-value"], env=CLEAN_ENV)
+    found = re.search(r"for '--%s': expected one of (.*)$" % re.escape(option), result.stderr, re.M)
+    return sorted(found.group(1).split(", ")) if found else None
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_each_shell_completes_commands_options_and_fixed_values(built, shell, tmp_path):
+    """Each shell runs the generated completion: the commands, every long
+    option of each command's --help, and for an option with a fixed list the
+    parser's own list (so completion and parser cannot drift)."""
+    need_shell(shell)
+    (tmp_path / "a.h5").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "sub").mkdir()
+    names = commands()
+    offered = complete_in(shell, built, "forcetrace ", tmp_path)
+    assert set(names) <= set(offered), (shell, offered)
+    assert complete_in(shell, built, "forcetrace rep", tmp_path) == ["report"]
+    with_choices = 0
+    for name in names:
+        help_text = run([RELEASE, name, "--help"], env=CLEAN_ENV, check=True).stdout
+        block = help_text.split("\nOPTIONS:\n")[1]
+        options = re.findall(r"^  (?:-\w, )?--([a-z0-9-]+)( [A-Z])?", block, re.M)
+        longs = {f"--{option}" for option, _ in options}
+        assert {w for w in complete_in(shell, built, f"forcetrace {name} --", tmp_path)} == longs, (shell, name)
+        for option, takes_value in options:
+            choices = choices_of(name, option) if takes_value else None
+            if choices is None:
+                continue
+            with_choices += 1
+            assert complete_in(shell, built, f"forcetrace {name} --{option} ", tmp_path) == choices, (shell, name, option)
+    # suggest --format, report --sensitivity, import/export --format, calibrate and simulate --protocol, simulate --device
+    assert with_choices >= 7
+    # A trace file argument offers the .h5 file (fish lists the rest after it).
+    assert "a.h5" in complete_in(shell, built, "forcetrace info ", tmp_path)
 
 
 # ---- the Debian package ----
