@@ -87,7 +87,6 @@ gsettings:
 
 test-python: build libinput-tools libevemu gsettings
 	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
-	cd python && $(PYTHON) -m mypy --strict forcetrace
 
 # The notebooks alone, each in a fresh kernel (also part of test-python).
 test-notebooks: build

@@ -48,6 +48,10 @@ def random_names(count, seed):
 
 
 NAMES = random_names(24, SEED)
+# libyaml's safe loader and dumper: the pure-Python ones take minutes over 24 copies of
+# the sample (test_name_roundtrip.py reads names with both).
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def unescape_terminal(text):
@@ -75,7 +79,7 @@ def traces(forcetrace, tmp_path_factory):
     folder = tmp_path_factory.mktemp("properties")
     run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", folder / "sample.h5")
     run(forcetrace, "export", folder / "sample.h5", "--format", "libinput", "-o", folder / "plain.yml")
-    data = yaml.safe_load((folder / "plain.yml").read_text(encoding="utf-8"))
+    data = yaml.load((folder / "plain.yml").read_text(encoding="utf-8"), Loader=LOADER)
     device = data["devices"][0]
     data["devices"] = []
     for name in NAMES:
@@ -83,7 +87,7 @@ def traces(forcetrace, tmp_path_factory):
         copy["evdev"]["name"] = name
         data["devices"].append(copy)
     source = folder / "names.yml"
-    source.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    source.write_text(yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True), encoding="utf-8")
     trace = folder / "names.h5"
     run(forcetrace, "import", source, "-o", trace)
     with h5py.File(trace, "r") as f:
@@ -114,7 +118,7 @@ def test_evemu_and_libinput_exports_give_every_name_back(forcetrace, traces):
     folder, trace, recordings = traces
     exported = folder / "all.yml"
     run(forcetrace, "export", trace, "--format", "libinput", "-o", exported)
-    devices = yaml.safe_load(exported.read_text(encoding="utf-8"))["devices"]
+    devices = yaml.load(exported.read_text(encoding="utf-8"), Loader=LOADER)["devices"]
     assert sorted(d["evdev"]["name"] for d in devices) == sorted(recordings.values())
     again = folder / "again.h5"
     run(forcetrace, "import", exported, "-o", again)
