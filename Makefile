@@ -6,7 +6,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy
+PY_MODULES := h5py numpy pandas pytest xdist matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy
 
 .PHONY: all deps build test test-swift test-python test-notebooks python-package demo samples bench bench-smoke clean
 comma := ,
@@ -85,8 +85,12 @@ gsettings:
 	@dpkg -s libglib2.0-bin gsettings-desktop-schemas >/dev/null 2>&1 || { echo "installing libglib2.0-bin gsettings-desktop-schemas"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglib2.0-bin gsettings-desktop-schemas >/dev/null; }
 
+# Two pytest workers (pytest-xdist), each taking whole files, so that a file's
+# module fixtures are made once; PYTEST_WORKERS=0 runs them in this process.
+PYTEST_WORKERS ?= 2
 test-python: build libinput-tools libevemu gsettings
-	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python
+	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q \
+		$(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) Tests/python
 
 # The notebooks alone, each in a fresh kernel (also part of test-python).
 test-notebooks: build

@@ -61,10 +61,12 @@ def test_notebook_is_committed_without_outputs(path):
 
 
 def checkout_state():
-    """What git sees in the checkout, ignored files too (out/ is ignored), but the build."""
+    """What git sees in the checkout, ignored files too (out/ is ignored), but the build
+    and Python's bytecode caches (other tests, run alongside, import modules)."""
     result = subprocess.run([GIT, "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=ROOT,
                             capture_output=True, text=True, check=True)
-    return sorted(line for line in result.stdout.splitlines() if "/.build/" not in f"/{line[3:]}")
+    return sorted(line for line in result.stdout.splitlines()
+                  if "/.build/" not in f"/{line[3:]}" and "/__pycache__/" not in f"/{line[3:]}")
 
 
 def isolated(monkeypatch, tmp_path, forcetrace):
