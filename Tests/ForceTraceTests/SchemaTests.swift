@@ -126,6 +126,18 @@ final class SchemaTests: XCTestCase {
             assert frame.attrs["units"]["x_plus_y"] == "device units"
             assert frame.attrs["long_name"]["x_plus_y"] == "x + y, a test column"
             """, path)
+
+        // A file written without it: skipped when the column is optional, an error when it is required.
+        let plain = try TraceReader(path: try importedSample("touchscreen-mixed"))
+        let older = try plain.recording(plain.recordingNames[0])
+        var blocks = 0
+        try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [SampleColumn(sum, \.xPlusY, isRequired: false)]) { block in
+            XCTAssertFalse(block.contains(sum))
+            XCTAssertTrue(block.contains(TraceSchema.Samples.x))
+            blocks += 1
+        }
+        XCTAssertEqual(blocks, 1)
+        XCTAssertThrowsError(try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [xPlusY]) { _ in })
     }
 }
 

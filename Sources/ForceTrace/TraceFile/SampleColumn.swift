@@ -6,14 +6,18 @@ import HDF5
 /// there and one field of `Sample`.
 public struct SampleColumn: @unchecked Sendable {  // a key path is immutable
     public let schema: ColumnSchema
+    /// Files of this format version all have it. A column added within a
+    /// version is not: the reader skips it where a file lacks it.
+    public let isRequired: Bool
     /// Makes the column in a new samples group; what appends `Sample`s to it.
     let create: (Group, ColumnLayout) throws -> SampleSink
     /// Opens the column for the block reader, with its rows.
     let open: (Group) throws -> (column: BlockColumn, rows: Int)
 
-    public init<Element>(_ column: TypedColumn<Element>, _ field: KeyPath<Sample, Element>) {
+    public init<Element>(_ column: TypedColumn<Element>, _ field: KeyPath<Sample, Element>, isRequired: Bool = true) {
         precondition(column.schema.table == .samples, "\(column.name) is not a samples column")
         schema = column.schema
+        self.isRequired = isRequired
         // A stored field is copied from its offset: no key-path lookup per row.
         let offset = MemoryLayout<Sample>.offset(of: field)
         create = { group, layout in
@@ -66,6 +70,11 @@ public struct SampleBuffers {
     let block: ColumnBlocks.Block
     /// The columns read, in the block's order.
     let columns: [ColumnSchema]
+
+    /// Whether the block has `column`: an optional one the file lacks is not read.
+    public func contains<Element>(_ column: TypedColumn<Element>) -> Bool {
+        columns.contains { $0.name == column.name }
+    }
 
     /// `column`'s values for `rows`; it must be one of the columns read.
     public subscript<Element>(column: TypedColumn<Element>) -> UnsafeBufferPointer<Element> {

@@ -260,10 +260,12 @@ public final class TraceRecording {
     /// Streams the samples table in blocks of about `blockRows` (whole
     /// chunks), in row order, handing out the reader's own buffers: a
     /// `SampleBuffers` is valid only until `body` returns. `columns` are the
-    /// ones read (all of the schema's by default), found in it by name.
-    public func forEachSampleBuffer(columns: [SampleColumn] = TraceSchema.Samples.fields, blockRows: Int = 65536,
+    /// ones read (all of the schema's by default, less optional ones the
+    /// file lacks), found in it by name.
+    public func forEachSampleBuffer(columns wanted: [SampleColumn] = TraceSchema.Samples.fields, blockRows: Int = 65536,
                                     _ body: (SampleBuffers) throws -> Void) throws {
         let samples = try open(.samples)
+        let columns = wanted.filter { $0.isRequired || samples.contains($0.schema) }
         let opened = try columns.map { try $0.open(samples) }
         let rows = opened.first?.rows ?? 0
         guard opened.allSatisfy({ $0.rows == rows }) else { throw fail("the samples columns differ in length") }
