@@ -159,6 +159,11 @@ public final class RecordingWriter {
     private let eventValue: Column<Int32>
     /// One per `options.sampleColumns` entry.
     private let sampleColumns: [SampleSink]
+    /// Decoded rows not yet in `sampleColumns`: handed over in batches, so
+    /// the call per column (and its retains) is paid per batch, not per frame.
+    /// `flush()` and `finish()` write them.
+    @exclusivity(unchecked) private var samples: [Sample] = []
+    private static let sampleBatch = 4096
     private let contactID: Column<Int32>
     private let contactSlot: Column<Int16>
     private let contactTrackingID: Column<Int32>
@@ -299,11 +304,8 @@ public final class RecordingWriter {
 
     private func drainDecoder() throws {
         let output = decoder.takeOutput()
-        if !output.samples.isEmpty {
-            try output.samples.withUnsafeBufferPointer { samples in
-                for column in sampleColumns { try column.append(samples) }
-            }
-        }
+        samples.append(contentsOf: output.samples)
+        if samples.count >= Self.sampleBatch { try writeSamples() }
         for contact in output.contacts {
             try contactID.append(contact.id)
             try contactSlot.append(contact.slot)
@@ -318,6 +320,14 @@ public final class RecordingWriter {
         for marker in output.markers { try writeMarker(marker) }
     }
 
+    private func writeSamples() throws {
+        guard !samples.isEmpty else { return }
+        try samples.withUnsafeBufferPointer { rows in
+            for column in sampleColumns { try column.append(rows) }
+        }
+        samples.removeAll(keepingCapacity: true)
+    }
+
     private var allColumns: [() throws -> Void] {
         [eventTime.flush, eventType.flush, eventCode.flush, eventValue.flush] + sampleColumns.map(\.flush) +
         [contactID.flush, contactSlot.flush, contactTrackingID.flush, contactTool.flush, contactDown.flush,
@@ -329,6 +339,7 @@ public final class RecordingWriter {
     /// during a live capture. Costs file size if called often.
     public func flush() throws {
         try drainDecoder()
+        try writeSamples()
         for flush in allColumns { try flush() }
     }
 
