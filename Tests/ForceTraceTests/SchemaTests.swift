@@ -72,16 +72,78 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try trace.read(TraceSchema.Events.value), recording.events.map(\.value))
         var rows = 0
         var pressures: [Int32] = []
-        try trace.forEachSampleBlock(blockRows: 100) { block in
+        try trace.forEachSampleBuffer(blockRows: 100) { block in
             XCTAssertEqual(block.rows.lowerBound, rows)
             rows = block.rows.upperBound
-            pressures += block.pressure
+            pressures += block[TraceSchema.Samples.pressure]
         }
         XCTAssertEqual(rows, try trace.rowCount(.samples))
         XCTAssertEqual(pressures, try trace.read(TraceSchema.Samples.pressure))
         XCTAssertEqual(try trace.lastEventTimeNs(), recording.events.last!.timeNs - recording.t0Ns)
         XCTAssertEqual(try trace.rowCount(.labels), recording.groundTruth.labels.count)
     }
+
+    /// A samples column is one `SampleColumn` and one field of `Sample`: here
+    /// one made from fields the decoder fills, passed through the options.
+    func testAColumnAddedToTheSampleFieldsIsWrittenReadByNameAndSeenByPython() throws {
+        let sum = TypedColumn<Int64>(.samples, "x_plus_y", units: "device units", "x + y, a test column")
+        let xPlusY = SampleColumn(sum, \.xPlusY)
+        var options = TraceWriteOptions()
+        options.sampleColumns.append(xPlusY)
+        let directory = try makeTemporaryDirectory(self)
+        let path = directory.appendingPathComponent("widened.h5").path
+        let writer = try TraceWriter(creating: path, options: options)
+        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path))
+        try writer.close()
+
+        let reader = try TraceReader(path: path)
+        let trace = try reader.recording(reader.recordingNames[0])
+        let x = try trace.read(TraceSchema.Samples.x), y = try trace.read(TraceSchema.Samples.y)
+        XCTAssertFalse(x.isEmpty)
+        let expected = zip(x, y).map { Int64($0) + Int64($1) }
+        XCTAssertEqual(try trace.read(sum), expected)
+        var read: [Int64] = []
+        try trace.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [xPlusY], blockRows: 100) { block in
+            read += block[sum]
+            XCTAssertEqual(Array(block[TraceSchema.Samples.x]), Array(x[block.rows]))
+        }
+        XCTAssertEqual(read, expected)
+        let file = try File.open(path)
+        let samples = try file.root.openGroup("\(TraceSchema.recordingsGroup)/\(reader.recordingNames[0])/samples")
+        XCTAssertEqual(try samples.attribute("units", ofMember: "x_plus_y"), .string("device units"))
+        XCTAssertEqual(try samples.attribute("long_name", ofMember: "x_plus_y"), .string("x + y, a test column"))
+        try file.close()
+        try reader.close()
+        try runPython("""
+            import sys
+            sys.path.insert(0, "\(packageRoot.appendingPathComponent("python").path)")
+            import numpy as np, forcetrace as ft
+            with ft.open(sys.argv[1]) as trace:
+                frame = trace[trace.recordings[0]].samples()
+            assert frame.columns[-1] == "x_plus_y", list(frame.columns)
+            assert frame["x_plus_y"].dtype == np.int64, frame["x_plus_y"].dtype
+            np.testing.assert_array_equal(frame["x_plus_y"].to_numpy(), frame["x"].to_numpy().astype(np.int64) + frame["y"])
+            assert frame.attrs["units"]["x_plus_y"] == "device units"
+            assert frame.attrs["long_name"]["x_plus_y"] == "x + y, a test column"
+            """, path)
+
+        // A file written without it: skipped when the column is optional, an error when it is required.
+        let plain = try TraceReader(path: try importedSample("touchscreen-mixed"))
+        let older = try plain.recording(plain.recordingNames[0])
+        var blocks = 0
+        try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [SampleColumn(sum, \.xPlusY, isRequired: false)]) { block in
+            XCTAssertFalse(block.contains(sum))
+            XCTAssertTrue(block.contains(TraceSchema.Samples.x))
+            blocks += 1
+        }
+        XCTAssertEqual(blocks, 1)
+        XCTAssertThrowsError(try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [xPlusY]) { _ in })
+    }
+}
+
+/// A value the decoder path computes from fields it fills, for the added-column test.
+private extension Sample {
+    var xPlusY: Int64 { Int64(x) + Int64(y) }
 }
 
 /// One rendering for every user-facing failure: "file: message", a hint.

@@ -165,7 +165,8 @@ public enum PressureAnalyzer {
                                 let workers = LaneWorkers(Array(contactLanes.dropFirst()), setup: setup)
                                 defer { workers.finish() }
                                 var normalized: [Double] = []
-                                try recording.forEachSampleBuffer(blockRows: max(8, options.chunkRows)) { block in
+                                try recording.forEachSampleBuffer(blockRows: max(8, options.chunkRows)) { buffers in
+                                    let block = SampleRows(buffers)
                                     try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
                                                                    file: file, recording: recording.name)
                                     // Slots beyond the device's range: grown before the lanes start on the block.
@@ -363,7 +364,7 @@ final class ContactLane: @unchecked Sendable {
     }
 
     /// The rows of `block` whose contacts this lane owns (lanes other than 0).
-    func run(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>, _ setup: LaneSetup) {
+    func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, _ setup: LaneSetup) {
         guard !halted else { return }
         let open = self.open, owner = setup.owner, lane = UInt8(index), contacts = setup.results.count
         var outOfRange = self.outOfRange
@@ -388,7 +389,7 @@ final class ContactLane: @unchecked Sendable {
     /// Adds row `index` to contact `id`; false when the row does not continue
     /// what the slot holds (lane 0 refuses such a row first).
     @inline(__always)
-    static func step(_ block: SampleBuffers, _ index: Int, id: Int, slotIndex: Int, normalized: Double,
+    static func step(_ block: SampleRows, _ index: Int, id: Int, slotIndex: Int, normalized: Double,
                      open: UnsafeMutableBufferPointer<OpenContact>,
                      _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
         let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
@@ -482,7 +483,7 @@ final class RowChecks {
     }
 
     /// Checks every row of `block` and adds lane 0's rows to their contacts.
-    func run(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>, lane: ContactLane, _ setup: LaneSetup) throws {
+    func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, lane: ContactLane, _ setup: LaneSetup) throws {
         let open = lane.open, owner = setup.owner, contacts = setup.results.count
         let holder = self.holder, slotPressure = self.slotPressure, slotUntil = self.slotUntil, slotCount = self.slotCount
         let framesCounted = self.framesCounted
@@ -541,7 +542,7 @@ final class LaneWorkers: @unchecked Sendable {
     private let lanes: [ContactLane]
     private let setup: LaneSetup
     private let state = NSCondition()
-    private var block: SampleBuffers?
+    private var block: SampleRows?
     private var normalized = UnsafeBufferPointer<Double>(start: nil, count: 0)
     private var generation = 0
     private var pending = 0
@@ -559,7 +560,7 @@ final class LaneWorkers: @unchecked Sendable {
         }
     }
 
-    func start(_ block: SampleBuffers, normalized: UnsafeBufferPointer<Double>) {
+    func start(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>) {
         guard !lanes.isEmpty else { return }
         state.lock()
         self.block = block
@@ -739,5 +740,25 @@ struct OpenContact {
         let within = (SIMD8<Double>(repeating: Double(stats.maxDx)) .<= setup.lanes.x) .& (SIMD8<Double>(repeating: Double(stats.maxDy)) .<= setup.lanes.y)
         stats.withinTolerance = SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
         return stats
+    }
+}
+
+/// The samples columns the analysis reads, found by name once per block
+/// (`SampleBuffers`), for the per-row loops.
+struct SampleRows {
+    let rows: Range<Int>
+    let tNs: UnsafeBufferPointer<Int64>
+    let contact: UnsafeBufferPointer<Int32>
+    let slot: UnsafeBufferPointer<Int16>
+    let x: UnsafeBufferPointer<Int32>
+    let y: UnsafeBufferPointer<Int32>
+    let pressure: UnsafeBufferPointer<Int32>
+    let flags: UnsafeBufferPointer<UInt8>
+
+    init(_ block: SampleBuffers) {
+        typealias S = TraceSchema.Samples
+        rows = block.rows
+        tNs = block[S.tNs]; contact = block[S.contact]; slot = block[S.slot]
+        x = block[S.x]; y = block[S.y]; pressure = block[S.pressure]; flags = block[S.flags]
     }
 }

@@ -85,9 +85,11 @@ extension TraceRecording {
         // Each contact's samples: (t_ns, pressure).
         var curves: [Int32: [PressurePoint]] = [:]
         let wanted = Set(contacts.filter { $0 >= 0 })
-        try forEachSampleBlock { block in
-            for row in block.contact.indices where wanted.contains(block.contact[row]) {
-                curves[block.contact[row], default: []].append(PressurePoint(tNs: block.tNs[row], pressure: block.pressure[row]))
+        typealias S = TraceSchema.Samples
+        try forEachSampleBuffer { block in
+            let contact = block[S.contact], tNs = block[S.tNs], pressure = block[S.pressure]
+            for row in contact.indices where wanted.contains(contact[row]) {
+                curves[contact[row], default: []].append(PressurePoint(tNs: tNs[row], pressure: pressure[row]))
             }
         }
         return classes.indices.compactMap { row in

@@ -88,7 +88,12 @@ public enum TraceSchema {
                                                         "pressure (ABS_MT_PRESSURE or ABS_PRESSURE), -1 without a pressure axis")
         public static let flags = TypedColumn<UInt8>(.samples, "flags", units: "1",
                                                      "bits: 1 down, 2 x/y changed, 4 pressure changed, 8 after SYN_DROPPED")
-        public static let all = [tNs.schema, contact.schema, slot.schema, x.schema, y.schema, pressure.schema, flags.schema]
+        /// Each column with the `Sample` field it holds, in the file's order:
+        /// the writer and the reader go through this list.
+        public static let fields = [SampleColumn(tNs, \.tNs), SampleColumn(contact, \.contact), SampleColumn(slot, \.slot),
+                                    SampleColumn(x, \.x), SampleColumn(y, \.y), SampleColumn(pressure, \.pressure),
+                                    SampleColumn(flags, \.flags.rawValue)]
+        public static let all = fields.map(\.schema)
     }
 
     /// `contacts`: one row per contact, ordered by id.
@@ -207,6 +212,8 @@ public struct ColumnSchema: Sendable, Equatable {
     /// udunits spelling ("nanoseconds", "device units", "1" for codes and counts); "" for strings.
     public let units: String
     public let longName: String
+    /// The HDF5 dimension (scale) it shares with its table's other columns.
+    public var dimension: String { table.dimension }
 }
 
 /// A numeric column whose Swift element type is fixed, so reads and writes

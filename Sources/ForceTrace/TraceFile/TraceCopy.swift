@@ -186,8 +186,8 @@ extension TraceRecording {
                 for event in block where event.isSynReport { frames += 1 }
             }
             var samples: Int64 = 0
-            try forEachSampleBlock { block in
-                try TraceValidation.checkTimes(block.tNs, table: TraceSchema.Table.samples.rawValue, firstRow: block.rows.lowerBound,
+            try forEachSampleBuffer { block in
+                try TraceValidation.checkTimes(block[TraceSchema.Samples.tNs], table: TraceSchema.Table.samples.rawValue, firstRow: block.rows.lowerBound,
                                                file: filePath, recording: name)
                 samples += Int64(block.rows.count)
             }

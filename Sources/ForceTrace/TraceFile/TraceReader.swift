@@ -257,42 +257,24 @@ public final class TraceRecording {
         return recording
     }
 
-    /// Streams the samples table in blocks of about `blockRows` (whole chunks), in row order.
-    public func forEachSampleBlock(blockRows: Int = 65536, _ body: (SampleBlock) throws -> Void) throws {
-        try forEachSampleBuffer(blockRows: blockRows) { block in
-            try body(SampleBlock(rows: block.rows, tNs: Array(block.tNs), contact: Array(block.contact), slot: Array(block.slot),
-                                 x: Array(block.x), y: Array(block.y), pressure: Array(block.pressure), flags: Array(block.flags)))
-        }
-    }
-
-    /// Streams the samples table as `forEachSampleBlock` does, handing out
-    /// the reader's own buffers instead of copies: a `SampleBuffers` is valid
-    /// only until `body` returns.
-    public func forEachSampleBuffer(blockRows: Int = 65536, _ body: (SampleBuffers) throws -> Void) throws {
-        typealias S = TraceSchema.Samples
-        var sources: [BlockColumn] = [], names: [String] = [], counts: [Int] = []
-        func add<Element>(_ column: TypedColumn<Element>) throws -> Int {
-            let opened = try open(column)
-            counts.append(opened.count)
-            sources.append(BlockColumn(opened))
-            names.append(column.name)
-            return sources.count - 1
-        }
-        let time = try add(S.tNs), contact = try add(S.contact), slot = try add(S.slot), x = try add(S.x), y = try add(S.y)
-        let pressure = try add(S.pressure), flags = try add(S.flags)
-        guard counts.allSatisfy({ $0 == counts[0] }) else { throw fail("the samples columns differ in length") }
+    /// Streams the samples table in blocks of about `blockRows` (whole
+    /// chunks), in row order, handing out the reader's own buffers: a
+    /// `SampleBuffers` is valid only until `body` returns. `columns` are the
+    /// ones read (all of the schema's by default, less optional ones the
+    /// file lacks), found in it by name.
+    public func forEachSampleBuffer(columns wanted: [SampleColumn] = TraceSchema.Samples.fields, blockRows: Int = 65536,
+                                    _ body: (SampleBuffers) throws -> Void) throws {
+        let samples = try open(.samples)
+        let columns = wanted.filter { $0.isRequired || samples.contains($0.schema) }
+        let opened = try columns.map { try $0.open(samples) }
+        let rows = opened.first?.rows ?? 0
+        guard opened.allSatisfy({ $0.rows == rows }) else { throw fail("the samples columns differ in length") }
         // Read and inflated on worker threads while `body` works (HDF5/ColumnBlocks.swift).
-        let blocks = try ColumnBlocks(sources, rowCount: counts[0], preferredRows: max(1, blockRows))
+        let blocks = try ColumnBlocks(opened.map(\.column), rowCount: rows, preferredRows: max(1, blockRows))
         defer { blocks.finish() }
+        let schemas = columns.map(\.schema)
         while let block = try blocks.next() {
-            // By the schema's column, so each buffer has its column's element type.
-            func values<Element>(_ column: TypedColumn<Element>, _ index: Int) -> UnsafeBufferPointer<Element> {
-                assert(names[index] == column.name)
-                return block.values(index, as: Element.self)
-            }
-            try body(SampleBuffers(rows: block.rows, tNs: values(S.tNs, time), contact: values(S.contact, contact),
-                                   slot: values(S.slot, slot), x: values(S.x, x), y: values(S.y, y),
-                                   pressure: values(S.pressure, pressure), flags: values(S.flags, flags)))
+            try body(SampleBuffers(rows: block.rows, block: block, columns: schemas))
         }
     }
 
@@ -360,29 +342,4 @@ public final class TraceRecording {
         }
         return (logical, stored)
     }
-}
-
-/// Rows `rows` of the samples table, one view per column into the block
-/// reader's buffers (`forEachSampleBuffer`): valid only inside its `body`.
-public struct SampleBuffers {
-    public let rows: Range<Int>
-    public let tNs: UnsafeBufferPointer<Int64>
-    public let contact: UnsafeBufferPointer<Int32>
-    public let slot: UnsafeBufferPointer<Int16>
-    public let x: UnsafeBufferPointer<Int32>
-    public let y: UnsafeBufferPointer<Int32>
-    public let pressure: UnsafeBufferPointer<Int32>
-    public let flags: UnsafeBufferPointer<UInt8>
-}
-
-/// Rows `rows` of the samples table, one array per column.
-public struct SampleBlock: Sendable {
-    public var rows: Range<Int>
-    public var tNs: [Int64]
-    public var contact: [Int32]
-    public var slot: [Int16]
-    public var x: [Int32]
-    public var y: [Int32]
-    public var pressure: [Int32]
-    public var flags: [UInt8]
 }

@@ -14,6 +14,9 @@ public struct TraceWriteOptions: Sendable {
     /// one parses and decodes. The live recorder, which flushes partial
     /// chunks for durability and writes in SWMR mode, turns it off.
     public var compressOnWorker = true
+    /// The samples table's columns (tests add one to check that a column
+    /// needs nothing beyond its entry and its `Sample` field).
+    public var sampleColumns = TraceSchema.Samples.fields
 
     public init() {}
 }
@@ -154,13 +157,13 @@ public final class RecordingWriter {
     private let eventType: Column<UInt16>
     private let eventCode: Column<UInt16>
     private let eventValue: Column<Int32>
-    private let sampleTime: Column<Int64>
-    private let sampleContact: Column<Int32>
-    private let sampleSlot: Column<Int16>
-    private let sampleX: Column<Int32>
-    private let sampleY: Column<Int32>
-    private let samplePressure: Column<Int32>
-    private let sampleFlags: Column<UInt8>
+    /// One per `options.sampleColumns` entry.
+    private let sampleColumns: [SampleSink]
+    /// Decoded rows not yet in `sampleColumns`: handed over in batches, so
+    /// the call per column (and its retains) is paid per batch, not per frame.
+    /// `flush()` and `finish()` write them.
+    @exclusivity(unchecked) private var samples: [Sample] = []
+    private static let sampleBatch = 4096
     private let contactID: Column<Int32>
     private let contactSlot: Column<Int16>
     private let contactTrackingID: Column<Int32>
@@ -220,9 +223,10 @@ public final class RecordingWriter {
         // whole 65536-row chunk per column made a short recording cost 100 KB
         // and 27 ms, most of it deflating padding. SWMR, which needs the
         // newest format, forbids making datasets later: not there.
-        let deferred = !options.latestFormat
+        let layout = ColumnLayout(chunkRows: chunk, compression: options.compression, pipeline: pipeline,
+                                  deferred: !options.latestFormat)
         func column<Element>(_ table: Group, _ schema: TypedColumn<Element>, chunkRows: Int = chunk) throws -> Column<Element> {
-            try table.createColumn(schema, chunkRows: chunkRows, compression: options.compression, pipeline: pipeline, deferred: deferred)
+            try layout.create(table, schema, chunkRows: chunkRows)
         }
         let events = try group.createGroup(S.Table.events.rawValue)
         eventTime = try column(events, S.Events.tNs)
@@ -231,13 +235,7 @@ public final class RecordingWriter {
         eventValue = try column(events, S.Events.value)
 
         let samples = try group.createGroup(S.Table.samples.rawValue)
-        sampleTime = try column(samples, S.Samples.tNs)
-        sampleContact = try column(samples, S.Samples.contact)
-        sampleSlot = try column(samples, S.Samples.slot)
-        sampleX = try column(samples, S.Samples.x)
-        sampleY = try column(samples, S.Samples.y)
-        samplePressure = try column(samples, S.Samples.pressure)
-        sampleFlags = try column(samples, S.Samples.flags)
+        sampleColumns = try options.sampleColumns.map { try $0.create(samples, layout) }
 
         // Contacts and markers are short tables: smaller chunks.
         let small = max(1, min(chunk, 4096))
@@ -306,15 +304,8 @@ public final class RecordingWriter {
 
     private func drainDecoder() throws {
         let output = decoder.takeOutput()
-        for sample in output.samples {
-            try sampleTime.append(sample.tNs)
-            try sampleContact.append(sample.contact)
-            try sampleSlot.append(sample.slot)
-            try sampleX.append(sample.x)
-            try sampleY.append(sample.y)
-            try samplePressure.append(sample.pressure)
-            try sampleFlags.append(sample.flags.rawValue)
-        }
+        samples.append(contentsOf: output.samples)
+        if samples.count >= Self.sampleBatch { try writeSamples() }
         for contact in output.contacts {
             try contactID.append(contact.id)
             try contactSlot.append(contact.slot)
@@ -329,11 +320,17 @@ public final class RecordingWriter {
         for marker in output.markers { try writeMarker(marker) }
     }
 
+    private func writeSamples() throws {
+        guard !samples.isEmpty else { return }
+        try samples.withUnsafeBufferPointer { rows in
+            for column in sampleColumns { try column.append(rows) }
+        }
+        samples.removeAll(keepingCapacity: true)
+    }
+
     private var allColumns: [() throws -> Void] {
-        [eventTime.flush, eventType.flush, eventCode.flush, eventValue.flush,
-         sampleTime.flush, sampleContact.flush, sampleSlot.flush, sampleX.flush, sampleY.flush,
-         samplePressure.flush, sampleFlags.flush,
-         contactID.flush, contactSlot.flush, contactTrackingID.flush, contactTool.flush, contactDown.flush,
+        [eventTime.flush, eventType.flush, eventCode.flush, eventValue.flush] + sampleColumns.map(\.flush) +
+        [contactID.flush, contactSlot.flush, contactTrackingID.flush, contactTool.flush, contactDown.flush,
          contactUp.flush, contactFirst.flush, contactLast.flush, contactCount.flush,
          markerTime.flush, markerKind.flush, markerEvent.flush]
     }
@@ -342,6 +339,7 @@ public final class RecordingWriter {
     /// during a live capture. Costs file size if called often.
     public func flush() throws {
         try drainDecoder()
+        try writeSamples()
         for flush in allColumns { try flush() }
     }
 

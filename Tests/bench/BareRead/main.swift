@@ -17,8 +17,9 @@ do {
         try reader.recording(name).forEachSampleBuffer { block in
             rows += block.rows.count
             // Touch the values so the reads cannot be skipped.
-            checksum &+= block.tNs.last ?? 0
-            checksum &+= Int64(block.pressure.last ?? 0) &+ Int64(block.flags.last ?? 0)
+            typealias S = TraceSchema.Samples
+            checksum &+= block[S.tNs].last ?? 0
+            checksum &+= Int64(block[S.pressure].last ?? 0) &+ Int64(block[S.flags].last ?? 0)
         }
     }
     print("\(rows) rows, checksum \(checksum)")
