@@ -99,9 +99,9 @@ extension PressureReport {
 
     func writeContact(_ contact: ContactStatistics, fields: ContactJSONFields, lanes: ToleranceLanes, to out: inout JSONWriter) {
         out.beginObject()
-        for index in fields.keys.indices {
-            out.key(fields.keys[index])
-            out.value(fields.values[index](contact), lanes: lanes)
+        for entry in fields.entries {
+            out.key(entry.key)
+            out.value(entry.value(contact), lanes: lanes)
         }
         out.endObject()
     }
@@ -315,13 +315,18 @@ extension JSONWriter {
 /// The keys and value functions of the contact fields, taken out of
 /// `ContactField` once per recording: copying a whole field per contact
 /// (its strings, closures and column) cost reference counting on every
-/// thread that renders contacts.
+/// thread that renders contacts. In a struct, not an array of functions:
+/// an array keeps functions in its generic form, and calling one went
+/// through a thunk that copied the contact for every field.
 struct ContactJSONFields: Sendable {
-    let keys: [StaticString]
-    let values: [@Sendable (ContactStatistics) -> ContactValue]
+    struct Entry: Sendable {
+        let key: StaticString
+        let value: @Sendable (ContactStatistics) -> ContactValue
+    }
+
+    let entries: [Entry]
 
     init(_ fields: [ContactField]) {
-        keys = fields.map(\.key)
-        values = fields.map(\.value)
+        entries = fields.map { Entry(key: $0.key, value: $0.value) }
     }
 }
