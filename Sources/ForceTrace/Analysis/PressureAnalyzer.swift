@@ -243,8 +243,8 @@ public enum PressureAnalyzer {
         statistics.partialRecordings = recording.importStatus == .partial ? 1 : 0
         if options.curves && !bandsFromMatrices {
             // Integer sums: the same whichever lane added which contact.
-            statistics.curveBands = contactLanes.reduce(CurveBands(points: curvePoints)) { $0 + $1.curveBands }
-            statistics.alignedBands = contactLanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands }
+            statistics.curveBands = contactLanes.reduce(CurveBands(points: curvePoints)) { $0 + $1.curveBands.bands }
+            statistics.alignedBands = contactLanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands.bands }
         } else if options.curves {
             statistics.curveBands = CurveBands(points: curvePoints)
             statistics.alignedBands = CurveBands(points: alignedPoints)
@@ -364,7 +364,7 @@ final class ContactLane: @unchecked Sendable {
     /// Without curve matrices: the curve rows of the open contacts, one per slot.
     private(set) var targets: CurveTargets
     /// The bands of the contacts this lane finished.
-    private(set) var curveBands: CurveBands, alignedBands: CurveBands
+    private(set) var curveBands: LaneBands, alignedBands: LaneBands
     /// Whether a contact began a second time (its curve rows then differ from what one beginning writes).
     private(set) var reopened = false
 
@@ -373,8 +373,8 @@ final class ContactLane: @unchecked Sendable {
         open = .allocate(capacity: slots)
         open.initialize(repeating: OpenContact())
         targets = CurveTargets(slots: setup.keepsMatrices ? 0 : slots, setup)
-        curveBands = CurveBands(points: setup.lanesAddBands ? setup.curvePoints : 0)
-        alignedBands = CurveBands(points: setup.lanesAddBands ? setup.alignedPoints : 0)
+        curveBands = LaneBands(points: setup.lanesAddBands ? setup.curvePoints : 0)
+        alignedBands = LaneBands(points: setup.lanesAddBands ? setup.alignedPoints : 0)
     }
 
     deinit {
