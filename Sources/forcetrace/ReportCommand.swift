@@ -97,6 +97,8 @@ struct ReportCommand: Subcommand {
         }
         options.curvePoints = try arguments.int("k", in: 2...4096) ?? options.curvePoints
         options.curves = save != nil || html != nil
+        // The HTML page draws the bands only; --save also stores every contact's curves.
+        options.curveMatrices = save != nil
         self.options = options
     }
 

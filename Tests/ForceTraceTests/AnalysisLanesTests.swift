@@ -98,6 +98,10 @@ final class AnalysisLanesTests: XCTestCase {
             options.curves = curves
             variants.append(options)
         }
+        // The bands summed on the lanes, without the matrices (`report --html`).
+        var bandsOnly = AnalysisOptions()
+        bandsOnly.curveMatrices = false
+        variants.append(bandsOnly)
         var smoothed = AnalysisOptions()
         smoothed.smoothing = .ema(alpha: 0.4)
         smoothed.tolerance = .millimetres(0.5)
@@ -122,6 +126,87 @@ final class AnalysisLanesTests: XCTestCase {
                         assertSame(one, other, "\(copy), \(lanes) lanes, blocks of \(blockRows), curves \(base.curves)")
                     }
                 }
+            }
+        }
+    }
+
+    /// The bands the lanes sum as contacts finish are the bands of the
+    /// finished curve matrices (how they were summed before), and without
+    /// the matrices they are the same while the matrices stay empty.
+    func testLaneBandsAreTheBandsOfTheCurveMatrices() throws {
+        for path in try traces() {
+            let chunks97 = try rewritten(path, chunkRows: 97)
+            for (lanes, copy, blockRows) in [(1, path, 65_536), (2, path, 65_536), (3, chunks97, 97)] {
+                try assertBandsOfMatrices(copy, lanes: lanes, blockRows: blockRows)
+            }
+        }
+    }
+
+    /// A contact that goes down a second time, in another slot, while still
+    /// open in its first: the second beginning overwrites its curve rows, so
+    /// the bands come from the finished matrices, as before.
+    func testAContactBegunTwiceGivesTheBandsOfItsMatrices() throws {
+        var simulation = SimulationOptions()
+        simulation.seed = 5
+        simulation.presses = 60
+        let path = directory.appendingPathComponent("twice.h5").path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(Simulator.run(simulation).recording)
+        try writer.close()
+        // The reader closes the file before h5py opens it for writing.
+        let (name, contact) = try { () throws -> (String, Contact) in
+            let reader = try TraceReader(path: path)
+            let name = reader.recordingNames[0]
+            // Its first slot stays held to the end: no later contact may go down there.
+            let table = try reader.recording(name).contacts()
+            return (name, try XCTUnwrap(table.last { contact in
+                contact.sampleCount > 20 && !table.contains { $0.id > contact.id && $0.slot == contact.slot }
+            }))
+        }()
+        let middle = Int(contact.firstSample) + Int(contact.sampleCount) / 2
+        // From the middle on, its rows are in slot 9 (free), the first of them a down row.
+        try runPython("""
+            import h5py, numpy, sys
+            with h5py.File(sys.argv[1], 'a') as f:
+                s = f['recordings/\(name)/samples']
+                ids = s['contact'][:]
+                later = numpy.nonzero(ids == \(contact.id))[0]
+                later = later[later >= \(middle)]
+                slots = s['slot'][:]; slots[later] = 9; s['slot'][:] = slots
+                flags = s['flags'][:]; flags[later[0]] |= 1; s['flags'][:] = flags
+            """, path)
+        let analysis = try analyses(path, AnalysisOptions())[0]
+        XCTAssertTrue(analysis.warnings.contains { $0.contains("contact \(contact.id) has fewer samples") }, "\(analysis.warnings)")
+        for lanes in [1, 2] { try assertBandsOfMatrices(path, lanes: lanes, blockRows: 65_536) }
+    }
+
+    /// The bands of an analysis with and without matrices are those summed from its matrices.
+    private func assertBandsOfMatrices(_ path: String, lanes: Int, blockRows: Int) throws {
+        for smoothing in [Smoothing.none, .ema(alpha: 0.3)] {
+            var options = AnalysisOptions()
+            options.lanes = lanes
+            options.chunkRows = blockRows
+            options.smoothing = smoothing
+            var bandsOnly = options
+            bandsOnly.curveMatrices = false
+            let what = "\(path), \(lanes) lanes, \(smoothing)"
+            for (analysis, lean) in zip(try analyses(path, options), try analyses(path, bandsOnly)) {
+                var curveBands = CurveBands(points: options.curvePoints), alignedBands = CurveBands(points: options.alignedPoints)
+                for contact in analysis.contacts {
+                    guard let pressClass = contact.pressClass else { continue }
+                    let row = Int(contact.id)
+                    curveBands.add(analysis.curves[(row * options.curvePoints)..<((row + 1) * options.curvePoints)], as: pressClass)
+                    alignedBands.add(analysis.alignedCurves[(row * options.alignedPoints)..<((row + 1) * options.alignedPoints)],
+                                     as: pressClass)
+                }
+                XCTAssertEqual(analysis.statistics.curveBands.stored, curveBands.stored, what)
+                XCTAssertEqual(analysis.statistics.alignedBands.stored, alignedBands.stored, what)
+                XCTAssertEqual(lean.statistics.curveBands.stored, curveBands.stored, what)
+                XCTAssertEqual(lean.statistics.alignedBands.stored, alignedBands.stored, what)
+                XCTAssertEqual(lean.statistics, analysis.statistics, what)
+                XCTAssertEqual(lean.contacts, analysis.contacts, what)
+                XCTAssertTrue(lean.curves.isEmpty && lean.alignedCurves.isEmpty, what)
+                XCTAssertEqual(analysis.curves.count, analysis.contacts.count * options.curvePoints, what)
             }
         }
     }

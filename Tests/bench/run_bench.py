@@ -16,7 +16,9 @@ Yardsticks, all in the same run:
   - full peer (peer.py): numpy for everything the report computes;
   - forcetrace's own bare read (forcetrace-bare-read): the same seven columns
     through forcetrace's block reader, and nothing else;
-  - gzip -1 and gzip -6 of the evemu text, for import time and for size.
+  - gzip -1 and gzip -6 of the evemu text, for import time and for size;
+  - the summary itself, for --html, --json and --save (output_ratios.py:
+    interleaved turns, each ratio against the summary's median of those turns).
 """
 import argparse
 import json
@@ -26,6 +28,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import output_ratios
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -196,7 +200,7 @@ def main():
         print(f"bench: {trace.name}: {samples:,} samples, {ours['contacts']:,} contacts, {events:,} events, "
               f"{trace.stat().st_size / 2**20:.1f} MiB", flush=True)
         summary, summary_rss = timed("summary", [args.forcetrace, "report", str(trace), "--contacts", "0"])
-        per_contact, _ = timed("json", [args.forcetrace, "report", str(trace), "--json"])
+        outputs = output_ratios.measure([args.forcetrace], trace, args.repeat)[args.forcetrace]
         h5py_read, _ = timed("h5py", [sys.executable, str(HERE / "bare_read.py"), str(trace)])
         our_read, _ = timed("read", [bare_read, str(trace)])
         lean, lean_rss = timed("lean", [sys.executable, str(HERE / "lean_peer.py"), str(trace)])
@@ -204,7 +208,9 @@ def main():
         row(label, "report summary", summary, "bare h5py read", h5py_read, f"{summary / h5py_read:.2f}×", "≤ 0.80×", "summary", "h5py")
         row(label, "report summary", summary, "lean peer", lean, f"{lean / summary:.2f}× faster", "≥ 1.5× faster", "summary", "lean")
         row(label, "report summary", summary, "full peer", full, f"{full / summary:.2f}× faster", "", "summary", "full")
-        row(label, "report --json", per_contact, "report summary", summary, f"{per_contact / summary:.2f}×", "≤ 1.3×", "json", "summary")
+        for task, seconds, their_seconds, ratio, target, cpu_ratio in output_ratios.rows(outputs):
+            rows.append((label, task, seconds, "report summary, same turns", their_seconds, f"{ratio:.2f}×", f"≤ {target}×",
+                         f"{cpu_ratio:.2f}× (ratio)"))
         row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×", "", "read", "h5py")
         row(label, "report summary peak RSS (MiB)", summary_rss, "lean peer", lean_rss, f"{lean_rss / summary_rss:.2f}× smaller")
         if index == 0:

@@ -97,10 +97,14 @@ public struct AnalysisOptions: Equatable, Sendable {
     public var alignedPoints = 200
     /// Tolerances of the inflation sweep, in mm.
     public static let sweepTolerancesMM: [Double] = [0, 0.1, 0.25, 0.5, 1]
-    /// Whether to compute the curve matrices (`curves`, `alignedCurves`) and
-    /// the curve bands: only outputs that store or draw curves (--save, --html)
-    /// need them; empty when false.
+    /// Whether to compute the curve bands, the paths and (with
+    /// `curveMatrices`) the curve matrices (`curves`, `alignedCurves`): only
+    /// outputs that store or draw curves (--save, --html) need them; empty when false.
     public var curves = true
+    /// Whether to keep the per-contact curve matrices as well (with `curves`):
+    /// only `--save` stores them. The bands, which the HTML page and the JSON
+    /// show, are summed on the lanes with or without them.
+    public var curveMatrices = true
     /// Rows read per chunk of the samples table.
     public var chunkRows = 65_536
     /// Threads that measure contacts (at most 255); nil picks by size

@@ -101,7 +101,11 @@ public enum PressureAnalyzer {
     }
 
     /// The samples loop, then the labels (read meanwhile) and the tables read after it.
+    /// `bandsFromMatrices`: sum the curve bands from the finished matrices
+    /// (kept for this), not on the lanes; for a recording that begins a
+    /// contact twice, whose curve rows the second beginning overwrites.
     private static func measure(_ recording: TraceRecording, table: [Contact], options: AnalysisOptions, labels labelReads: LabelReads,
+                                bandsFromMatrices: Bool = false,
                                 progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
         let device = recording.device
         let file = recording.filePath
@@ -126,13 +130,17 @@ public enum PressureAnalyzer {
             }
             count = table.count
         }
-        // Only a saved report holds the curve matrices; without one they are not computed.
+        // Only a saved report holds the curve matrices; without one the lanes
+        // hold each open contact's curve in a row per slot, and add it to their bands.
         let curvePoints = options.curves ? options.curvePoints : 0, alignedPoints = options.curves ? options.alignedPoints : 0
-        var curves = [Float](repeating: .nan, count: table.count * curvePoints)
-        var aligned = [Float](repeating: .nan, count: table.count * alignedPoints)
+        let keepsMatrices = options.curveMatrices || bandsFromMatrices
+        var curves = [Float](repeating: .nan, count: keepsMatrices ? table.count * curvePoints : 0)
+        var aligned = [Float](repeating: .nan, count: keepsMatrices ? table.count * alignedPoints : 0)
+        var begun = [UInt8](repeating: 0, count: table.count)
         let contactSetup = OpenContact.Setup(thresholds: options.thresholds, smoothing: options.smoothing, lanes: (lanes.x, lanes.y),
                                              hasPressure: pressureAxis != nil, curvePoints: curvePoints,
-                                             alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs)
+                                             alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs,
+                                             keepsMatrices: keepsMatrices, lanesAddBands: options.curves && !bandsFromMatrices)
         let rows = try recording.rowCount(.samples)
         let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)
         precondition(laneCount > 0, "at least one lane")
@@ -149,7 +157,7 @@ public enum PressureAnalyzer {
         let slotCount = max(1, device.slotCount) + 1
         let checks = RowChecks(slots: slotCount, framesCounted: pressureAxis != nil && device.contactProtocol == .slots,
                                file: file, recording: recording.name)
-        let contactLanes = (0..<laneCount).map { ContactLane(index: $0, slots: slotCount) }
+        let contactLanes = (0..<laneCount).map { ContactLane(index: $0, slots: slotCount, setup: contactSetup) }
         var outOfRange: Int64 = 0
 
         try results.withUnsafeMutableBufferPointer { results in
@@ -157,10 +165,11 @@ public enum PressureAnalyzer {
                 try aligned.withUnsafeMutableBufferPointer { aligned in
                     try paths.withUnsafeMutableBufferPointer { paths in
                         try lastSample.withUnsafeBufferPointer { lastSample in
+                          try begun.withUnsafeMutableBufferPointer { begun in
                           try owner.withUnsafeBufferPointer { owner in
                             try tUp.withUnsafeBufferPointer { tUp in
                                 let setup = LaneSetup(contact: contactSetup, owner: owner, results: results, lastSample: lastSample,
-                                                      tUp: tUp, curves: curves, aligned: aligned, paths: paths, minimum: minimum,
+                                                      tUp: tUp, curves: curves, aligned: aligned, begun: begun, paths: paths, minimum: minimum,
                                                       span: span, bounds: bounds, resolution: resolution)
                                 let workers = LaneWorkers(Array(contactLanes.dropFirst()), setup: setup)
                                 defer { workers.finish() }
@@ -199,16 +208,22 @@ public enum PressureAnalyzer {
                                     for lane in contactLanes where lane.open[index].isOpen {
                                         let id = Int(lane.open[index].id)
                                         warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
-                                        results[id] = lane.open[index].finish(setup: contactSetup, resolution: resolution, curve: curves, aligned: aligned)
+                                        results[id] = lane.finish(slotIndex: index, setup)
                                     }
                                 }
                                 outOfRange = contactLanes.reduce(0) { $0 + $1.outOfRange }
                             }
                           }
+                          }
                         }
                     }
                 }
             }
+        }
+        if options.curves && !bandsFromMatrices && contactLanes.contains(where: { $0.reopened }) {
+            var analysis = try measure(recording, table: table, options: options, labels: labelReads, bandsFromMatrices: true, progress: progress)
+            if !options.curveMatrices { analysis.curves = []; analysis.alignedCurves = [] }
+            return analysis
         }
         let (labels, truth) = try labelReads.wait()
         var statistics = PressureStatistics()
@@ -227,7 +242,11 @@ public enum PressureAnalyzer {
         statistics.droppedMarkers = Int64(markers.filter { $0.kind == .synDropped }.count)
         statistics.resyncMarkers = Int64(markers.filter { $0.kind == .resync }.count)
         statistics.partialRecordings = recording.importStatus == .partial ? 1 : 0
-        if options.curves {
+        if options.curves && !bandsFromMatrices {
+            // Integer sums: the same whichever lane added which contact.
+            statistics.curveBands = contactLanes.reduce(CurveBands(points: curvePoints)) { $0 + $1.curveBands.bands }
+            statistics.alignedBands = contactLanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands.bands }
+        } else if options.curves {
             statistics.curveBands = CurveBands(points: curvePoints)
             statistics.alignedBands = CurveBands(points: alignedPoints)
             for contact in results {
@@ -328,6 +347,8 @@ struct LaneSetup: @unchecked Sendable {
     let tUp: UnsafeBufferPointer<Int64>
     let curves: UnsafeMutableBufferPointer<Float>
     let aligned: UnsafeMutableBufferPointer<Float>
+    /// 1 once a contact has begun (written by its lane only).
+    let begun: UnsafeMutableBufferPointer<UInt8>
     let paths: UnsafeMutableBufferPointer<ContactPath>
     let minimum: Double, span: Double
     let bounds: SampleBounds
@@ -341,16 +362,26 @@ final class ContactLane: @unchecked Sendable {
     /// Set at a row that lane 0's checks refuse: it stops there, and lane 0 throws.
     private(set) var halted = false
     private(set) var outOfRange: Int64 = 0
+    /// Without curve matrices: the curve rows of the open contacts, one per slot.
+    private(set) var targets: CurveTargets
+    /// The bands of the contacts this lane finished.
+    private(set) var curveBands: LaneBands, alignedBands: LaneBands
+    /// Whether a contact began a second time (its curve rows then differ from what one beginning writes).
+    private(set) var reopened = false
 
-    init(index: Int, slots: Int) {
+    init(index: Int, slots: Int, setup: OpenContact.Setup) {
         self.index = index
         open = .allocate(capacity: slots)
         open.initialize(repeating: OpenContact())
+        targets = CurveTargets(slots: setup.keepsMatrices ? 0 : slots, setup)
+        curveBands = LaneBands(points: setup.lanesAddBands ? setup.curvePoints : 0)
+        alignedBands = LaneBands(points: setup.lanesAddBands ? setup.alignedPoints : 0)
     }
 
     deinit {
         _ = open.deinitialize()
         open.deallocate()
+        targets.curves.deallocate(); targets.aligned.deallocate()
     }
 
     /// More slots, closed. Only while no lane runs.
@@ -361,12 +392,36 @@ final class ContactLane: @unchecked Sendable {
         UnsafeMutableBufferPointer(rebasing: grown[open.count...]).initialize(repeating: OpenContact())
         open.deallocate()
         open = grown
+        targets.grow(to: slots)
+    }
+
+    /// Marks contact `id` begun; a second beginning is remembered.
+    @inline(never)
+    func noteBegin(_ id: Int, _ setup: LaneSetup) {
+        if setup.begun[id] != 0 { reopened = true }
+        setup.begun[id] = 1
+    }
+
+    /// Finishes the contact open in `slotIndex` and adds its curves to this lane's bands.
+    func finish(slotIndex: Int, _ setup: LaneSetup) -> ContactStatistics {
+        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : self.targets
+        let contact = open[slotIndex].finish(setup: setup.contact, resolution: setup.resolution,
+                                             curve: targets.curves, aligned: targets.aligned)
+        if setup.contact.lanesAddBands, let pressClass = contact.pressClass {
+            let curveBase = open[slotIndex].curveBase, alignedBase = open[slotIndex].alignedBase
+            // Every curve point is written by now; aligned points from the contact's end on stay NaN (not written).
+            curveBands.add(UnsafeBufferPointer(rebasing: targets.curves[curveBase..<(curveBase + setup.contact.curvePoints)]), as: pressClass)
+            alignedBands.add(UnsafeBufferPointer(rebasing: targets.aligned[alignedBase..<(alignedBase + open[slotIndex].nextAligned)]),
+                             as: pressClass)
+        }
+        return contact
     }
 
     /// The rows of `block` whose contacts this lane owns (lanes other than 0).
     func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, _ setup: LaneSetup) {
         guard !halted else { return }
         let open = self.open, owner = setup.owner, lane = UInt8(index), contacts = setup.results.count
+        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : self.targets
         var outOfRange = self.outOfRange
         var completed = true
         for index in 0..<block.rows.count {
@@ -376,8 +431,8 @@ final class ContactLane: @unchecked Sendable {
             guard owner[id] == lane else { continue }
             let slotIndex = Int(block.slot[index]) + 1
             guard slotIndex >= 0 && slotIndex < open.count,
-                  Self.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open, setup,
-                            outOfRange: &outOfRange) else {
+                  Self.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open,
+                            targets: targets, lane: self, setup, outOfRange: &outOfRange) else {
                 completed = false
                 break
             }
@@ -390,14 +445,16 @@ final class ContactLane: @unchecked Sendable {
     /// what the slot holds (lane 0 refuses such a row first).
     @inline(__always)
     static func step(_ block: SampleRows, _ index: Int, id: Int, slotIndex: Int, normalized: Double,
-                     open: UnsafeMutableBufferPointer<OpenContact>,
+                     open: UnsafeMutableBufferPointer<OpenContact>, targets: CurveTargets, lane: ContactLane,
                      _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
         let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
         if !setup.bounds.contains(x: x, y: y, pressure: pressure) { outOfRange += 1 }
         let isDown = flags & SampleFlags.down.rawValue != 0
         if isDown {
             if open[slotIndex].isOpen { return false }
-            open[slotIndex].begin(setup.results[id])
+            lane.noteBegin(id, setup)
+            open[slotIndex].begin(setup.results[id], curveBase: (setup.contact.keepsMatrices ? id : slotIndex) * setup.contact.curvePoints,
+                                  alignedBase: (setup.contact.keepsMatrices ? id : slotIndex) * setup.contact.alignedPoints)
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }
@@ -405,10 +462,9 @@ final class ContactLane: @unchecked Sendable {
             setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized))
         }
         open[slotIndex].add(time: block.tNs[index], x: x, y: y, pressure: pressure, normalized: normalized, flags: flags,
-                            isDown: isDown, setup: setup.contact, curve: setup.curves, aligned: setup.aligned)
+                            isDown: isDown, setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
         if Int64(block.rows.lowerBound + index) == setup.lastSample[id] {
-            setup.results[id] = open[slotIndex].finish(setup: setup.contact, resolution: setup.resolution,
-                                                       curve: setup.curves, aligned: setup.aligned)
+            setup.results[id] = lane.finish(slotIndex: slotIndex, setup)
         }
         return true
     }
@@ -485,6 +541,7 @@ final class RowChecks {
     /// Checks every row of `block` and adds lane 0's rows to their contacts.
     func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, lane: ContactLane, _ setup: LaneSetup) throws {
         let open = lane.open, owner = setup.owner, contacts = setup.results.count
+        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : lane.targets
         let holder = self.holder, slotPressure = self.slotPressure, slotUntil = self.slotUntil, slotCount = self.slotCount
         let framesCounted = self.framesCounted
         let times = block.tNs, ids = block.contact, slots = block.slot
@@ -523,6 +580,7 @@ final class RowChecks {
             slotPressure[slotIndex] = block.pressure[index]
             if owner[id] == 0 {
                 let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open,
+                                             targets: targets, lane: lane,
                                              setup, outOfRange: &outOfRange)
                 assert(added, "lane 0 refused a row the checks passed")
             }
@@ -619,6 +677,10 @@ struct OpenContact {
         var curvePoints: Int
         var alignedPoints: Int
         var alignedStepNs: Int64
+        /// Curve rows by contact id in the matrices, else by slot in the lane's `CurveTargets`.
+        var keepsMatrices: Bool
+        /// Whether each lane sums the bands of the contacts it finishes.
+        var lanesAddBands: Bool
     }
 
     var isOpen = false
@@ -633,11 +695,15 @@ struct OpenContact {
     var held: Float = .nan
     var nextPoint = 0
     var nextAligned = 0
+    /// Where this contact's curve rows start in the buffers `hold` writes.
+    var curveBase = 0, alignedBase = 0
 
-    mutating func begin(_ contact: ContactStatistics) {
+    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int) {
         self = OpenContact()
         isOpen = true
         stats = contact
+        self.curveBase = curveBase
+        self.alignedBase = alignedBase
     }
 
     /// Curve grid point `index` of `points` over the contact's span.
@@ -654,13 +720,10 @@ struct OpenContact {
     @inline(__always)
     mutating func hold(until time: Int64, setup: Setup, curve: UnsafeMutableBufferPointer<Float>,
                        aligned: UnsafeMutableBufferPointer<Float>) {
-        let row = Int(stats.id)
-        let curveBase = row * setup.curvePoints
         while nextPoint < setup.curvePoints && gridTime(nextPoint, points: setup.curvePoints) < time {
             curve[curveBase + nextPoint] = held
             nextPoint += 1
         }
-        let alignedBase = row * setup.alignedPoints
         while nextAligned < setup.alignedPoints && stats.tDownNs + Int64(nextAligned) * setup.alignedStepNs < time {
             aligned[alignedBase + nextAligned] = held
             nextAligned += 1
@@ -728,7 +791,6 @@ struct OpenContact {
         if setup.hasPressure {
             hold(until: stats.endNs, setup: setup, curve: curve, aligned: aligned)
             // The span's last grid points lie before its end; a zero-length span holds the down value.
-            let curveBase = Int(stats.id) * setup.curvePoints
             while nextPoint < setup.curvePoints { curve[curveBase + nextPoint] = held; nextPoint += 1 }
             if let peak = stats.signalPeak {
                 stats.pressClass = PressClass.of(peak: peak, peek: setup.thresholds.peek, pop: setup.thresholds.pop)
@@ -760,5 +822,45 @@ struct SampleRows {
         rows = block.rows
         tNs = block[S.tNs]; contact = block[S.contact]; slot = block[S.slot]
         x = block[S.x]; y = block[S.y]; pressure = block[S.pressure]; flags = block[S.flags]
+    }
+}
+
+/// The curve rows `OpenContact.hold` writes into: the matrices (by contact
+/// id), or a lane's own rows, one per slot, when no matrix is kept.
+struct CurveTargets {
+    var curves: UnsafeMutableBufferPointer<Float>
+    var aligned: UnsafeMutableBufferPointer<Float>
+    private let curvePoints: Int, alignedPoints: Int
+    /// Whether the rows are a lane's (allocated here), not the matrices.
+    let ownedBySlot: Bool
+
+    init(matrices setup: LaneSetup) {
+        curves = setup.curves
+        aligned = setup.aligned
+        curvePoints = setup.contact.curvePoints
+        alignedPoints = setup.contact.alignedPoints
+        ownedBySlot = false
+    }
+
+    /// `slots` rows of each (the lane deallocates them); none when 0, for a lane that writes the matrices.
+    init(slots: Int, _ setup: OpenContact.Setup) {
+        curvePoints = setup.curvePoints
+        alignedPoints = setup.alignedPoints
+        ownedBySlot = slots > 0
+        curves = .allocate(capacity: slots * curvePoints)
+        aligned = .allocate(capacity: slots * alignedPoints)
+    }
+
+    /// More slots' rows, keeping the open contacts' rows where they are.
+    mutating func grow(to slots: Int) {
+        guard ownedBySlot else { return }
+        func grown(_ buffer: UnsafeMutableBufferPointer<Float>, _ points: Int) -> UnsafeMutableBufferPointer<Float> {
+            let new = UnsafeMutableBufferPointer<Float>.allocate(capacity: slots * points)
+            _ = new.initialize(fromContentsOf: buffer)
+            buffer.deallocate()
+            return new
+        }
+        curves = grown(curves, curvePoints)
+        aligned = grown(aligned, alignedPoints)
     }
 }

@@ -68,7 +68,7 @@ extension PressureReport {
         out.beginArray(flat: false)
         // A hundred thousand contacts are most of the document: rendered on all cores, in order.
         let contacts = analysis.contacts, lanes = analysis.lanes
-        let fields = jsonContactFields
+        let fields = ContactJSONFields(jsonContactFields)
         out.elements(contacts.count) { index, out in writeContact(contacts[index], fields: fields, lanes: lanes, to: &out) }
         out.endArray()
         out.key("device"); out.string(device.name)
@@ -94,10 +94,14 @@ extension PressureReport {
 
     /// One contact's object: every `ContactField` that applies, in key order.
     func writeContact(_ contact: ContactStatistics, fields: [ContactField], lanes: ToleranceLanes, to out: inout JSONWriter) {
+        writeContact(contact, fields: ContactJSONFields(fields), lanes: lanes, to: &out)
+    }
+
+    func writeContact(_ contact: ContactStatistics, fields: ContactJSONFields, lanes: ToleranceLanes, to out: inout JSONWriter) {
         out.beginObject()
-        for field in fields {
-            out.key(field.key)
-            out.value(field.value(contact), lanes: lanes)
+        for entry in fields.entries {
+            out.key(entry.key)
+            out.value(entry.value(contact), lanes: lanes)
         }
         out.endObject()
     }
@@ -305,5 +309,24 @@ extension JSONWriter {
             }
             endArray()
         }
+    }
+}
+
+/// The keys and value functions of the contact fields, taken out of
+/// `ContactField` once per recording: copying a whole field per contact
+/// (its strings, closures and column) cost reference counting on every
+/// thread that renders contacts. In a struct, not an array of functions:
+/// an array keeps functions in its generic form, and calling one went
+/// through a thunk that copied the contact for every field.
+struct ContactJSONFields: Sendable {
+    struct Entry: Sendable {
+        let key: StaticString
+        let value: @Sendable (ContactStatistics) -> ContactValue
+    }
+
+    let entries: [Entry]
+
+    init(_ fields: [ContactField]) {
+        entries = fields.map { Entry(key: $0.key, value: $0.value) }
     }
 }

@@ -97,7 +97,12 @@ struct JSONWriter: TextOutputStream {
     /// Shortest text that reads back as the same double (Swift's `description`); null when not finite.
     mutating func double(_ value: Double) {
         beforeValue()
-        if value.isFinite { value.write(to: &self) } else { append("null") }
+        guard value.isFinite else { append("null"); return }
+        // Per-contact doubles repeat (pressure levels over a span): their text is kept by bit pattern.
+        if bytes.appendCachedDouble(value.bitPattern) { return }
+        let start = bytes.position
+        value.write(to: &self)
+        bytes.cacheDouble(value.bitPattern, from: start)
     }
 
     mutating func double(_ value: Double?) {
@@ -265,6 +270,26 @@ final class ByteBuffer {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// The text of recently written doubles; made at the first double.
+    private var doubles: DoubleTextCache?
+
+    /// Bytes held so far (an offset for `cacheDouble`).
+    var position: Int { count }
+
+    /// Appends the text `cacheDouble` kept for `bits`; false when it has none.
+    @inline(__always)
+    func appendCachedDouble(_ bits: UInt64) -> Bool {
+        guard let doubles else { self.doubles = DoubleTextCache(); return false }
+        reserve(DoubleTextCache.longest)
+        let length = doubles.copy(bits, to: base + count)
+        count += length
+        return length > 0
+    }
+
+    /// Keeps the text from `start` to the end as the text of `bits`.
+    func cacheDouble(_ bits: UInt64, from start: Int) {
+        doubles?.keep(bits, UnsafeBufferPointer(start: base + start, count: count - start))
+    }
     /// Where full buffers go; nil keeps everything.
     var sink: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
@@ -447,3 +472,55 @@ final class ByteBuffer {
 /// iteration touches only its own writer.
 private struct UncheckedParts: @unchecked Sendable { let parts: UnsafeMutableBufferPointer<JSONWriter> }
 private struct UncheckedRender: @unchecked Sendable { let render: (Int, inout JSONWriter) -> Void }
+
+/// The text of doubles by bit pattern, in a direct-mapped table: a hit costs
+/// a hash and three word copies instead of a shortest-round-trip conversion.
+/// The text is exactly what the conversion wrote, so the output is the same.
+final class DoubleTextCache {
+    /// Bytes of the longest shortest-round-trip text of a finite double ("-2.2250738585072014e-308").
+    static let longest = 24
+    private static let slotBits = 12, stride = 32
+    /// Key per slot; a NaN pattern marks an empty one (only finite values are kept).
+    private let keys: UnsafeMutablePointer<UInt64>
+    /// Per slot: the length, then the text.
+    private let texts: UnsafeMutableRawPointer
+
+    init() {
+        keys = .allocate(capacity: 1 << Self.slotBits)
+        keys.initialize(repeating: .max, count: 1 << Self.slotBits)
+        texts = .allocate(byteCount: Self.stride << Self.slotBits, alignment: 8)
+        texts.initializeMemory(as: UInt8.self, repeating: 0, count: Self.stride << Self.slotBits)
+    }
+
+    deinit {
+        keys.deallocate()
+        texts.deallocate()
+    }
+
+    @inline(__always)
+    private static func slot(_ bits: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((bits ^ (bits >> 31)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - slotBits))
+    }
+
+    /// Copies the text of `bits` to `target` (which has room for `longest`
+    /// bytes) and returns its length; 0 when not kept.
+    @inline(__always)
+    func copy(_ bits: UInt64, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let slot = Self.slot(bits)
+        guard keys[slot] == bits else { return 0 }
+        let entry = texts + slot * Self.stride, to = UnsafeMutableRawPointer(target)
+        // The whole slot: bytes past the length are overwritten by what follows.
+        for word in 0..<3 {
+            to.storeBytes(of: entry.loadUnaligned(fromByteOffset: 1 + 8 * word, as: UInt64.self), toByteOffset: 8 * word, as: UInt64.self)
+        }
+        return Int(entry.load(as: UInt8.self))
+    }
+
+    func keep(_ bits: UInt64, _ text: UnsafeBufferPointer<UInt8>) {
+        guard text.count > 0 && text.count <= Self.longest, let source = text.baseAddress else { return }
+        let slot = Self.slot(bits), entry = texts + slot * Self.stride
+        keys[slot] = bits
+        entry.storeBytes(of: UInt8(text.count), as: UInt8.self)
+        (entry + 1).copyMemory(from: source, byteCount: text.count)
+    }
+}
