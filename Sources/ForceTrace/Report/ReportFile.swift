@@ -144,6 +144,11 @@ public enum ReportFile {
         /// The bins of the histograms, coordinates with their lower edges.
         static let peakBin = "peak_norm_bin"
         static let timeBin = "time_bin"
+        /// The levels of `quantiles/*`, a coordinate with values.
+        static let quantileLevel = "level"
+        /// The rows and columns of `suggested_thresholds/with_labels/confusion`.
+        static let label = "label"
+        static let found = "found"
         /// The elements of the `state` fields of one length.
         static func element(length: Int) -> String { "length_\(length)" }
     }
@@ -165,6 +170,8 @@ public enum ReportFile {
         try group.setAttribute("reached_peek", .int(statistics.reachedPeek))
         try group.setAttribute("reached_pop", .int(statistics.reachedPop))
         try group.setAttribute("shared_pressure", .int(statistics.sharesPressure ? 1 : 0))
+
+        try writeFigures(statistics, to: group)
 
         let sweep = try group.createGroup("sweep")
         try sweep.writeCoordinate("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
@@ -216,6 +223,59 @@ public enum ReportFile {
             try state.createDimensionScale(Dimension.element(length: length), rows: length)
             try state.attachScale(Dimension.element(length: length), to: names)
         }
+    }
+
+    /// The summary's derived figures as datasets of their own (docs/ANALYSIS.md,
+    /// "The --save file"), under the names `report --json` gives them:
+    /// `classes/`, `quantiles/` and `suggested_thresholds/`.
+    static func writeFigures(_ statistics: PressureStatistics, to group: Group) throws {
+        let classes = try group.createGroup("classes")
+        for pressClass in PressClass.allCases {
+            try classes.writeScalar(pressClass.rawValue, statistics.classCounts[pressClass])
+            try classes.describe(pressClass.rawValue, units: "1", "contacts classed \(pressClass.rawValue) at the configured thresholds")
+        }
+
+        let quantiles = try group.createGroup("quantiles")
+        try quantiles.writeCoordinate(Dimension.quantileLevel, Quantiles.levels, units: "1", "quantile level (p5, p25, p50, p75, p95)")
+        for (name, values) in statistics.quantileLists {
+            // NaN throughout where there are no values (null in JSON).
+            try quantiles.write(name, values.quantiles ?? Quantiles.levels.map { _ in .nan },
+                                units: name.hasSuffix("_s") ? "seconds" : "1", "quantiles of \(name) over the contacts that have one")
+        }
+        try quantiles.attachScale(Dimension.quantileLevel, to: statistics.quantileLists.map(\.name))
+
+        // A suggestion that cannot be made (null in JSON) has no group.
+        let suggested = try group.createGroup("suggested_thresholds")
+        if let labelled = statistics.suggestionFromLabels {
+            let with = try suggested.createGroup("with_labels")
+            try writeSuggestion(labelled, to: with)
+            try with.writeScalar("balanced_accuracy", labelled.balancedAccuracy ?? .nan)
+            try with.describe("balanced_accuracy", units: "1", "mean recall over the labelled classes at the suggested thresholds")
+            try with.writeScalar("tied_pairs", Int64(labelled.tiedPairs))
+            try with.describe("tied_pairs", units: "1", "threshold pairs with the same best balanced accuracy; the suggestion is their middle")
+            let confusion = labelled.confusion ?? ConfusionMatrix()
+            try with.writeMatrix("confusion", PressClass.allCases.flatMap { label in PressClass.allCases.map { confusion[label: label, found: $0] } },
+                                 rows: 3, columns: 3, compression: .none)
+            try with.describe("confusion", units: "1", "contacts by label (rows) and the class the suggested thresholds give (columns)")
+            try with.setAttribute("classes", .strings(PressClass.allCases.map(\.rawValue)), onMember: "confusion")
+            try with.createDimensionScale(Dimension.label, rows: 3)
+            try with.createDimensionScale(Dimension.found, rows: 3)
+            try with.attachScale(Dimension.label, to: ["confusion"], axis: 0)
+            try with.attachScale(Dimension.found, to: ["confusion"], axis: 1)
+        }
+        if let breaks = statistics.suggestionWithoutLabels {
+            let without = try suggested.createGroup("without_labels")
+            try writeSuggestion(breaks, to: without)
+            try without.setAttribute("note", .string(ThresholdSuggestion.naturalBreaksNote))
+        }
+    }
+
+    private static func writeSuggestion(_ suggestion: ThresholdSuggestion, to group: Group) throws {
+        try group.setAttribute("method", .string(suggestion.method.rawValue))
+        try group.writeScalar("peek", suggestion.peek)
+        try group.describe("peek", units: "1", "suggested peek threshold, normalized pressure")
+        try group.writeScalar("pop", suggestion.pop)
+        try group.describe("pop", units: "1", "suggested pop threshold, normalized pressure")
     }
 
     /// Reads back the aggregate `writeStatistics` stored under `group/state`.
