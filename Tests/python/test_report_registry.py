@@ -85,6 +85,30 @@ def test_figures_carry_units_and_long_names(saved):
         assert total["suggested_thresholds/with_labels"].attrs["method"] == "balanced-accuracy"
 
 
+def test_large_arrays_are_deflated_in_chunks_and_small_ones_stay_contiguous(saved):
+    """Arrays of 1024 elements or more (the curve bands in state/, the curve
+    matrices) are chunked with shuffle and deflate; smaller ones contiguous."""
+    import h5py
+
+    report, _ = saved
+    with h5py.File(report.path, "r") as f:
+        sizes = {}
+
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                sizes[name] = obj
+        f.visititems(visit)
+        big = [name for name, dataset in sizes.items() if dataset.size >= 1024 and dataset.dtype.kind in "iuf"]
+        small = [name for name, dataset in sizes.items() if 0 < dataset.size < 1024 and dataset.ndim == 1 and dataset.dtype.kind in "iuf"]
+        assert "total/state/aligned_bands" in big and "total/state/class_counts" in small
+        for name in big:
+            assert sizes[name].chunks and sizes[name].compression == "gzip" and sizes[name].shuffle, name
+        for name in small:
+            assert sizes[name].chunks is None, name
+        bands = f["total/state/aligned_bands"]
+        assert bands.id.get_storage_size() < bands.size * bands.dtype.itemsize / 10
+
+
 def test_figures_of_a_file_saved_before_them_come_from_the_summary(saved, tmp_path):
     import h5py
 

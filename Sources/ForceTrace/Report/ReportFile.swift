@@ -51,9 +51,9 @@ public enum ReportFile {
         guard options.curves else {
             throw ForceTraceError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
         }
-        try group.writeMatrix("curves", analysis.curves, rows: count, columns: options.curvePoints)
+        try group.writeRows("curves", analysis.curves, rows: count, columns: options.curvePoints)
         try group.describe("curves", units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
-        try group.writeMatrix("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
+        try group.writeRows("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
         try group.describe("aligned_curves", units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
         try group.setAttribute("aligned_step_s", .double(Double(options.alignedStepNs) / 1e9))
         try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
@@ -83,7 +83,7 @@ public enum ReportFile {
                 guard case .sweep(let counts) = field.value(contact) else { return [] }
                 return ToleranceLanes.sweepLanes.map { lanes.applicable[$0] ? counts[$0] : field.missing }
             }
-            try contacts.writeMatrix(name, values, rows: list.count, columns: width)
+            try contacts.writeRows(name, values, rows: list.count, columns: width)
             try contacts.describe(name, units: field.units, field.longName)
             return
         }
@@ -152,6 +152,11 @@ public enum ReportFile {
         /// The elements of the `state` fields of one length.
         static func element(length: Int) -> String { "length_\(length)" }
     }
+
+    /// Arrays of at least this many elements are chunked and deflated (on
+    /// worker threads); smaller ones stay contiguous, where chunk indexes and
+    /// filters would cost more than they save.
+    static let deflatedElements = 1024
 
     /// The name of the dataset holding the summary as `report --json` has it.
     public static let summaryDataset = "summary"
@@ -313,8 +318,21 @@ public enum ReportFile {
 /// attributes that make it self-describing, as the trace file's columns have.
 extension Group {
     fileprivate func write<Element: HDF5Scalar>(_ name: String, _ values: [Element], units: String, _ longName: String) throws {
-        try writeArray(name, values)
+        if values.count >= ReportFile.deflatedElements {
+            try writeDeflated(name, values, rows: values.count, chunkRows: 16384)
+        } else {
+            try writeArray(name, values)
+        }
         try describe(name, units: units, longName)
+    }
+
+    /// A matrix, deflated on worker threads when large (whole rows per chunk, so one curve reads one chunk).
+    fileprivate func writeRows<Element: HDF5Scalar>(_ name: String, _ values: [Element], rows: Int, columns: Int) throws {
+        if values.count >= ReportFile.deflatedElements {
+            try writeDeflated(name, values, rows: rows, columns: columns, chunkRows: 1024)
+        } else {
+            try writeMatrix(name, values, rows: rows, columns: columns)
+        }
     }
 
     /// A dimension whose points have values: a coordinate variable for netCDF readers.
