@@ -7,8 +7,13 @@ public enum ReportFile {
     public static let formatName = "forcetrace-report"
     public static let formatVersion: Int64 = 1
 
+    /// The root attribute `part` of a file that holds only what `--merge` reads
+    /// (`report --save-part`): options, recordings' attributes and `state/`.
+    public static let statePart = "state"
+
     /// Writes `report` to `path` through a temporary file renamed into place.
-    public static func write(_ report: PressureReport, to path: String, replace: Bool) throws {
+    /// - Parameter stateOnly: only what `--merge` reads (`--save-part`), no curves, contacts or figures.
+    public static func write(_ report: PressureReport, to path: String, replace: Bool, stateOnly: Bool = false) throws {
         let target = try AtomicOutput(path: path, replace: replace, inputs: report.files.map(\.file))
         let file = try File.create(target.temporaryPath)
         let root = try file.root
@@ -25,27 +30,42 @@ public enum ReportFile {
         try root.setAttribute("tolerance", .string(options.tolerance.description))
         try root.setAttribute("maximum_possible_force", .double(UIKitForce.maximumPossibleForce))
         try root.setAttribute("inputs", .strings(report.files.map { InputPath.displayName($0.file) }))
+        if stateOnly { try root.setAttribute("part", .string(statePart)) }
         let recordings = try root.createGroup("recordings")
         var used: Set<String> = []
         try ReportMerge.writeOptions(options, to: root)
         for (index, analysis) in report.recordings.enumerated() {
             let group = try recordings.createGroup(ReportMerge.groupName(analysis.name, used: &used))
-            try writeRecording(analysis, of: report, to: group)
+            if stateOnly {
+                try writeIdentity(analysis, to: group)
+                try writeState(analysis.statistics, to: group)
+            } else {
+                try writeRecording(analysis, of: report, to: group)
+            }
             try ReportMerge.writeContext(analysis, index: index, to: group)
         }
         let total = try root.createGroup("total")
-        try writeStatistics(report.total, of: report, to: total)
+        if stateOnly {
+            try writeState(report.total, to: total)
+        } else {
+            try writeStatistics(report.total, of: report, to: total)
+        }
         try file.close()
         try target.commit()
     }
 
-    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
-        let fields = report.contactFields
+    /// The recording's attributes that say which it is.
+    static func writeIdentity(_ analysis: RecordingAnalysis, to group: Group) throws {
         try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
         try group.setAttribute("name", .string(analysis.name))
         try group.setAttribute("device_name", .string(analysis.device.name))
         try group.setAttribute("pressure_axis", .string(analysis.pressureAxis?.name ?? ""))
         try group.setAttribute("tolerance", .string(analysis.lanes.configuredDescription))
+    }
+
+    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
+        let fields = report.contactFields
+        try writeIdentity(analysis, to: group)
         let count = analysis.contacts.count
         let options = analysis.options
         guard options.curves else {
@@ -211,7 +231,11 @@ public enum ReportFile {
         try histograms.setAttribute("peak_norm_bin", .double(1 / Double(ThresholdBins.steps)))
         try histograms.setAttribute("time_bin_s", .double(Double(TimeHistogram.binNs) / 1e9))
 
-        // Every field of the mergeable aggregate, as is, so that it reads back exactly.
+        try writeState(statistics, to: group)
+    }
+
+    /// Every field of the mergeable aggregate, as is, so that it reads back exactly.
+    static func writeState(_ statistics: PressureStatistics, to group: Group) throws {
         let state = try group.createGroup("state")
         try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
         var byLength: [Int: [String]] = [:]
