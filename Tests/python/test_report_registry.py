@@ -176,3 +176,18 @@ def test_state_fields_share_one_dimension_per_length(saved):
             assert sorted(set(state) - set(fields)) == sorted(f"length_{n}" for n in lengths), group
             for name in fields:
                 assert state[name].dims[0][0].name == f"/{group}/state/length_{state[name].shape[0]}"
+
+
+@pytest.mark.parametrize("presses,chunked", [(1023, False), (1024, True)])
+def test_contact_columns_are_deflated_from_1024_contacts(forcetrace, tmp_path, presses, chunked):
+    """The boundary of the rule: 1023 contacts stay contiguous, 1024 are chunked and deflated."""
+    import h5py
+
+    run(forcetrace, "simulate", "--seed", "1", "--presses", presses, "--kinds", "tap", "-o", tmp_path / "taps.evemu")
+    run(forcetrace, "import", tmp_path / "taps.evemu", "-o", tmp_path / "taps.h5")
+    run(forcetrace, "report", tmp_path / "taps.h5", "--contacts", "0", "--save", tmp_path / "taps.report.h5")
+    with h5py.File(tmp_path / "taps.report.h5", "r") as f:
+        (group,) = f["recordings"].values()
+        column = group["contacts/peak_norm"]
+        assert column.shape == (presses,)
+        assert (column.chunks is not None, column.compression) == ((True, "gzip") if chunked else (False, None))
