@@ -141,44 +141,8 @@ final class ChunkEncoder {
     deinit { for compressor in compressors.values { libdeflate_free_compressor(compressor) } }
 
     func write(_ job: ChunkJob) throws {
-        let size = job.chunkRows * job.elementSize
-        let compression = job.compression
-        let shuffle = compression.shuffle && compression.deflateLevel > 0 && job.elementSize > 1
-        if shuffled.count < size { shuffled = [UInt8](repeating: 0, count: size) }
-        if compressed.count < size { compressed = [UInt8](repeating: 0, count: size) }
-        // The filter mask: bit i set means filter i of the dataset's pipeline
-        // was skipped. Shuffle is filter 0 when present, deflate the last.
-        let shuffleBit: UInt32 = compression.shuffle && compression.deflateLevel > 0 ? 1 : 0
-        let deflateBit: UInt32 = compression.deflateLevel > 0 ? (shuffleBit == 1 ? 2 : 1) : 0
-        // One-byte elements pass through HDF5's shuffle unchanged, bit clear.
-        var mask: UInt32 = 0
-        let stored: Int = try job.payload.withChunkBytes { values -> Int in
-            guard values.count == size else {
-                throw HDF5Error(function: "H5Dwrite_chunk", context: job.displayPath,
-                                stack: ["chunk of \(values.count) bytes, expected \(size)"])
-            }
-            return shuffled.withUnsafeMutableBytes { planes -> Int in
-                let input: UnsafeRawPointer
-                if shuffle {
-                    Self.shuffle(values.baseAddress!, into: planes.baseAddress!, rows: job.chunkRows, elementSize: job.elementSize)
-                    input = UnsafeRawPointer(planes.baseAddress!)
-                } else {
-                    input = values.baseAddress!
-                }
-                guard compression.deflateLevel > 0 else {
-                    compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
-                    return size
-                }
-                let compressor = self.compressor(level: compression.deflateLevel)
-                let produced = compressed.withUnsafeMutableBytes {
-                    libdeflate_zlib_compress(compressor, input, size, $0.baseAddress, size)
-                }
-                if produced > 0 { return produced }
-                // Does not shrink: stored as the filters would, deflate skipped.
-                mask |= deflateBit
-                compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
-                return size
-            }
+        let (stored, mask) = try job.payload.withChunkBytes { values in
+            try encode(values, rows: job.chunkRows, elementSize: job.elementSize, compression: job.compression, displayPath: job.displayPath)
         }
         try withHDF5 {
             let id = try job.handle.validID(job.displayPath)
@@ -191,6 +155,51 @@ final class ChunkEncoder {
             try checkStatus(status, "H5Dwrite_chunk", job.displayPath)
         }
     }
+
+    /// One chunk as the dataset's filters would store it, in `compressed`:
+    /// its stored byte count and the filter mask.
+    func encode(_ values: UnsafeRawBufferPointer, rows: Int, elementSize: Int, compression: Compression,
+                displayPath: String) throws -> (stored: Int, mask: UInt32) {
+        let size = rows * elementSize
+        let shuffle = compression.shuffle && compression.deflateLevel > 0 && elementSize > 1
+        if shuffled.count < size { shuffled = [UInt8](repeating: 0, count: size) }
+        if compressed.count < size { compressed = [UInt8](repeating: 0, count: size) }
+        // The filter mask: bit i set means filter i of the dataset's pipeline
+        // was skipped. Shuffle is filter 0 when present, deflate the last.
+        let shuffleBit: UInt32 = compression.shuffle && compression.deflateLevel > 0 ? 1 : 0
+        let deflateBit: UInt32 = compression.deflateLevel > 0 ? (shuffleBit == 1 ? 2 : 1) : 0
+        // One-byte elements pass through HDF5's shuffle unchanged, bit clear.
+        var mask: UInt32 = 0
+        guard values.count == size else {
+            throw HDF5Error(function: "H5Dwrite_chunk", context: displayPath, stack: ["chunk of \(values.count) bytes, expected \(size)"])
+        }
+        let stored: Int = shuffled.withUnsafeMutableBytes { planes -> Int in
+            let input: UnsafeRawPointer
+            if shuffle {
+                Self.shuffle(values.baseAddress!, into: planes.baseAddress!, rows: rows, elementSize: elementSize)
+                input = UnsafeRawPointer(planes.baseAddress!)
+            } else {
+                input = values.baseAddress!
+            }
+            guard compression.deflateLevel > 0 else {
+                compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
+                return size
+            }
+            let compressor = self.compressor(level: compression.deflateLevel)
+            let produced = compressed.withUnsafeMutableBytes {
+                libdeflate_zlib_compress(compressor, input, size, $0.baseAddress, size)
+            }
+            if produced > 0 { return produced }
+            // Does not shrink: stored as the filters would, deflate skipped.
+            mask |= deflateBit
+            compressed.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: input, byteCount: size) }
+            return size
+        }
+        return (stored, mask)
+    }
+
+    /// The bytes `encode` left, for a caller that keeps several chunks.
+    func encoded(_ count: Int) -> [UInt8] { Array(compressed[0..<count]) }
 
     private func compressor(level: Int) -> OpaquePointer {
         if let existing = compressors[level] { return existing }

@@ -20,6 +20,7 @@ struct ReportCommand: Subcommand {
         options: [
             .flag("json", "Print JSON instead of text."),
             .value("save", "OUT.h5", "Also write curves, contacts, histograms and sweeps to OUT.h5."),
+            .value("save-part", "PART.h5", "Write only what --merge reads (options, recordings, state) to PART.h5: no curves or contacts."),
             .value("html", "OUT.html", "Also write a self-contained HTML page with the charts to OUT.html."),
             .flag("force", short: "f", "Replace OUT.h5 or OUT.html if it exists."),
             .value("contacts", "N|all", "Rows of the per-contact table per recording (default 20)."),
@@ -37,6 +38,7 @@ struct ReportCommand: Subcommand {
     let inputs: [String]
     let json: Bool
     let save: String?
+    let savePart: String?
     let html: String?
     let force: Bool
     let contactLimit: Int?
@@ -53,6 +55,7 @@ struct ReportCommand: Subcommand {
         }
         json = arguments.flag("json")
         save = arguments.string("save")
+        savePart = arguments.string("save-part")
         html = arguments.string("html")
         force = arguments.flag("force")
         quiet = arguments.flag("quiet")
@@ -105,7 +108,7 @@ struct ReportCommand: Subcommand {
     func run() throws -> Int32 {
         if merge { return try runMerge() }
         let files = try ReportInputs.expand(inputs, note: { printError($0) })
-        for (option, output) in [("--save", save), ("--html", html)] {
+        for (option, output) in [("--save", save), ("--save-part", savePart), ("--html", html)] {
             guard let output else { continue }
             let target = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
             for file in files where URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path == target {
@@ -120,6 +123,9 @@ struct ReportCommand: Subcommand {
         let report = PressureReport(options: options, files: analyses)
         if let save {
             try ReportFile.write(report, to: save, replace: force)
+        }
+        if let savePart {
+            try ReportFile.write(report, to: savePart, replace: force, stateOnly: true)
         }
         let status = try output(report, contactLimit: contactLimit)
         try Self.warnAboutKeys(files)

@@ -41,6 +41,7 @@ def writers(inputs):
         "import": ["import", SAMPLE, "-o", "OUT"],
         "export": ["export", inputs["trace"], "--format", "evemu", "-o", "OUT"],
         "report-save": ["report", inputs["trace"], "--save", "OUT"],
+        "report-save-part": ["report", inputs["trace"], "--save-part", "OUT"],
         "report-html": ["report", inputs["trace"], "--html", "OUT"],
         "suggest": ["suggest", inputs["calibration"], "--format", "quirks", "-o", "OUT"],
         "simulate": ["simulate", "--presses", "3", "-o", "OUT"],
@@ -49,7 +50,7 @@ def writers(inputs):
     }
 
 
-WRITERS = ["import", "export", "report-save", "report-html", "suggest", "simulate", "record", "calibrate"]
+WRITERS = ["import", "export", "report-save", "report-save-part", "report-html", "suggest", "simulate", "record", "calibrate"]
 
 
 def command(forcetrace, inputs, name, output):

@@ -148,3 +148,31 @@ def test_merged_html_is_the_page_without_the_per_contact_paths(forcetrace, input
     paths = re.compile(r'<figure class="card chart" data-figure="paths">.*?</figure>\n', re.S)
     assert paths.search(direct) and not paths.search(merged)
     assert merged == paths.sub("", direct)
+
+
+def test_state_parts_merge_to_the_same_text_and_json_and_refuse_curves(forcetrace, inputs, tmp_path):
+    """`--save-part` writes only what --merge reads (options, the recordings'
+    attributes, state/): merged, in one round or two, it gives the text and
+    JSON of one report; --save or --html from it would lack curves and rows,
+    so they are refused, naming the part."""
+    parts = []
+    for index, path in enumerate(inputs):
+        parts.append(tmp_path / f"state-{index}.h5")
+        run(forcetrace, "report", path, "--save-part", parts[-1], "--contacts", "0")
+        with h5py.File(parts[-1], "r") as f:
+            assert f.attrs["part"] == "state"
+            for name, group in f["recordings"].items():
+                assert sorted(group) == ["state"], name
+            assert sorted(f["total"]) == ["state"]
+    one = run(forcetrace, "report", *inputs, "--json", "--contacts", "0").stdout
+    merged = run(forcetrace, "report", "--merge", *parts, "--json").stdout
+    assert without_contacts(json.loads(merged)) == without_contacts(json.loads(one))
+    run(forcetrace, "report", "--merge", *parts[:2], "--save-part", tmp_path / "first.h5")
+    run(forcetrace, "report", "--merge", *parts[2:], "--save-part", tmp_path / "rest.h5")
+    rounds = run(forcetrace, "report", "--merge", tmp_path / "first.h5", tmp_path / "rest.h5", "--json").stdout
+    assert rounds == merged
+    assert run(forcetrace, "report", "--merge", *parts).stdout == run(forcetrace, "report", *inputs, "--contacts", "0").stdout
+    for option, output in (("--save", "full.h5"), ("--html", "page.html")):
+        result = run(forcetrace, "report", "--merge", *parts, option, tmp_path / output, check=False)
+        assert result.returncode == 1 and f"{parts[0]}: holds only what --merge reads" in result.stderr, result.stderr
+        assert not (tmp_path / output).exists()

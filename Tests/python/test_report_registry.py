@@ -43,6 +43,86 @@ def test_summary_is_the_json_summary_for_the_total_and_every_recording(saved):
         assert report.summary(name) == by_name[name], name
 
 
+def test_figures_are_the_json_numbers_from_their_own_datasets(saved):
+    """classes/, quantiles/ and suggested_thresholds/ read back as the JSON
+    summary's same keys, values equal, for the total and every recording; the
+    samples are labelled (with_labels present), the shared recording is not
+    (with_labels null)."""
+    import h5py
+
+    report, printed = saved
+    keys = ("classes", "quantiles", "suggested_thresholds")
+    by_name = {recording["name"]: recording["summary"] for recording in printed["recordings"]}
+    seen = set()
+    for name, expected in [(None, printed["total"])] + list(by_name.items()):
+        figures = report.figures(name)
+        assert figures == {key: expected[key] for key in keys}, name
+        seen.add(expected["suggested_thresholds"]["with_labels"] is None)
+    assert seen == {True, False}
+    # From the datasets, not from the stored summary text: altering a dataset alters figures().
+    altered = report.path.with_name("altered.h5")
+    altered.write_bytes(report.path.read_bytes())
+    with h5py.File(altered, "r+") as f:
+        f["total/classes/tap"][()] = 12345
+        f["total/suggested_thresholds/without_labels/pop"][()] = 0.5
+    figures = ft.read_report(altered).figures()
+    assert figures["classes"]["tap"] == 12345 and figures["suggested_thresholds"]["without_labels"]["pop"] == 0.5
+
+
+def test_figures_carry_units_and_long_names(saved):
+    import h5py
+
+    report, _ = saved
+    with h5py.File(report.path, "r") as f:
+        total = f["total"]
+        assert total["quantiles/t_pop_s"].attrs["units"] == "seconds" and total["quantiles/peak_norm"].attrs["units"] == "1"
+        assert total["quantiles/level"][...].tolist() == [0.05, 0.25, 0.5, 0.75, 0.95]
+        assert total["quantiles/t_pop_s"].dims[0][0].name == "/total/quantiles/level"
+        assert total["classes/peek-press"].shape == () and total["classes/peek-press"].attrs["long_name"]
+        confusion = total["suggested_thresholds/with_labels/confusion"]
+        assert confusion.shape == (3, 3) and confusion.attrs["units"] == "1"
+        assert [dim[0].name.rsplit("/", 1)[1] for dim in confusion.dims] == ["label", "found"]
+        assert total["suggested_thresholds/with_labels"].attrs["method"] == "balanced-accuracy"
+
+
+def test_large_arrays_are_deflated_in_chunks_and_small_ones_stay_contiguous(saved):
+    """Arrays of 1024 elements or more (the curve bands in state/, the curve
+    matrices) are chunked with shuffle and deflate; smaller ones contiguous."""
+    import h5py
+
+    report, _ = saved
+    with h5py.File(report.path, "r") as f:
+        sizes = {}
+
+        def visit(name, obj):
+            # Dimension-only scales hold no data.
+            if isinstance(obj, h5py.Dataset) and not obj.attrs.get("NAME", b"").startswith(b"This is a netCDF dimension"):
+                sizes[name] = obj
+        f.visititems(visit)
+        big = [name for name, dataset in sizes.items() if dataset.size >= 1024 and dataset.dtype.kind in "iuf"]
+        small = [name for name, dataset in sizes.items() if 0 < dataset.size < 1024 and dataset.ndim == 1 and dataset.dtype.kind in "iuf"]
+        assert "total/state/aligned_bands" in big and "total/state/class_counts" in small
+        for name in big:
+            assert sizes[name].chunks and sizes[name].compression == "gzip" and sizes[name].shuffle, name
+        for name in small:
+            assert sizes[name].chunks is None, name
+        bands = f["total/state/aligned_bands"]
+        assert bands.id.get_storage_size() < bands.size * bands.dtype.itemsize / 10
+
+
+def test_figures_of_a_file_saved_before_them_come_from_the_summary(saved, tmp_path):
+    import h5py
+
+    report, printed = saved
+    older = tmp_path / "older.h5"
+    older.write_bytes(report.path.read_bytes())
+    with h5py.File(older, "r+") as f:
+        for group in ["total"] + [f"recordings/{name}" for name in f["recordings"]]:
+            for key in ("classes", "quantiles", "suggested_thresholds"):
+                del f[group][key]
+    assert ft.read_report(older).figures() == {key: printed["total"][key] for key in ("classes", "quantiles", "suggested_thresholds")}
+
+
 def test_contacts_have_every_json_key_and_its_values(saved):
     report, printed = saved
     recordings = {recording["name"]: recording for recording in printed["recordings"]}
@@ -96,3 +176,18 @@ def test_state_fields_share_one_dimension_per_length(saved):
             assert sorted(set(state) - set(fields)) == sorted(f"length_{n}" for n in lengths), group
             for name in fields:
                 assert state[name].dims[0][0].name == f"/{group}/state/length_{state[name].shape[0]}"
+
+
+@pytest.mark.parametrize("presses,chunked", [(1023, False), (1024, True)])
+def test_contact_columns_are_deflated_from_1024_contacts(forcetrace, tmp_path, presses, chunked):
+    """The boundary of the rule: 1023 contacts stay contiguous, 1024 are chunked and deflated."""
+    import h5py
+
+    run(forcetrace, "simulate", "--seed", "1", "--presses", presses, "--kinds", "tap", "-o", tmp_path / "taps.evemu")
+    run(forcetrace, "import", tmp_path / "taps.evemu", "-o", tmp_path / "taps.h5")
+    run(forcetrace, "report", tmp_path / "taps.h5", "--contacts", "0", "--save", tmp_path / "taps.report.h5")
+    with h5py.File(tmp_path / "taps.report.h5", "r") as f:
+        (group,) = f["recordings"].values()
+        column = group["contacts/peak_norm"]
+        assert column.shape == (presses,)
+        assert (column.chunks is not None, column.compression) == ((True, "gzip") if chunked else (False, None))

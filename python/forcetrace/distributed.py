@@ -1,9 +1,9 @@
 """`forcetrace report` over many files on a Dask distributed cluster.
 
 The files are split into one batch per worker thread; each batch is one
-task, `forcetrace report FILES --save PART`, on whichever worker is free; the
-parts are merged with `forcetrace report --merge`, in rounds, on the workers
-too. Every statistic merges exactly (docs/ANALYSIS.md, "Aggregates"), so the
+task, `forcetrace report FILES --save-part PART`, on whichever worker is
+free; the parts (only what the merge reads: no curves or per-contact rows)
+are merged with `forcetrace report --merge`, in rounds, on the workers too. Every statistic merges exactly (docs/ANALYSIS.md, "Aggregates"), so the
 result equals `forcetrace report --json` over all files at once: the total,
 and each file's and each recording's summary.
 
@@ -32,11 +32,12 @@ __all__ = ["report", "report_part", "merge_parts", "FailedFile"]
 
 
 def report_part(paths: Sequence[str], options: Sequence[str] = (), forcetrace: Optional[str] = None) -> bytes:
-    """Runs `forcetrace report PATHS --save PART` and returns PART's bytes.
-    Raises CommandFailed, naming the first file when there is one."""
+    """Runs `forcetrace report PATHS --save-part PART` and returns PART's bytes
+    (what `--merge` reads, docs/ANALYSIS.md). Raises CommandFailed, naming
+    the first file when there is one."""
     with tempfile.TemporaryDirectory(prefix="forcetrace-part-") as folder:
         part = Path(folder) / "part.h5"
-        run("report", *paths, "--save", part, "--contacts", "0", *options, forcetrace=forcetrace,
+        run("report", *paths, "--save-part", part, "--contacts", "0", *options, forcetrace=forcetrace,
             what=paths[0] if len(paths) == 1 else None)
         return part.read_bytes()
 
@@ -85,7 +86,7 @@ def _has_data(part: Part) -> bool:
 
 def merge_parts(parts: Sequence[Any], forcetrace: Optional[str] = None, output: str = "save") -> Any:
     """Merges parts (bytes, or `Part`s) with `forcetrace report --merge`: the
-    merged part's bytes (`output="save"`), or the `--json` document."""
+    merged part's bytes (`output="save"`, a `--save-part` file), or the `--json` document."""
     blobs = [part.data if isinstance(part, Part) else part for part in parts]
     with tempfile.TemporaryDirectory(prefix="forcetrace-merge-") as folder:
         paths = []
@@ -96,7 +97,7 @@ def merge_parts(parts: Sequence[Any], forcetrace: Optional[str] = None, output: 
         what = f"merging {len(paths)} parts"
         if output == "save":
             merged = Path(folder) / "merged.h5"
-            run(*arguments, "--save", merged, forcetrace=forcetrace, what=what)
+            run(*arguments, "--save-part", merged, forcetrace=forcetrace, what=what)
             return merged.read_bytes()
         return run_json(*arguments, forcetrace=forcetrace, what=what)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,11 @@ REPORT_FORMAT = "forcetrace-report"
 CATEGORICAL = ("class", "label")
 #: The scalar string dataset holding a group's summary as `report --json` prints it.
 SUMMARY = "summary"
+#: The summary keys whose figures have datasets of their own, and the key they are read into.
+FIGURE_KEYS = ("classes", "quantiles", "suggested_thresholds")
+FIGURES = "figures"
+#: The levels of `quantiles/*` (its `level` coordinate).
+QUANTILE_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
 class Report:
@@ -55,6 +61,20 @@ class Report:
             result: dict[str, Any] = json.loads(group[SUMMARY])
             return result
         return dict(group["attrs"])
+
+    def figures(self, recording: str | None = None) -> dict[str, Any]:
+        """The summary's derived figures, read from their own datasets
+        (`classes/`, `quantiles/`, `suggested_thresholds/`; docs/ANALYSIS.md):
+        `{"classes": ..., "quantiles": ..., "suggested_thresholds": ...}` with
+        the keys and values `report --json` gives them (null as None). Files
+        saved before these datasets take them from the stored summary."""
+        group = self._group(recording)
+        if FIGURES in group:
+            return dict(group[FIGURES])
+        if SUMMARY in group:
+            summary = json.loads(group[SUMMARY])
+            return {key: summary[key] for key in FIGURE_KEYS}
+        raise KeyError(f"{self.path}: saved without the summary's figures; run report --save again")
 
     def state(self, recording: str | None = None) -> dict[str, np.ndarray]:
         """The mergeable aggregate as saved (`state/`, docs/ANALYSIS.md): field name → numpy array."""
@@ -151,10 +171,48 @@ class Report:
         return result
 
 
+def _number(dataset: h5py.Dataset) -> Any:
+    """A scalar dataset as a Python number, NaN as None (null in JSON)."""
+    value = dataset[()].item()
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _read_suggestion(group: h5py.Group) -> dict[str, Any]:
+    found: dict[str, Any] = {"method": attr(group, "method"), "peek": _number(group["peek"]), "pop": _number(group["pop"])}
+    if "note" in group.attrs:
+        found["note"] = attr(group, "note")
+    if "confusion" in group:
+        confusion = group["confusion"]
+        found["confusion"] = {"classes": attr(confusion, "classes"), "columns": "found", "rows": "label",
+                              "matrix": confusion[...].tolist()}
+        found["balanced_accuracy"] = _number(group["balanced_accuracy"])
+        found["tied_pairs"] = _number(group["tied_pairs"])
+    return found
+
+
+def _read_figures(group: h5py.Group) -> dict[str, Any]:
+    """`classes/`, `quantiles/` and `suggested_thresholds/` in the shape of the JSON summary's keys."""
+    quantiles = group["quantiles"]
+    levels = quantiles["level"][...] if "level" in quantiles else QUANTILE_LEVELS
+    figures: dict[str, Any] = {
+        "classes": {name: _number(dataset) for name, dataset in group["classes"].items()},
+        # p5, p25, ... from the levels; all NaN: no values (null in JSON).
+        "quantiles": {name: None if np.isnan(values).all()
+                      else {f"p{round(level * 100)}": float(value) for level, value in zip(levels, values)}
+                      for name in column_names(quantiles) if name != "level" for values in [quantiles[name][...]]},
+    }
+    suggested = group["suggested_thresholds"]
+    figures["suggested_thresholds"] = {kind: _read_suggestion(suggested[kind]) if kind in suggested else None
+                                       for kind in ("with_labels", "without_labels")}
+    return figures
+
+
 def _read_group(group: h5py.Group) -> dict[str, Any]:
     import h5py
 
     result: dict[str, Any] = {"attrs": attrs(group), "coords": {}}
+    if all(key in group for key in FIGURE_KEYS):
+        result[FIGURES] = _read_figures(group)
     for name, obj in group.items():
         if isinstance(obj, h5py.Group):
             result[name] = {key: column(obj[key]) for key in column_names(obj)}

@@ -8,6 +8,9 @@ public struct ThresholdSuggestion: Equatable, Sendable {
     }
 
     public var method: Method
+    /// What a natural-breaks suggestion is, as `report --json` and `--save` say it
+    /// (the JSON renderer has its own copy of the text; the Python tests compare them).
+    public static let naturalBreaksNote = "a suggestion from the shape of the peak distribution (three groups assumed), not ground truth"
     public var peek: Double
     public var pop: Double
     /// With labels: mean recall over the labelled classes.

@@ -7,8 +7,13 @@ public enum ReportFile {
     public static let formatName = "forcetrace-report"
     public static let formatVersion: Int64 = 1
 
+    /// The root attribute `part` of a file that holds only what `--merge` reads
+    /// (`report --save-part`): options, recordings' attributes and `state/`.
+    public static let statePart = "state"
+
     /// Writes `report` to `path` through a temporary file renamed into place.
-    public static func write(_ report: PressureReport, to path: String, replace: Bool) throws {
+    /// - Parameter stateOnly: only what `--merge` reads (`--save-part`), no curves, contacts or figures.
+    public static func write(_ report: PressureReport, to path: String, replace: Bool, stateOnly: Bool = false) throws {
         let target = try AtomicOutput(path: path, replace: replace, inputs: report.files.map(\.file))
         let file = try File.create(target.temporaryPath)
         let root = try file.root
@@ -25,35 +30,50 @@ public enum ReportFile {
         try root.setAttribute("tolerance", .string(options.tolerance.description))
         try root.setAttribute("maximum_possible_force", .double(UIKitForce.maximumPossibleForce))
         try root.setAttribute("inputs", .strings(report.files.map { InputPath.displayName($0.file) }))
+        if stateOnly { try root.setAttribute("part", .string(statePart)) }
         let recordings = try root.createGroup("recordings")
         var used: Set<String> = []
         try ReportMerge.writeOptions(options, to: root)
         for (index, analysis) in report.recordings.enumerated() {
             let group = try recordings.createGroup(ReportMerge.groupName(analysis.name, used: &used))
-            try writeRecording(analysis, of: report, to: group)
+            if stateOnly {
+                try writeIdentity(analysis, to: group)
+                try writeState(analysis.statistics, to: group)
+            } else {
+                try writeRecording(analysis, of: report, to: group)
+            }
             try ReportMerge.writeContext(analysis, index: index, to: group)
         }
         let total = try root.createGroup("total")
-        try writeStatistics(report.total, of: report, to: total)
+        if stateOnly {
+            try writeState(report.total, to: total)
+        } else {
+            try writeStatistics(report.total, of: report, to: total)
+        }
         try file.close()
         try target.commit()
     }
 
-    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
-        let fields = report.contactFields
+    /// The recording's attributes that say which it is.
+    static func writeIdentity(_ analysis: RecordingAnalysis, to group: Group) throws {
         try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
         try group.setAttribute("name", .string(analysis.name))
         try group.setAttribute("device_name", .string(analysis.device.name))
         try group.setAttribute("pressure_axis", .string(analysis.pressureAxis?.name ?? ""))
         try group.setAttribute("tolerance", .string(analysis.lanes.configuredDescription))
+    }
+
+    static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
+        let fields = report.contactFields
+        try writeIdentity(analysis, to: group)
         let count = analysis.contacts.count
         let options = analysis.options
         guard options.curves else {
             throw ForceTraceError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
         }
-        try group.writeMatrix("curves", analysis.curves, rows: count, columns: options.curvePoints)
+        try group.writeRows("curves", analysis.curves, rows: count, columns: options.curvePoints)
         try group.describe("curves", units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
-        try group.writeMatrix("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
+        try group.writeRows("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
         try group.describe("aligned_curves", units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
         try group.setAttribute("aligned_step_s", .double(Double(options.alignedStepNs) / 1e9))
         try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
@@ -83,7 +103,7 @@ public enum ReportFile {
                 guard case .sweep(let counts) = field.value(contact) else { return [] }
                 return ToleranceLanes.sweepLanes.map { lanes.applicable[$0] ? counts[$0] : field.missing }
             }
-            try contacts.writeMatrix(name, values, rows: list.count, columns: width)
+            try contacts.writeRows(name, values, rows: list.count, columns: width)
             try contacts.describe(name, units: field.units, field.longName)
             return
         }
@@ -144,9 +164,19 @@ public enum ReportFile {
         /// The bins of the histograms, coordinates with their lower edges.
         static let peakBin = "peak_norm_bin"
         static let timeBin = "time_bin"
+        /// The levels of `quantiles/*`, a coordinate with values.
+        static let quantileLevel = "level"
+        /// The rows and columns of `suggested_thresholds/with_labels/confusion`.
+        static let label = "label"
+        static let found = "found"
         /// The elements of the `state` fields of one length.
         static func element(length: Int) -> String { "length_\(length)" }
     }
+
+    /// Arrays of at least this many elements are chunked and deflated (on
+    /// worker threads); smaller ones stay contiguous, where chunk indexes and
+    /// filters would cost more than they save.
+    static let deflatedElements = 1024
 
     /// The name of the dataset holding the summary as `report --json` has it.
     public static let summaryDataset = "summary"
@@ -165,6 +195,8 @@ public enum ReportFile {
         try group.setAttribute("reached_peek", .int(statistics.reachedPeek))
         try group.setAttribute("reached_pop", .int(statistics.reachedPop))
         try group.setAttribute("shared_pressure", .int(statistics.sharesPressure ? 1 : 0))
+
+        try writeFigures(statistics, to: group)
 
         let sweep = try group.createGroup("sweep")
         try sweep.writeCoordinate("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
@@ -199,7 +231,11 @@ public enum ReportFile {
         try histograms.setAttribute("peak_norm_bin", .double(1 / Double(ThresholdBins.steps)))
         try histograms.setAttribute("time_bin_s", .double(Double(TimeHistogram.binNs) / 1e9))
 
-        // Every field of the mergeable aggregate, as is, so that it reads back exactly.
+        try writeState(statistics, to: group)
+    }
+
+    /// Every field of the mergeable aggregate, as is, so that it reads back exactly.
+    static func writeState(_ statistics: PressureStatistics, to group: Group) throws {
         let state = try group.createGroup("state")
         try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
         var byLength: [Int: [String]] = [:]
@@ -216,6 +252,59 @@ public enum ReportFile {
             try state.createDimensionScale(Dimension.element(length: length), rows: length)
             try state.attachScale(Dimension.element(length: length), to: names)
         }
+    }
+
+    /// The summary's derived figures as datasets of their own (docs/ANALYSIS.md,
+    /// "The --save file"), under the names `report --json` gives them:
+    /// `classes/`, `quantiles/` and `suggested_thresholds/`.
+    static func writeFigures(_ statistics: PressureStatistics, to group: Group) throws {
+        let classes = try group.createGroup("classes")
+        for pressClass in PressClass.allCases {
+            try classes.writeScalar(pressClass.rawValue, statistics.classCounts[pressClass])
+            try classes.describe(pressClass.rawValue, units: "1", "contacts classed \(pressClass.rawValue) at the configured thresholds")
+        }
+
+        let quantiles = try group.createGroup("quantiles")
+        try quantiles.writeCoordinate(Dimension.quantileLevel, Quantiles.levels, units: "1", "quantile level (p5, p25, p50, p75, p95)")
+        for (name, values) in statistics.quantileLists {
+            // NaN throughout where there are no values (null in JSON).
+            try quantiles.write(name, values.quantiles ?? Quantiles.levels.map { _ in .nan },
+                                units: name.hasSuffix("_s") ? "seconds" : "1", "quantiles of \(name) over the contacts that have one")
+        }
+        try quantiles.attachScale(Dimension.quantileLevel, to: statistics.quantileLists.map(\.name))
+
+        // A suggestion that cannot be made (null in JSON) has no group.
+        let suggested = try group.createGroup("suggested_thresholds")
+        if let labelled = statistics.suggestionFromLabels {
+            let with = try suggested.createGroup("with_labels")
+            try writeSuggestion(labelled, to: with)
+            try with.writeScalar("balanced_accuracy", labelled.balancedAccuracy ?? .nan)
+            try with.describe("balanced_accuracy", units: "1", "mean recall over the labelled classes at the suggested thresholds")
+            try with.writeScalar("tied_pairs", Int64(labelled.tiedPairs))
+            try with.describe("tied_pairs", units: "1", "threshold pairs with the same best balanced accuracy; the suggestion is their middle")
+            let confusion = labelled.confusion ?? ConfusionMatrix()
+            try with.writeMatrix("confusion", PressClass.allCases.flatMap { label in PressClass.allCases.map { confusion[label: label, found: $0] } },
+                                 rows: 3, columns: 3, compression: .none)
+            try with.describe("confusion", units: "1", "contacts by label (rows) and the class the suggested thresholds give (columns)")
+            try with.setAttribute("classes", .strings(PressClass.allCases.map(\.rawValue)), onMember: "confusion")
+            try with.createDimensionScale(Dimension.label, rows: 3)
+            try with.createDimensionScale(Dimension.found, rows: 3)
+            try with.attachScale(Dimension.label, to: ["confusion"], axis: 0)
+            try with.attachScale(Dimension.found, to: ["confusion"], axis: 1)
+        }
+        if let breaks = statistics.suggestionWithoutLabels {
+            let without = try suggested.createGroup("without_labels")
+            try writeSuggestion(breaks, to: without)
+            try without.setAttribute("note", .string(ThresholdSuggestion.naturalBreaksNote))
+        }
+    }
+
+    private static func writeSuggestion(_ suggestion: ThresholdSuggestion, to group: Group) throws {
+        try group.setAttribute("method", .string(suggestion.method.rawValue))
+        try group.writeScalar("peek", suggestion.peek)
+        try group.describe("peek", units: "1", "suggested peek threshold, normalized pressure")
+        try group.writeScalar("pop", suggestion.pop)
+        try group.describe("pop", units: "1", "suggested pop threshold, normalized pressure")
     }
 
     /// Reads back the aggregate `writeStatistics` stored under `group/state`.
@@ -253,8 +342,21 @@ public enum ReportFile {
 /// attributes that make it self-describing, as the trace file's columns have.
 extension Group {
     fileprivate func write<Element: HDF5Scalar>(_ name: String, _ values: [Element], units: String, _ longName: String) throws {
-        try writeArray(name, values)
+        if values.count >= ReportFile.deflatedElements {
+            try writeDeflated(name, values, rows: values.count, chunkRows: 16384)
+        } else {
+            try writeArray(name, values)
+        }
         try describe(name, units: units, longName)
+    }
+
+    /// A matrix, deflated on worker threads when large (whole rows per chunk, so one curve reads one chunk).
+    fileprivate func writeRows<Element: HDF5Scalar>(_ name: String, _ values: [Element], rows: Int, columns: Int) throws {
+        if values.count >= ReportFile.deflatedElements {
+            try writeDeflated(name, values, rows: rows, columns: columns, chunkRows: 1024)
+        } else {
+            try writeMatrix(name, values, rows: rows, columns: columns)
+        }
     }
 
     /// A dimension whose points have values: a coordinate variable for netCDF readers.

@@ -69,6 +69,10 @@ public enum ReportMerge {
             defer { try? file.close() }
             let root = try file.root
             let partOptions = try readOptions(root, part: part, curves: curves)
+            if curves, try root.attribute("part")?.stringValue == ReportFile.statePart {
+                throw ForceTraceError(file: part, "holds only what --merge reads (report --save-part): no curves or per-contact rows for --save or --html",
+                                      hint: "merge it to text, --json or --save-part, or save the report with --save")
+            }
             if let options, options != partOptions {
                 throw ForceTraceError(file: part, "was saved with other options than \(optionsPart) (\(describe(partOptions)) against \(describe(options)))",
                                       hint: "merge parts saved with the same report options")
@@ -200,19 +204,21 @@ public enum ReportMerge {
     /// Writes the merged report as a `--save` file: the parts' recording
     /// groups copied as they are, the merged total, the shared options; it
     /// is itself a part that merges again.
+    /// `stateOnly`: a `--save-part` file, with the total's `state/` alone.
     public static func write(_ merged: (report: PressureReport, recordings: [SavedRecording]), parts: [String],
-                             to path: String, replace: Bool) throws {
+                             to path: String, replace: Bool, stateOnly: Bool = false) throws {
         let target = try AtomicOutput(path: path, replace: replace, inputs: parts)
         let output = try File.create(target.temporaryPath)
         let root = try output.root
         let first = try open(parts[0])
         let firstRoot = try first.root
-        for name in try firstRoot.attributeNames() where name != "inputs" && name != "created_utc" {
+        for name in try firstRoot.attributeNames() where name != "inputs" && name != "created_utc" && name != "part" {
             if let value = try firstRoot.attribute(name) { try root.setAttribute(name, value) }
         }
         try first.close()
         try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
         try root.setAttribute("inputs", .strings(merged.report.files.map(\.file)))
+        if stateOnly { try root.setAttribute("part", .string(ReportFile.statePart)) }
         let recordings = try root.createGroup("recordings")
         var used: Set<String> = []
         var index = 0
@@ -224,7 +230,11 @@ public enum ReportMerge {
             try recordings.openGroup(name).setAttribute("report_index", .int(Int64(index)))
             index += 1
         }
-        try ReportFile.writeStatistics(merged.report.total, of: merged.report, to: try root.createGroup("total"))
+        if stateOnly {
+            try ReportFile.writeState(merged.report.total, to: try root.createGroup("total"))
+        } else {
+            try ReportFile.writeStatistics(merged.report.total, of: merged.report, to: try root.createGroup("total"))
+        }
         try output.close()
         try target.commit()
     }
