@@ -85,16 +85,20 @@ gsettings:
 	@dpkg -s libglib2.0-bin gsettings-desktop-schemas >/dev/null 2>&1 || { echo "installing libglib2.0-bin gsettings-desktop-schemas"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglib2.0-bin gsettings-desktop-schemas >/dev/null; }
 
+# The Python, browser and bench-smoke suites run the release build, the binary
+# the package ships (its forcetrace runs use about a quarter of the debug
+# build's CPU); XCTest builds and checks the debug build, with its assertions.
+TEST_FORCETRACE := $(RELEASE_BIN)
 # Two pytest workers (pytest-xdist), each taking whole files, so that a file's
 # module fixtures are made once; PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-test-python: build libinput-tools libevemu gsettings
-	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q \
+test-python: release libinput-tools libevemu gsettings
+	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) $(PYTHON) -m pytest -q \
 		$(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) Tests/python
 
 # The notebooks alone, each in a fresh kernel (also part of test-python).
-test-notebooks: build
-	FORCETRACE=$(abspath $(FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
+test-notebooks: release
+	FORCETRACE=$(abspath $(TEST_FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
 
 # report --html in Debian's chromium, headless and offline (Tests/browser).
 .PHONY: chromium
@@ -104,8 +108,8 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test-browser: build chromium
-	FORCETRACE=$(abspath $(FORCETRACE)) FORCETRACE_REQUIRE_BROWSER=1 $(PYTHON) -m pytest -q Tests/browser
+test-browser: release chromium
+	FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_REQUIRE_BROWSER=1 $(PYTHON) -m pytest -q Tests/browser
 
 # The samples' HTML report as the PNG the README shows (docs/report-samples.png).
 screenshot: build chromium
@@ -152,10 +156,10 @@ bench: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
 
-# The same benchmark code on tiny inputs with the debug build, so it cannot rot;
-# make test runs it. Its times mean nothing.
-bench-smoke: build
-	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
+# The same benchmark code on tiny inputs, so it cannot rot; make test runs it.
+# Its times mean nothing.
+bench-smoke: release
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
 
 # The Python package's timed promises (Tests/bench/bench_python.py): to_xarray
 # against samples, distributed.report on 64 files against one report call.
