@@ -1,0 +1,236 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// The rule-made mutants (issue 26) still open after the first kill tests:
+/// each test pins the boundary or branch one of them moved.
+final class MutantKill2Tests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// A range of one value (min = max) normalises nothing (nil, not a
+    /// division by 0); a range of one step (max = min + 1) does.
+    func testNormalizedNeedsARange() throws {
+        let flat = AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 7, maximum: 7)
+        XCTAssertNil(flat.normalized(7))
+        let step = AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 7, maximum: 8)
+        XCTAssertEqual(try XCTUnwrap(step.normalized(8)), 1)
+        XCTAssertEqual(try XCTUnwrap(step.normalized(7)), 0)
+    }
+
+    /// A tracking id of 0 is a real one: 0 replaced by 1 without -1 between
+    /// is noted like any other id, and so is 5 replaced by 0.
+    func testTrackingIDZeroReplacedIsNoted() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let fixture = try String(contentsOfFile: BlackBox.fixture("tracking-id-replaced.evemu"), encoding: .utf8)
+        // The fixture's first id is 5 ("0039 0005"), its replacement 6 ("0039 0006").
+        for (first, second) in [(0, 1), (5, 0)] {
+            let text = fixture.replacingOccurrences(of: "0039 0005", with: String(format: "0039 %04x", first))
+                .replacingOccurrences(of: "0039 0006", with: String(format: "0039 %04x", second))
+            let source = directory.appendingPathComponent("ids-\(first)-\(second).evemu")
+            try text.write(to: source, atomically: true, encoding: .utf8)
+            let (_, run) = try BlackBox.importTrace(source.path, into: directory)
+            XCTAssertTrue(run.stderr.contains("tracking id \(second) replaced \(first) without -1"), run.stderr)
+        }
+    }
+
+    /// A sample that moves (within the stationary tolerance) without a new
+    /// pressure is not a stationary pressure event; one with a new pressure
+    /// and no motion is. Frames: down at (100, 100) p 30; x 101 (1 unit =
+    /// 0.1 mm, p unchanged); p 40 (no motion): motion events 2, stationary 1.
+    func testOnlyPressureChangesCountAsStationary() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.x, 101)])
+        builder.frame(20, [(F.p, 40)])
+        builder.frame(30, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        let contact = try XCTUnwrap(analysis.contacts.first)
+        XCTAssertEqual(contact.motionEvents, 2)
+        XCTAssertEqual(contact.stationary[0], 1)
+    }
+
+    /// A contact lifted at exactly t = 0 (a timestamp that goes back to the
+    /// first frame's) is up from then on. Slots 0 (id 1) and 1 (id 2) go down
+    /// at 0 ms and change pressure at 10 ms; a frame stamped `lift` ms lifts
+    /// id 1; id 2 has samples at 20 and 30 ms and lifts at 40 ms. A frame
+    /// counts as multi-contact when two slots are down at its time (up time >
+    /// frame time). Lift at 15 ms: frames 0 and 10 (15 > 0, 15 > 10), so 2.
+    /// Lift at 0 ms: 0 > 0 fails, so none; a lift at 0 taken for "still
+    /// down" (up time max) would count all 4 frames.
+    func testAContactLiftedAtTimeZeroIsUpAfterwards() throws {
+        for (lift, frames) in [(Int64(15), Int64(2)), (0, 0)] {
+            var builder = RecordingBuilder()
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30),
+                              (F.slot, 1), (F.id, 2), (F.x, 500), (F.y, 500), (F.p, 30)])
+            builder.frame(10, [(F.slot, 0), (F.p, 40), (F.slot, 1), (F.p, 50)])
+            builder.frame(lift, [(F.slot, 0), (F.id, -1)])
+            builder.frame(20, [(F.slot, 1), (F.p, 60)])
+            builder.frame(30, [(F.p, 70)])
+            builder.frame(40, [(F.id, -1)])
+            let analysis = try F.analyze(builder.recording)
+            XCTAssertEqual(analysis.contacts.map(\.tUpNs), [lift * 1_000_000, 40_000_000])
+            XCTAssertEqual(analysis.statistics.multiContactFrames, frames, "lift at \(lift) ms")
+        }
+    }
+
+    /// The text summary of contacts without pressure says so; with pressure
+    /// it gives the classes instead.
+    func testSummaryWithoutPressureSaysSo() throws {
+        func text(pressure: Bool) throws -> String {
+            var builder = RecordingBuilder(pressure: pressure)
+            let light: [(UInt16, Int32)] = pressure ? [(F.p, Int32(30))] : [], firm: [(UInt16, Int32)] = pressure ? [(F.p, Int32(70))] : []
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100)] + light)
+            builder.frame(10, [(F.x, 110)] + firm)
+            builder.frame(20, [(F.id, -1)])
+            let analysis = try F.analyze(builder.recording)
+            let report = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+            return report.text(contactLimit: nil).rendered
+        }
+        let without = try text(pressure: false), with = try text(pressure: true)
+        XCTAssertTrue(without.contains("contacts 1; no pressure\n"), without)
+        XCTAssertFalse(without.contains("reached peek"), without)
+        XCTAssertFalse(with.contains("no pressure"), with)
+        XCTAssertTrue(with.contains("reached peek"), with)
+    }
+
+    /// The HTML page's contact table is left out when it would have no rows
+    /// (--contacts 0), and there with one row (--contacts 1).
+    func testHTMLContactTableNeedsARow() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let (trace, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory)
+        for limit in [0, 1] {
+            let page = directory.appendingPathComponent("contacts-\(limit).html").path
+            try BlackBox.run(["report", trace, "--html", page, "--contacts", "\(limit)"])
+            let html = try String(contentsOfFile: page, encoding: .utf8)
+            XCTAssertEqual(html.contains("<h3>Contacts</h3>"), limit == 1, "--contacts \(limit)")
+            if limit == 1 { XCTAssertTrue(html.contains("data-rows=\"1\""), "one row") }
+        }
+    }
+
+    /// Detection reads at most 16 MiB (2^24 bytes) of head: a first recording
+    /// line that starts 64 bytes before that (and fits in them: 43 bytes) is
+    /// found; one that starts right at it is not, and the error names the
+    /// 16 MiB. The padding is one comment line ("#", "x"s, newline), which
+    /// detection scans far faster than many short ones.
+    func testFormatDetectionReadsSixteenMiB() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        // The fixture without its own leading comments: its first line is "N: ...".
+        let fixture = try String(contentsOfFile: BlackBox.fixture("axes-differ.evemu"), encoding: .utf8)
+        let recording = Data(fixture.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0.hasPrefix("#") }.joined(separator: "\n").utf8)
+        XCTAssertTrue(recording.starts(with: Data("N: ".utf8)))
+        let limit = RecordingImporter.maximumHeadBytes
+        XCTAssertEqual(limit, 1 << 24)
+        for (padding, found) in [(limit - 64, true), (limit, false)] {
+            var data = Data("#".utf8) + Data(repeating: UInt8(ascii: "x"), count: padding - 2) + Data("\n".utf8)
+            data.append(recording)
+            let path = directory.appendingPathComponent("padded-\(padding).evemu").path
+            try data.write(to: URL(fileURLWithPath: path))
+            do {
+                let codec = try RecordingImporter.detect(try ByteSource(path: path))
+                XCTAssertTrue(found, "detected \(codec) past the limit")
+            } catch {
+                XCTAssertFalse(found, "\(error)")
+                XCTAssertTrue("\(error)".contains("its first 16 MiB hold no recording line"), "\(error)")
+            }
+        }
+    }
+
+    /// A libinput record file cut inside a character (the first byte of the
+    /// two-byte "Ä", 0xC3 0x84) ends mid-structure, and the error says it was
+    /// truncated; one that ends in a byte that starts no character (0xFF) is
+    /// damaged, not cut, and the error does not say so.
+    func testYAMLCutInsideACharacterIsTruncated() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let fixture = try Data(contentsOf: URL(fileURLWithPath: BlackBox.fixture("negative-times.yml")))
+        let name = Data("name: forcetrace boundary fixture negative times".utf8)
+        let at = try XCTUnwrap(fixture.range(of: name)).upperBound
+        for (last, truncated) in [(UInt8(0xC3), true), (UInt8(0xFF), false)] {
+            let cut = fixture[..<at] + Data(" ".utf8) + Data([last])
+            let path = directory.appendingPathComponent(String(format: "cut-%02x.yml", last)).path
+            try cut.write(to: URL(fileURLWithPath: path))
+            let run = try FormatTestSupport.run(["import", path, "-o", directory.appendingPathComponent("cut.h5").path])
+            XCTAssertEqual(run.status, 1, run.stderr)
+            XCTAssertTrue(run.stderr.contains("not YAML text"), run.stderr)
+            XCTAssertEqual(run.stderr.contains("(truncated?)"), truncated, run.stderr)
+        }
+    }
+
+    /// A progress line is drawn on standard error only when enabled.
+    func testProgressLineDrawsOnlyWhenEnabled() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        for enabled in [false, true] {
+            let path = directory.appendingPathComponent("stderr-\(enabled)").path
+            FileManager.default.createFile(atPath: path, contents: nil)
+            let saved = dup(STDERR_FILENO), file = open(path, O_WRONLY)
+            XCTAssertGreaterThanOrEqual(file, 0)
+            XCTAssertEqual(dup2(file, STDERR_FILENO), STDERR_FILENO)
+            ProgressLine(enabled: enabled).update("drawn")
+            dup2(saved, STDERR_FILENO)
+            close(saved)
+            close(file)
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            XCTAssertEqual(written, enabled ? "\r\u{1B}[Kdrawn" : "")
+        }
+    }
+
+    /// `report --json` hands its output over in buffers larger than stdio's:
+    /// on a full device the first failed write's errno (ENOSPC) is what the
+    /// error names (the final flush has nothing left to fail with).
+    func testJSONReportToAFullDeviceNamesTheFullDevice() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("/dev/full is absent") }
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let (trace, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory)
+        let process = Process()
+        process.executableURL = FormatTestSupport.executable
+        process.arguments = ["report", trace, "--json", "--contacts", "all"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        XCTAssertTrue(stderr.contains("no space left"), stderr)
+    }
+
+    // MARK: Temporaries and stop signals
+
+    static let signalChildVariable = "FORCETRACE_TEST_SIGNAL_CHILD"
+
+    /// Removing one temporary forgets only that one: a stop signal afterwards
+    /// still removes another that is open. A child (this bundle, running
+    /// `testSignalChild`) makes A and B in a folder, removes A, and dies of
+    /// SIGTERM; the folder must then be empty.
+    func testRemovingOneTemporaryKeepsAnotherRegistered() throws {
+        if ProcessInfo.processInfo.environment[Self.signalChildVariable] != nil { return }
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        // In this process too, so that the removal is reached here.
+        let own = try TemporaryFiles.create(for: directory.appendingPathComponent("own.h5").path, kind: .partial, shownAs: "own.h5")
+        TemporaryFiles.remove(own)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["ForceTraceTests.MutantKill2Tests/testSignalChild"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.signalChildVariable] = directory.path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(process.terminationStatus, SIGTERM)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+
+    /// The child of `testRemovingOneTemporaryKeepsAnotherRegistered`; does
+    /// nothing when run on its own.
+    func testSignalChild() throws {
+        guard let directory = ProcessInfo.processInfo.environment[Self.signalChildVariable] else { return }
+        let a = try TemporaryFiles.create(for: directory + "/a.h5", kind: .partial, shownAs: "a.h5")
+        _ = try TemporaryFiles.create(for: directory + "/b.h5", kind: .partial, shownAs: "b.h5")
+        TemporaryFiles.remove(a)
+        raise(SIGTERM)
+    }
+}
