@@ -33,20 +33,26 @@ final class MutantKill2Tests: XCTestCase {
         }
     }
 
-    /// A sample that moves (within the stationary tolerance) without a new
-    /// pressure is not a stationary pressure event; one with a new pressure
-    /// and no motion is. Frames: down at (100, 100) p 30; x 101 (1 unit =
-    /// 0.1 mm, p unchanged); p 40 (no motion): motion events 2, stationary 1.
+    /// Only a sample with a new pressure can be a stationary pressure
+    /// event; one that only moves is not, however little. Tolerance 1 device
+    /// unit; samples after the down at (100, 100) p 30: x 101 (moved 1, p
+    /// unchanged: not one), p 40 (no motion: one), x 102 p 50 (moved exactly
+    /// the tolerance: one), x 104 p 60 (moved 2: not one). Motion events 4,
+    /// stationary 2.
     func testOnlyPressureChangesCountAsStationary() throws {
         var builder = RecordingBuilder()
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
         builder.frame(10, [(F.x, 101)])
         builder.frame(20, [(F.p, 40)])
-        builder.frame(30, [(F.id, -1)])
-        let analysis = try F.analyze(builder.recording)
+        builder.frame(30, [(F.x, 102), (F.p, 50)])
+        builder.frame(40, [(F.x, 104), (F.p, 60)])
+        builder.frame(50, [(F.id, -1)])
+        var options = AnalysisOptions()
+        options.tolerance = .deviceUnits(1)
+        let analysis = try F.analyze(builder.recording, options: options)
         let contact = try XCTUnwrap(analysis.contacts.first)
-        XCTAssertEqual(contact.motionEvents, 2)
-        XCTAssertEqual(contact.stationary[0], 1)
+        XCTAssertEqual(contact.motionEvents, 4)
+        XCTAssertEqual(contact.stationary[0], 2)
     }
 
     /// A contact lifted at exactly t = 0 (a timestamp that goes back to the
@@ -156,21 +162,26 @@ final class MutantKill2Tests: XCTestCase {
         }
     }
 
-    /// A progress line is drawn on standard error only when enabled.
+    /// A progress line is drawn on standard error only when enabled, by
+    /// `update` and by `count` (whose first call has no elapsed time, so no
+    /// rate and no time left).
     func testProgressLineDrawsOnlyWhenEnabled() throws {
         let directory = try FormatTestSupport.temporaryDirectory(self)
         for enabled in [false, true] {
-            let path = directory.appendingPathComponent("stderr-\(enabled)").path
-            FileManager.default.createFile(atPath: path, contents: nil)
-            let saved = dup(STDERR_FILENO), file = open(path, O_WRONLY)
-            XCTAssertGreaterThanOrEqual(file, 0)
-            XCTAssertEqual(dup2(file, STDERR_FILENO), STDERR_FILENO)
-            ProgressLine(enabled: enabled).update("drawn")
-            dup2(saved, STDERR_FILENO)
-            close(saved)
-            close(file)
-            let written = try String(contentsOfFile: path, encoding: .utf8)
-            XCTAssertEqual(written, enabled ? "\r\u{1B}[Kdrawn" : "")
+            for counted in [false, true] {
+                let path = directory.appendingPathComponent("stderr-\(enabled)-\(counted)").path
+                FileManager.default.createFile(atPath: path, contents: nil)
+                let saved = dup(STDERR_FILENO), file = open(path, O_WRONLY)
+                XCTAssertGreaterThanOrEqual(file, 0)
+                XCTAssertEqual(dup2(file, STDERR_FILENO), STDERR_FILENO)
+                let line = ProgressLine(enabled: enabled)
+                if counted { line.count("drawn", done: 5, unit: "events") } else { line.update("drawn") }
+                dup2(saved, STDERR_FILENO)
+                close(saved)
+                close(file)
+                let written = try String(contentsOfFile: path, encoding: .utf8)
+                XCTAssertEqual(written, enabled ? "\r\u{1B}[Kdrawn" + (counted ? ": 5 events" : "") : "", "counted \(counted)")
+            }
         }
     }
 
