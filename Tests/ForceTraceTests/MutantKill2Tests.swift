@@ -206,6 +206,16 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertTrue(stderr.contains("no space left"), stderr)
     }
 
+    /// The device the fuzz harnesses read raw streams with is the one its
+    /// comment promises: slots 0 to 9 (10), tracking ids 0 to 65535.
+    func testFuzzDeviceHasTenSlots() throws {
+        let device = ParserFuzzing.rawDescription
+        let slot = try XCTUnwrap(device.axis(AbsoluteAxis.mtSlot))
+        XCTAssertEqual([slot.minimum, slot.maximum], [0, 9])
+        let tracking = try XCTUnwrap(device.axis(AbsoluteAxis.mtTrackingID))
+        XCTAssertEqual([tracking.minimum, tracking.maximum], [0, 65535])
+    }
+
     // MARK: Temporaries and stop signals
 
     static let signalChildVariable = "FORCETRACE_TEST_SIGNAL_CHILD"
