@@ -113,6 +113,48 @@ final class MutantKill2Tests: XCTestCase {
         }
     }
 
+    // MARK: HTML
+
+    /// One contact with pressure: down at p 30, then frames at 10 and 20 ms.
+    /// `stationaryAt10`: the 10 ms frame changes only the pressure (a
+    /// stationary event, before the peak: rise 1, after 0), else it moves too.
+    private func html(stationaryAt10: Bool, recordings: Int = 1) throws -> String {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, (stationaryAt10 ? [] : [(F.x, Int32(120))]) + [(F.p, Int32(60))])
+        builder.frame(20, [(F.x, 140), (F.p, 70)])
+        builder.frame(30, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.statistics.stationary[0], stationaryAt10 ? 1 : 0)
+        let file = FileAnalysis(file: analysis.file, recordings: Array(repeating: analysis, count: recordings))
+        return PressureReport(options: AnalysisOptions(), files: [file]).html(contactLimit: nil)
+    }
+
+    /// Every SVG path the page draws starts with its one move-to ("M"); the
+    /// other points are line-tos.
+    func testHTMLPathsStartWithAMove() throws {
+        let page = try html(stationaryAt10: false)
+        let paths = page.components(separatedBy: " d=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        XCTAssertFalse(paths.isEmpty)
+        for d in paths {
+            XCTAssertTrue(d.hasPrefix("M"), String(d))
+            XCTAssertEqual(d.filter { $0 == "M" }.count, 1, String(d))
+        }
+    }
+
+    /// The before/after-peak split of stationary events is drawn from one
+    /// event on (rise 1 + after 0), not for none.
+    func testHTMLPhaseSplitFromOneStationaryEvent() throws {
+        XCTAssertTrue(try html(stationaryAt10: true).contains("data-chart=\"phase-split\""))
+        XCTAssertFalse(try html(stationaryAt10: false).contains("data-chart=\"phase-split\""))
+    }
+
+    /// The page's total section comes with two recordings, not with one.
+    func testHTMLTotalOnlyForSeveralRecordings() throws {
+        XCTAssertFalse(try html(stationaryAt10: false, recordings: 1).contains("data-section=\"total\""))
+        XCTAssertTrue(try html(stationaryAt10: false, recordings: 2).contains("data-section=\"total\""))
+    }
+
     /// Detection reads at most 16 MiB (2^24 bytes) of head: a first recording
     /// line that starts 64 bytes before that (and fits in them: 43 bytes) is
     /// found; one that starts right at it is not, and the error names the
