@@ -155,6 +155,28 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertTrue(try html(stationaryAt10: false, recordings: 2).contains("data-section=\"total\""))
     }
 
+    /// The x/y paths figure shows up to two contacts per class: on the mixed
+    /// sample (more than two contacts of a class) no class has three panels,
+    /// and some class has two.
+    func testHTMLPathsTwoPerClass() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let sample = FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path
+        let (trace, _) = try BlackBox.importTrace(sample, into: directory)
+        let page = directory.appendingPathComponent("paths.html").path
+        try BlackBox.run(["report", trace, "--html", page])
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        // Each panel's caption: "<p>contact N, CLASS: ...".
+        var perClass: [String: Int] = [:]
+        for panel in html.components(separatedBy: "<div class=\"panel\">").dropFirst() {
+            guard let caption = panel.components(separatedBy: "</svg><p>contact ").dropFirst().first,
+                  let comma = caption.firstIndex(of: ","), let colon = caption.firstIndex(of: ":") else { continue }
+            perClass[String(caption[caption.index(comma, offsetBy: 2)..<colon]), default: 0] += 1
+        }
+        XCTAssertFalse(perClass.isEmpty, "no path panels")
+        XCTAssertLessThanOrEqual(perClass.values.max() ?? 0, 2, "\(perClass)")
+        XCTAssertEqual(perClass.values.max(), 2, "\(perClass)")
+    }
+
     /// Detection reads at most 16 MiB (2^24 bytes) of head: a first recording
     /// line that starts 64 bytes before that (and fits in them: 43 bytes) is
     /// found; one that starts right at it is not, and the error names the
