@@ -177,6 +177,32 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertEqual(perClass.values.max(), 2, "\(perClass)")
     }
 
+    /// `report`'s progress line, drawn when standard error is a terminal (a
+    /// pty from script(1)): "analysing NAME" for one file, "analysing 2
+    /// files" for two.
+    func testReportProgressOnATerminal() throws {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("script(1) is absent") }
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let (trace, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory, name: "progress")
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        for (files, label) in [([trace], "analysing \(trace): "), ([trace, trace], "analysing 2 files: ")] {
+            let command = ([FormatTestSupport.executable.path, "report"] + files + ["--contacts", "0"]).map(quoted).joined(separator: " ")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: script)
+            process.arguments = ["-qec", command, "/dev/null"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, text)
+            XCTAssertTrue(text.contains("\r\u{1B}[K" + label), "\(files.count) file(s): \(text.prefix(300))")
+        }
+    }
+
     /// Detection reads at most 16 MiB (2^24 bytes) of head: a first recording
     /// line that starts 64 bytes before that (and fits in them: 43 bytes) is
     /// found; one that starts right at it is not, and the error names the
