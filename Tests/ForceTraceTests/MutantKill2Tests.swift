@@ -149,6 +149,20 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertFalse(try html(stationaryAt10: false).contains("data-chart=\"phase-split\""))
     }
 
+    /// The text report's device line names protocol B for a slotted device.
+    func testTextReportNamesProtocolB() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.p, 40)])
+        builder.frame(20, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.device.contactProtocol, .slots)
+        let report = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+        let text = report.text(contactLimit: nil).rendered
+        XCTAssertTrue(text.contains("device: \"test touchscreen\", multitouch protocol B"), text)
+        XCTAssertFalse(text.contains("no slots"), text)
+    }
+
     /// The page's total section comes with two recordings, not with one.
     func testHTMLTotalOnlyForSeveralRecordings() throws {
         XCTAssertFalse(try html(stationaryAt10: false, recordings: 1).contains("data-section=\"total\""))
