@@ -113,6 +113,20 @@ final class MutantKill2Tests: XCTestCase {
         }
     }
 
+    /// A pen curve's ends are exactly (0, 0) and (1, 1): the inputs 0 and 1
+    /// and beyond are not left to the bisection, which would land within
+    /// 2^-48 of them but not on them (at 0 it gives about 3 t y1 with t =
+    /// 2^-49, some 1e-15). Inside, 0.5 goes through the bisection.
+    func testPenCurveEndsAreExact() {
+        let curve = PressureCurve(20, 40, 60, 90)
+        XCTAssertEqual(curve.output(at: -0.01), 0)
+        XCTAssertEqual(curve.output(at: 0), 0)
+        XCTAssertGreaterThan(curve.output(at: 0.01), 0)
+        XCTAssertLessThan(curve.output(at: 0.99), 1)
+        XCTAssertEqual(curve.output(at: 1), 1)
+        XCTAssertEqual(curve.output(at: 1.01), 1)
+    }
+
     // MARK: HTML
 
     /// One contact with pressure: down at p 30, then frames at 10 and 20 ms.
