@@ -127,6 +127,21 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertEqual(curve.output(at: 1.01), 1)
     }
 
+    /// Natural breaks need three occupied bins: exactly three (bins 20, 50,
+    /// 80) give one class each, each threshold in the middle of the empty
+    /// gap below its class: bins 21-49 and 51-79, so peek 0.35 and pop 0.65;
+    /// two give none.
+    func testNaturalBreaksFromThreeOccupiedBins() throws {
+        var three = ThresholdBins()
+        [0.2, 0.5, 0.8].forEach { three.add($0) }
+        let breaks = try XCTUnwrap(ThresholdSuggestion.naturalBreaks(three))
+        XCTAssertEqual(breaks.peek, 0.35, accuracy: 1e-12)
+        XCTAssertEqual(breaks.pop, 0.65, accuracy: 1e-12)
+        var two = ThresholdBins()
+        [0.2, 0.5].forEach { two.add($0) }
+        XCTAssertNil(ThresholdSuggestion.naturalBreaks(two))
+    }
+
     // MARK: HTML
 
     /// One contact with pressure: down at p 30, then frames at 10 and 20 ms.
