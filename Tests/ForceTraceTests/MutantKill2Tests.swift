@@ -178,7 +178,8 @@ final class MutantKill2Tests: XCTestCase {
         XCTAssertFalse(try html(stationaryAt10: false).contains("data-chart=\"phase-split\""))
     }
 
-    /// The text report's device line names protocol B for a slotted device.
+    /// The text report's device line and the HTML page's device table name
+    /// protocol B for a slotted device.
     func testTextReportNamesProtocolB() throws {
         var builder = RecordingBuilder()
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
@@ -190,6 +191,10 @@ final class MutantKill2Tests: XCTestCase {
         let text = report.text(contactLimit: nil).rendered
         XCTAssertTrue(text.contains("device: \"test touchscreen\", multitouch protocol B"), text)
         XCTAssertFalse(text.contains("no slots"), text)
+        // The HTML page's device table too, with the slot count (2).
+        let page = report.html(contactLimit: nil)
+        XCTAssertTrue(page.contains("multitouch protocol B, 2 slots"))
+        XCTAssertFalse(page.contains("no slots"))
     }
 
     /// The page's total section comes with two recordings, not with one.
