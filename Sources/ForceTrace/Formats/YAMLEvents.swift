@@ -227,8 +227,12 @@ final class YAMLEventReader {
         if state.error == YAML_READER_ERROR {
             message = "not YAML text: \(problem) at byte \(state.problem_offset)"
         }
-        // A problem at the very end of the input means the file was cut off.
-        if inputEnded && (Int(mark.index) >= bytesRead || Int(state.problem_offset) >= bytesRead && state.error == YAML_READER_ERROR) {
+        // A problem at the very end of the input means the file was cut off;
+        // so does one inside a character: libyaml raises its "incomplete"
+        // reader errors only at the end, at the character's first byte (1 to
+        // 3 bytes before the end, so never at `bytesRead` itself).
+        let cutCharacter = state.error == YAML_READER_ERROR && problem.hasPrefix("incomplete ")
+        if inputEnded && (Int(mark.index) >= bytesRead || cutCharacter) {
             message += "; the file ends in the middle of the YAML structure (truncated?)"
         }
         return InputError(file: file, location: .line(Int(mark.line) + 1), message + " at column \(Int(mark.column) + 1)")
