@@ -152,21 +152,23 @@ samples: build
 BENCH_PRESSES ?= 20000,100000,100000x2
 # The same static release build as make release (a plain -c release would share
 # .build/release with it and rebuild everything each time one follows the other).
-bench: deps
-	$(SWIFT) build -c release --static-swift-stdlib
-	$(PYTHON) Tests/bench/run_bench.py --forcetrace .build/release/forcetrace --presses $(BENCH_PRESSES)
+# forcetrace-bare-read, the bench's yardstick, beside the release binary (same flags, so the library is not rebuilt).
+.PHONY: bench-tools
+bench-tools: release
+	$(SWIFT) build -c release --static-swift-stdlib --product forcetrace-bare-read
+bench: bench-tools
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(RELEASE_BIN) --presses $(BENCH_PRESSES)
 
 # The same benchmark code on tiny inputs, so it cannot rot; make test runs it.
 # Its times mean nothing.
-bench-smoke: release
+bench-smoke: bench-tools
 	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
 
 # The Python package's timed promises (Tests/bench/bench_python.py): to_xarray
 # against samples, distributed.report on 64 files against one report call.
 .PHONY: bench-python
-bench-python: deps
-	$(SWIFT) build -c release
-	PYTHONPATH=$(abspath python) $(PYTHON) Tests/bench/bench_python.py --forcetrace .build/release/forcetrace
+bench-python: release
+	PYTHONPATH=$(abspath python) $(PYTHON) Tests/bench/bench_python.py --forcetrace $(RELEASE_BIN)
 
 # libFuzzer harnesses for the evemu, libinput and raw parsers (Fuzz/fuzz.sh),
 # FUZZ_SECONDS each, one after the other; crash inputs land in

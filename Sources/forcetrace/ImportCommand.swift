@@ -89,7 +89,7 @@ struct ImportCommand: Subcommand {
         let sink = TraceImportSink(writer: writer, name: name)
         let decodeOptions = DecodeOptions(descriptionPath: description, salvage: salvage)
         // In input order, whether decoded or copied from a trace file.
-        var written: [(summary: RecordingSummary, source: String, damage: InputError?, warnings: [String])] = []
+        var written: [(summary: RecordingSummary, source: String, damage: ForceTraceError?, warnings: [String])] = []
         // Key presses as typed (an input recorded with --show-keycodes) stay the owner's.
         var typedKeys = false
         for (index, input) in inputs.enumerated() {

@@ -96,7 +96,7 @@ struct SuggestCommand: Subcommand {
             do {
                 try text.write(toFile: target.temporaryPath, atomically: false, encoding: .utf8)
             } catch {
-                throw InputError(file: output, "cannot be written: \(error.localizedDescription)")
+                throw ForceTraceError(file: output, "cannot be written: \(error.localizedDescription)")
             }
             try target.commit()
         } else {

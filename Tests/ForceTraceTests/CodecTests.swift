@@ -121,7 +121,7 @@ final class CodecTests: XCTestCase {
         XCTAssertEqual(parsed[0].recording.events, events, "the unfinished last frame is cut, every complete one kept")
         XCTAssertNotNil(parsed[0].damage)
         XCTAssertThrowsError(try RawCodec().decode(damaged, file: "cut.raw", options: DecodeOptions(description: device))) { error in
-            XCTAssertEqual((error as? InputError)?.hint, "pass --salvage to import the \(count) complete frames before it")
+            XCTAssertEqual((error as? ForceTraceError)?.hint, "pass --salvage to import the \(count) complete frames before it")
         }
     }
 

@@ -165,7 +165,7 @@ final class ErrorModelTests: XCTestCase {
     }
 
     func testLocationsRenderAsBefore() {
-        XCTAssertEqual(InputError(file: "a.evemu", location: .line(3), "bad", hint: "fix it").description, "a.evemu:3: bad\n  hint: fix it")
+        XCTAssertEqual(ForceTraceError(file: "a.evemu", location: .line(3), "bad", hint: "fix it").description, "a.evemu:3: bad\n  hint: fix it")
         XCTAssertEqual(ForceTraceError(file: "a.raw", location: .byteOffset(48), "cut").description, "a.raw: at byte 48: cut")
     }
 }

@@ -90,13 +90,13 @@ public enum ShellText {
 
 extension CalibrationSuggestion {
     /// The pen setting for `format`, or why there is none.
-    public func penSetting(_ format: SuggestionFormat) -> Result<PenSetting, InputError> {
+    public func penSetting(_ format: SuggestionFormat) -> Result<PenSetting, ForceTraceError> {
         guard calibrationProtocol == .pen, let profile = pen?.profile else {
-            return .failure(InputError(file: file, "--format \(format.rawValue) is a pen setting; this is a \(calibrationProtocol.rawValue) calibration",
+            return .failure(ForceTraceError(file: file, "--format \(format.rawValue) is a pen setting; this is a \(calibrationProtocol.rawValue) calibration",
                                        hint: "use --format text, json or quirks"))
         }
         guard let range = profile.usableRange, let rangeFit = profile.rangeFit, let axisFit = profile.axisFit else {
-            return .failure(InputError(file: file, "no pen curve can be fitted: " + profile.notes.joined(separator: "; "),
+            return .failure(ForceTraceError(file: file, "no pen curve can be fitted: " + profile.notes.joined(separator: "; "),
                                        hint: "repeat the pen calibration with every trial; 'forcetrace suggest \(file)' shows the peaks"))
         }
         switch format {
@@ -111,13 +111,13 @@ extension CalibrationSuggestion {
         case .libinputRange:
             return .success(.libinputRange(minimum: axis.normalized(range.lowerBound) ?? 0, maximum: axis.normalized(range.upperBound) ?? 1))
         case .text, .json, .quirks:
-            return .failure(InputError(file: file, "--format \(format.rawValue) is not a pen setting"))
+            return .failure(ForceTraceError(file: file, "--format \(format.rawValue) is not a pen setting"))
         }
     }
 
     /// `--format xsetwacom|gsettings|kwin|libinput-range`: the setting with
     /// comments saying where it came from and how well the curve fits.
-    public func penSettingText(_ format: SuggestionFormat) -> Result<String, InputError> {
+    public func penSettingText(_ format: SuggestionFormat) -> Result<String, ForceTraceError> {
         penSetting(format).map { setting in
             var comments = ["forcetrace \(ForceTraceVersion.string) suggest --format \(format.rawValue), pen calibration of \"\(device.name)\"",
                             "from \(InputPath.displayName(file)):/recordings/\(recording)"]

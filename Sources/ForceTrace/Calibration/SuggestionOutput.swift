@@ -88,16 +88,16 @@ extension CalibrationSuggestion {
     /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
     /// - Parameter date: written into the comment.
     /// - Parameter whatIf: a comment on what the section changes (`WhatIfAnalysis.suggestComment`).
-    public func quirks(date: Date = Date(), whatIf: String? = nil) -> Result<String, InputError> {
+    public func quirks(date: Date = Date(), whatIf: String? = nil) -> Result<String, ForceTraceError> {
         var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
         switch calibrationProtocol {
         case .app:
-            return .failure(InputError(file: file, "the app protocol's peek/pop thresholds have no libinput quirk",
+            return .failure(ForceTraceError(file: file, "the app protocol's peek/pop thresholds have no libinput quirk",
                                        hint: "use --format text or json; quirks come from the touchpad and pen protocols"))
         case .touchpad:
-            guard let touchpad else { return .failure(InputError(file: file, "no touchpad suggestion")) }
+            guard let touchpad else { return .failure(ForceTraceError(file: file, "no touchpad suggestion")) }
             udevType = "touchpad"
             if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append(("AttrPressureRange", "\(n):\(m)")) }
             if let p = touchpad.thumb.value { attributes.append(("AttrThumbPressureThreshold", "\(p)")) }
@@ -117,7 +117,7 @@ extension CalibrationSuggestion {
             }
             if let holds = touchpad.holds { comments.append(holds.summary) }
         case .pen:
-            guard let pen else { return .failure(InputError(file: file, "no pen suggestion")) }
+            guard let pen else { return .failure(ForceTraceError(file: file, "no pen suggestion")) }
             udevType = "tablet"
             if let tip = pen.tip.value, let release = pen.release.value {
                 attributes.append(("AttrPressureRange", "\(tip):\(release)"))
@@ -129,7 +129,7 @@ extension CalibrationSuggestion {
         }
         // libinput rejects a section without properties: say why instead.
         guard !attributes.isEmpty else {
-            return .failure(InputError(file: file, "no quirk attribute can be suggested: " + comments.joined(separator: "; "),
+            return .failure(ForceTraceError(file: file, "no quirk attribute can be suggested: " + comments.joined(separator: "; "),
                                        hint: "repeat the calibration; 'forcetrace suggest \(file)' shows the trials' peaks"))
         }
         let stamp = ISO8601DateFormatter().string(from: date)

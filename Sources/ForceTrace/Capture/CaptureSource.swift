@@ -232,7 +232,7 @@ public final class ReplaySource: CaptureSource {
 
     /// Replays the first recording in the file at `path` ("-" for standard
     /// input), in any format, decoding it as it goes.
-    /// - Throws: `InputError` when the input is unreadable or its
+    /// - Throws: `ForceTraceError` when the input is unreadable or its
     ///   description is bad; damage later in the input ends the replay with
     ///   that error from `read`.
     public init(path: String, format: RecordingFormat? = nil, options: DecodeOptions = DecodeOptions(), speed: Double?) throws {

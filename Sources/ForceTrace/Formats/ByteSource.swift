@@ -24,7 +24,7 @@ public final class ByteSource {
     static let blockSize = 1 << 20
 
     /// Opens `path`, or standard input for "-".
-    /// - Throws: `InputError` naming the path when it is missing, a
+    /// - Throws: `ForceTraceError` naming the path when it is missing, a
     ///   directory or unreadable.
     public init(path: String) throws {
         self.path = path
@@ -36,14 +36,14 @@ public final class ByteSource {
             file = path
             var status = stat()
             guard stat(path, &status) == 0 else {
-                throw InputError(file: path, errno == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(errno)))")
+                throw ForceTraceError(file: path, errno == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(errno)))")
             }
-            if status.st_mode & S_IFMT == S_IFDIR { throw InputError(file: path, "is a directory; expected a recording file") }
+            if status.st_mode & S_IFMT == S_IFDIR { throw ForceTraceError(file: path, "is a directory; expected a recording file") }
             // A FIFO or a device is read as a stream; a socket cannot be opened.
-            if status.st_mode & S_IFMT == S_IFSOCK { throw InputError(file: path, "is a socket; expected a recording file") }
+            if status.st_mode & S_IFMT == S_IFSOCK { throw ForceTraceError(file: path, "is a socket; expected a recording file") }
             let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard opened >= 0 else {
-                throw InputError(file: path, "cannot be read: \(String(cString: strerror(errno)))",
+                throw ForceTraceError(file: path, "cannot be read: \(String(cString: strerror(errno)))",
                                  hint: errno == EACCES ? "check the file's permissions" : nil)
             }
             descriptor = opened
@@ -110,7 +110,7 @@ public final class ByteSource {
                 }
             }
             if got < 0 {
-                throw InputError(file: file, location: .byteOffset(bufferOffset + end),
+                throw ForceTraceError(file: file, location: .byteOffset(bufferOffset + end),
                                  "read failed: \(String(cString: strerror(errno)))")
             }
             if got == 0 { atEnd = true } else { end += got }
@@ -157,7 +157,7 @@ public final class ByteSource {
 }
 
 /// A buffered output: a file, standard output, or bytes in memory. Writes
-/// are buffered in blocks; errors (a full disk) surface as `InputError`s
+/// are buffered in blocks; errors (a full disk) surface as `ForceTraceError`s
 /// naming the output.
 public final class ByteOutput {
     public let file: String
@@ -174,7 +174,7 @@ public final class ByteOutput {
     public init(path: String) throws {
         file = path
         let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard opened >= 0 else { throw InputError(file: path, "cannot be written: \(String(cString: strerror(errno)))") }
+        guard opened >= 0 else { throw ForceTraceError(file: path, "cannot be written: \(String(cString: strerror(errno)))") }
         descriptor = opened
         ownsDescriptor = true
         isMemory = false
@@ -253,7 +253,7 @@ public final class ByteOutput {
         if ownsDescriptor && !closed {
             closed = true
             if Glibc.close(descriptor) != 0 {
-                throw InputError(file: file, "write failed: \(String(cString: strerror(errno)))")
+                throw ForceTraceError(file: file, "write failed: \(String(cString: strerror(errno)))")
             }
         }
     }

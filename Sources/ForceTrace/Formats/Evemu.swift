@@ -54,12 +54,12 @@ public enum Evemu {
     static func parseDescription(_ path: String) throws -> Header {
         let source = try ByteSource(path: path)
         try source.fill(1)
-        if source.isExhausted { throw InputError(file: path, "the description file is empty; expected N:, I:, B: and A: lines") }
+        if source.isExhausted { throw ForceTraceError(file: path, "the description file is empty; expected N:, I:, B: and A: lines") }
         var reader = LineReader(source: source)
         var header = Header()
         try readLines(&reader, header: &header) { _, _ in false }
         if header.isEmpty {
-            throw InputError(file: path, "is not an evemu device description (no N:, I:, B: or A: lines)")
+            throw ForceTraceError(file: path, "is not an evemu device description (no N:, I:, B: or A: lines)")
         }
         return header
     }
@@ -88,7 +88,7 @@ public enum Evemu {
         let file = source.file
         try source.fill(1)
         if source.isExhausted {
-            throw InputError(file: file, "the file is empty; expected an evemu recording (N:, I:, B:, A: and E: lines)")
+            throw ForceTraceError(file: file, "the file is empty; expected an evemu recording (N:, I:, B:, A: and E: lines)")
         }
         var reader = LineReader(source: source)
         var header = Header()
@@ -100,10 +100,10 @@ public enum Evemu {
                 descriptionFile = descriptionPath
             } else if header.isEmpty {
                 guard hasEvents else {
-                    throw InputError(file: file, "holds no evemu lines (only comments or blank lines); expected N:, I:, B:, A: and E: lines")
+                    throw ForceTraceError(file: file, "holds no evemu lines (only comments or blank lines); expected N:, I:, B:, A: and E: lines")
                 }
                 guard let sibling = siblingDescription(for: source.path ?? file) else {
-                    throw InputError(file: file, "has events but no device description (no N:, I:, B: or A: lines)",
+                    throw ForceTraceError(file: file, "has events but no device description (no N:, I:, B: or A: lines)",
                                      hint: "pass the description with --desc FILE.desc")
                 }
                 deviceHeader = try parseDescription(sibling)
@@ -123,7 +123,7 @@ public enum Evemu {
             }
         } catch let failure as SinkFailure {
             throw failure.underlying
-        } catch let error as InputError where builder.isRecording {
+        } catch let error as ForceTraceError where builder.isRecording {
             try builder.damaged(error, groundTruth: header.groundTruth)
             return
         }
@@ -149,13 +149,13 @@ public enum Evemu {
             }
             let lineNumber = reader.lineNumber
             let unterminated = reader.lastLineUnterminated
-            func fail(_ message: String) -> InputError {
+            func fail(_ message: String) -> ForceTraceError {
                 // A bad last line without a newline was most likely cut short.
                 if unterminated {
-                    return InputError(file: file, location: .line(lineNumber),
+                    return ForceTraceError(file: file, location: .line(lineNumber),
                                       "the file ends in the middle of a line (no final newline), so the recording was cut off here: \(message)")
                 }
-                return InputError(file: file, location: .line(lineNumber), message)
+                return ForceTraceError(file: file, location: .line(lineNumber), message)
             }
             /// A string field as written: escaped only after the marker.
             func value(_ text: Substring, of field: String) throws -> String {
@@ -210,7 +210,7 @@ public enum Evemu {
                     // without one was cut off, and its value may be cut short too.
                     // (A final SYN line without newline, as hand-edited files end,
                     // loses nothing: its value is 0 however it is cut.)
-                    throw InputError(file: file, location: .line(lineNumber),
+                    throw ForceTraceError(file: file, location: .line(lineNumber),
                                      "the file ends in the middle of a line (no final newline): the recording was cut off here")
                 }
                 sawEvent = true
@@ -350,7 +350,7 @@ public enum Evemu {
         var device = DeviceDescription(name: header.name ?? "")
         device.system = header.system
         if header.name == nil {
-            throw InputError(file: file, "the device description has no 'N:' (name) line")
+            throw ForceTraceError(file: file, "the device description has no 'N:' (name) line")
         }
         if let id = header.id {
             device.bus = id[0]; device.vendor = id[1]; device.product = id[2]; device.version = id[3]
@@ -545,7 +545,7 @@ public struct EvemuCodec: RecordingCodec {
 
     public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
         guard count <= 1 else {
-            throw InputError(file: output.file, "an evemu file holds one device; \(count) recordings were given",
+            throw ForceTraceError(file: output.file, "an evemu file holds one device; \(count) recordings were given",
                              hint: "export them one at a time with --recording NAME, or use --format libinput")
         }
         return Encoder(output: output, comment: comment)

@@ -35,14 +35,14 @@ public enum LibinputRecord {
     static func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
         try source.fill(1)
         if source.isExhausted {
-            throw InputError(file: source.file, "the file is empty; expected a libinput record YAML file (version: 1, devices: ...)")
+            throw ForceTraceError(file: source.file, "the file is empty; expected a libinput record YAML file (version: 1, devices: ...)")
         }
         let parser = Parser(source: source, builder: builder)
         do {
             try parser.parseFile()
         } catch let failure as SinkFailure {
             throw failure.underlying
-        } catch let error as InputError {
+        } catch let error as ForceTraceError {
             // The damaged device keeps its complete frames, or the damage goes to the one before.
             try builder.damaged(error, groundTruth: parser.extensionKey.groundTruth)
         }
@@ -82,8 +82,8 @@ public enum LibinputRecord {
             self.builder = builder
         }
 
-        func fail(_ event: YAMLEvent, _ message: String) -> InputError {
-            InputError(file: file, location: .line(event.line),
+        func fail(_ event: YAMLEvent, _ message: String) -> ForceTraceError {
+            ForceTraceError(file: file, location: .line(event.line),
                        message + (event.atEndOfInput ? "; the file ends here, so it was probably cut off (truncated)" : ""))
         }
 
@@ -91,7 +91,7 @@ public enum LibinputRecord {
             _ = try reader.next()  // stream start
             var event = try reader.next()
             if event.kind == .streamEnd {
-                throw InputError(file: file, "holds no YAML document (only comments or blank lines); expected a libinput record file")
+                throw ForceTraceError(file: file, "holds no YAML document (only comments or blank lines); expected a libinput record file")
             }
             if event.kind == .documentStart { event = try reader.next() }
             guard event.kind == .mappingStart else {
@@ -120,17 +120,17 @@ public enum LibinputRecord {
             }
             try expectEndOfStream()
             guard version != nil else {
-                throw InputError(file: file, "has no 'version' key: not a libinput record file",
+                throw ForceTraceError(file: file, "has no 'version' key: not a libinput record file",
                                  hint: "for evemu files use --format evemu")
             }
             guard declaredDevices != nil || devicesFinished > 0 else {
-                throw InputError(file: file, "has no 'devices' list: expected devices with evdev descriptions and events")
+                throw ForceTraceError(file: file, "has no 'devices' list: expected devices with evdev descriptions and events")
             }
             if let declaredDevices, declaredDevices > devicesFinished {
-                throw InputError(file: file, "declares ndevices: \(declaredDevices) but holds \(devicesFinished) devices; the file may be truncated")
+                throw ForceTraceError(file: file, "declares ndevices: \(declaredDevices) but holds \(devicesFinished) devices; the file may be truncated")
             }
             if devicesFinished == 0 {
-                throw InputError(file: file, "has no devices; expected at least one device with an evdev description")
+                throw ForceTraceError(file: file, "has no devices; expected at least one device with an evdev description")
             }
         }
 
@@ -141,7 +141,7 @@ public enum LibinputRecord {
             var event = try reader.next()
             if event.kind == .documentEnd { event = try reader.next() }
             guard event.kind == .streamEnd else {
-                throw InputError(file: file, location: .line(event.line), "a second YAML document starts here; a libinput record file is one document, and the first ended before this line",
+                throw ForceTraceError(file: file, location: .line(event.line), "a second YAML document starts here; a libinput record file is one document, and the first ended before this line",
                                  hint: "import each document as a file of its own, or delete this line and what follows")
             }
         }
@@ -368,8 +368,8 @@ public enum LibinputRecord {
             device.axes.sort { $0.code < $1.code }
             // An absinfo entry implies EV_ABS even where 'codes' leaves it out.
             device.codes[EventType.syn] = Array(Set(device.codes[EventType.syn] ?? []).union(device.codes.keys)).sorted()
-            do { try device.validate(file: file) } catch let error as InputError {
-                throw InputError(file: file, location: .line(start.line), error.message)
+            do { try device.validate(file: file) } catch let error as ForceTraceError {
+                throw ForceTraceError(file: file, location: .line(start.line), error.message)
             }
             return device
         }

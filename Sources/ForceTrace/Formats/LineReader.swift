@@ -42,12 +42,12 @@ struct LineReader {
         let length = found ?? min(available, Self.maximumLineLength + 1)
         if let nul = source.withWindow({ window in memchr(window.baseAddress!, 0, length) }) {
             let index = source.withWindow { window in window.baseAddress!.distance(to: nul.assumingMemoryBound(to: UInt8.self)) }
-            throw InputError(file: file, location: .line(lineNumber),
+            throw ForceTraceError(file: file, location: .line(lineNumber),
                              "binary data (a NUL byte at byte \(source.offset + index)) where a text line was expected",
                              hint: "is this a raw input_event stream? Use 'forcetrace import --raw FILE --desc DESC'.")
         }
         if length > Self.maximumLineLength {
-            throw InputError(file: file, location: .line(lineNumber),
+            throw ForceTraceError(file: file, location: .line(lineNumber),
                              "line is longer than \(Self.maximumLineLength) bytes; expected a short text line")
         }
         lastLineUnterminated = found == nil

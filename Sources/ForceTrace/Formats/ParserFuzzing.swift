@@ -1,7 +1,7 @@
 /// What the libFuzzer harnesses in Fuzz/ run, and what the regression test
 /// replays: decode bytes with a codec, then do what import does next
 /// (check the stream, decode it), encode it with the same codec and decode
-/// that again. Bad input must end in an `InputError`; anything else (a
+/// that again. Bad input must end in an `ForceTraceError`; anything else (a
 /// trap, a mismatch after the round trip) is a bug.
 public enum ParserFuzzing {
     /// The device raw streams are read with: protocol B, pressure, 10 slots.

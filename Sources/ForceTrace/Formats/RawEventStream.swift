@@ -30,12 +30,12 @@ public enum RawEventStream {
         } else if let path = options.descriptionPath {
             description = try Evemu.readDescription(path)
         } else {
-            throw InputError(file: file, "holds binary data, read as a raw input_event stream, which carries no device description",
+            throw ForceTraceError(file: file, "holds binary data, read as a raw input_event stream, which carries no device description",
                              hint: "pass the device's evemu description with --desc DESC (evemu-describe /dev/input/eventN > DESC)")
         }
         try source.fill(1)
         if source.isExhausted {
-            throw InputError(file: file, "the file is empty; expected raw 24-byte input_event records")
+            throw ForceTraceError(file: file, "the file is empty; expected raw 24-byte input_event records")
         }
         builder.startRecording(device: description)
         let batch = 4096 * recordSize
@@ -46,7 +46,7 @@ public enum RawEventStream {
             try source.fill(batch)
             let whole = source.available / recordSize
             if whole == 0 { break }
-            let damage: InputError? = source.withWindow { raw in
+            let damage: ForceTraceError? = source.withWindow { raw in
                 let bytes = UnsafeRawBufferPointer(raw)
                 events.removeAll(keepingCapacity: true)
                 for record in 0..<whole {
@@ -57,7 +57,7 @@ public enum RawEventStream {
                     // Timestamp.timeval splits them); anything else means
                     // this is not (or no longer) an aligned x86-64 event stream.
                     guard (0..<1_000_000).contains(microseconds), (-9_000_000_000...9_000_000_000).contains(seconds) else {
-                        return InputError(file: file, location: .byteOffset(source.offset + offset),
+                        return ForceTraceError(file: file, location: .byteOffset(source.offset + offset),
                                           "record \(index + record) has tv_sec \(seconds), tv_usec \(microseconds); expected a struct input_event with 0 <= tv_usec < 1000000 (is this a 24-byte x86-64 stream, aligned at byte 0?)")
                     }
                     events.append(InputEvent(timeNs: Timestamp(seconds: seconds, microseconds: microseconds).ns,
@@ -76,7 +76,7 @@ public enum RawEventStream {
             source.consume(whole * recordSize)
         }
         if source.available > 0 {
-            try builder.damaged(InputError(file: file, location: .byteOffset(source.offset),
+            try builder.damaged(ForceTraceError(file: file, location: .byteOffset(source.offset),
                                            "the stream ends mid-record: \(source.available) trailing bytes; expected whole \(recordSize)-byte input_event records (the file was cut off)"))
             return
         }
@@ -106,7 +106,7 @@ public struct RawCodec: RecordingCodec {
 
     public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
         guard count <= 1 else {
-            throw InputError(file: output.file, "a raw stream holds one device; \(count) recordings were given",
+            throw ForceTraceError(file: output.file, "a raw stream holds one device; \(count) recordings were given",
                              hint: "export them one at a time with --recording NAME, or use --format libinput")
         }
         return Encoder(output: output)

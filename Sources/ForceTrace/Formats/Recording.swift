@@ -44,9 +44,9 @@ public struct Recording: Sendable {
 /// last SYN_REPORT) before the damage.
 public struct ParsedRecording: Sendable {
     public var recording: Recording
-    public var damage: InputError?
+    public var damage: ForceTraceError?
 
-    public init(recording: Recording, damage: InputError? = nil) {
+    public init(recording: Recording, damage: ForceTraceError? = nil) {
         self.recording = recording
         self.damage = damage
     }

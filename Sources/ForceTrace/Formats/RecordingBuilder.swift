@@ -117,12 +117,12 @@ public final class RecordingBuilder {
     /// has no complete frame, the last one before it) keeps the damage as
     /// its ending and decoding can stop. Throws the damage when salvage is
     /// off or nothing complete precedes it.
-    public func damaged(_ damage: InputError, groundTruth: GroundTruth = GroundTruth()) throws {
+    public func damaged(_ damage: ForceTraceError, groundTruth: GroundTruth = GroundTruth()) throws {
         held.removeAll()
         guard options.salvage, hasSalvage else {
             let hint = damage.hint ?? (options.offerSalvage && framesInInput > 0
                 ? "pass --salvage to import the \(framesInInput) complete frames before it" : nil)
-            throw InputError(file: damage.file, location: damage.location, damage.message, hint: hint)
+            throw ForceTraceError(file: damage.file, location: damage.location, damage.message, hint: hint)
         }
         if let current, current.frames > 0 {
             try close(RecordingEnding(groundTruth: groundTruth, damage: damage, events: 0, frames: 0))

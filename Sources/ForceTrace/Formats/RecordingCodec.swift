@@ -30,7 +30,7 @@ public struct RecordingEnding: Sendable {
     public var groundTruth: GroundTruth
     /// When the input was damaged and salvaged: the error that cut it short.
     /// The recording then holds only the complete frames before it.
-    public var damage: InputError?
+    public var damage: ForceTraceError?
     public var events: Int
     public var frames: Int
 }

@@ -13,17 +13,17 @@ extension DeviceDescription {
     public static let maximumStates = 1024
 
     /// Checks what the decoder relies on.
-    /// - Throws: `InputError` naming `file` when the description is unusable.
+    /// - Throws: `ForceTraceError` naming `file` when the description is unusable.
     func validate(file: String) throws {
         if properties.count > Self.maximumProperties {
-            throw InputError(file: file, "the description lists \(properties.count) properties; at most \(Self.maximumProperties) are accepted (the kernel defines 32)")
+            throw ForceTraceError(file: file, "the description lists \(properties.count) properties; at most \(Self.maximumProperties) are accepted (the kernel defines 32)")
         }
         for (what, states) in [("LED", ledStates), ("switch", switchStates)] where states.count > Self.maximumStates {
-            throw InputError(file: file, "the description lists \(states.count) \(what) states; at most \(Self.maximumStates) are accepted (one per code)")
+            throw ForceTraceError(file: file, "the description lists \(states.count) \(what) states; at most \(Self.maximumStates) are accepted (one per code)")
         }
         if let slot = axis(AbsoluteAxis.mtSlot) {
             guard slot.minimum >= 0, slot.maximum >= slot.minimum, Int(slot.maximum) - Int(slot.minimum) < Self.maximumSlots else {
-                throw InputError(file: file, "ABS_MT_SLOT's range \(slot.minimum)..\(slot.maximum) is not a slot count; expected 0..N-1 with at most \(Self.maximumSlots) slots")
+                throw ForceTraceError(file: file, "ABS_MT_SLOT's range \(slot.minimum)..\(slot.maximum) is not a slot count; expected 0..N-1 with at most \(Self.maximumSlots) slots")
             }
         }
     }
@@ -41,25 +41,25 @@ public enum RecordingImporter {
     /// The codec for `head`, from its content alone.
     /// - Parameter complete: whether `head` is the whole input.
     /// - Returns: nil when the head ends before the format shows.
-    /// - Throws: `InputError` when the content is empty, a trace file, or
+    /// - Throws: `ForceTraceError` when the content is empty, a trace file, or
     ///   matches no format.
     static func detect(_ head: ArraySlice<UInt8>, complete: Bool, file: String) throws -> (any RecordingCodec)? {
         if head.isEmpty && complete {
-            throw InputError(file: file, "the file is empty; expected an evemu, libinput record or raw input_event recording")
+            throw ForceTraceError(file: file, "the file is empty; expected an evemu, libinput record or raw input_event recording")
         }
         if head.starts(with: hdf5Signature) {
             // Reached only for streams: import copies trace files given by path (TraceCopy).
-            throw InputError(file: file, "is an HDF5 file, which import reads only by path, not from a pipe or standard input",
+            throw ForceTraceError(file: file, "is an HDF5 file, which import reads only by path, not from a pipe or standard input",
                              hint: "HDF5 needs to seek: pass the trace file's path, e.g. 'forcetrace import TRACE.h5 -o OUT.h5'")
         }
         let parsed = RecordingHead(head, complete: complete)
         if parsed.undecided || (parsed.firstLine == nil && !parsed.isBinary && !complete) { return nil }
         if let codec = RecordingCodecs.all.first(where: { $0.recognizes(parsed) }) { return codec }
         guard let line = parsed.firstLine else {
-            throw InputError(file: file, "holds only blank lines and comments; expected an evemu or libinput record recording")
+            throw ForceTraceError(file: file, "holds only blank lines and comments; expected an evemu or libinput record recording")
         }
         let shown = String(decoding: line.prefix(40), as: UTF8.self)
-        throw InputError(file: file, "cannot tell the format: the first line, '\(shown)', is neither evemu ('N: name') nor libinput record YAML ('version: 1')",
+        throw ForceTraceError(file: file, "cannot tell the format: the first line, '\(shown)', is neither evemu ('N: name') nor libinput record YAML ('version: 1')",
                          hint: "name the format with --format \(RecordingCodecs.names.joined(separator: "|"))")
     }
 
@@ -76,7 +76,7 @@ public enum RecordingImporter {
             let complete = source.atEnd && head.count == source.available
             if let codec = try detect(head, complete: complete, file: source.file) { return codec }
             if size >= maximumHeadBytes {
-                throw InputError(file: source.file, "its first \(maximumHeadBytes >> 20) MiB hold no recording line (only comments, blank lines or one overlong line)",
+                throw ForceTraceError(file: source.file, "its first \(maximumHeadBytes >> 20) MiB hold no recording line (only comments, blank lines or one overlong line)",
                                  hint: "name the format with --format \(RecordingCodecs.names.joined(separator: "|"))")
             }
             size *= 4
@@ -85,7 +85,7 @@ public enum RecordingImporter {
 
     /// Decodes one input (a path, or "-" for standard input) into `sink`.
     /// - Parameter format: the format, or nil to detect it.
-    /// - Throws: `InputError` for bad input (see `RecordingBuilder.damaged`).
+    /// - Throws: `ForceTraceError` for bad input (see `RecordingBuilder.damaged`).
     public static func decode(_ path: String, format: RecordingFormat? = nil, options: DecodeOptions = DecodeOptions(),
                               into sink: any RecordingSink) throws {
         let source = try ByteSource(path: path)

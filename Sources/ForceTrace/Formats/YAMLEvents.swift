@@ -84,7 +84,7 @@ final class YAMLEventReader {
     private func supply(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int, count: UnsafeMutablePointer<Int>) -> Int32 {
         if bytesRead - bytesAtLastEvent > Self.maximumBytesBetweenEvents {
             // Fails libyaml's read, which then reports a reader error: `syntaxError` throws this instead.
-            readError = InputError(file: file, location: .line(Int(parser.pointee.mark.line) + 1),
+            readError = ForceTraceError(file: file, location: .line(Int(parser.pointee.mark.line) + 1),
                                    "a YAML value (or the comments and blanks before one) runs over \(Self.maximumBytesBetweenEvents >> 20) MiB; no libinput record value is longer than a few hundred bytes, so this is not a libinput record file, or it is damaged")
             count.pointee = 0
             return 0
@@ -131,7 +131,7 @@ final class YAMLEventReader {
     }
 
     private func pull() throws -> YAMLEvent {
-        if ended { throw InputError(file: file, "unexpected end of the YAML stream") }
+        if ended { throw ForceTraceError(file: file, "unexpected end of the YAML stream") }
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else { throw syntaxError() }
         defer { yaml_event_delete(&event) }
@@ -160,7 +160,7 @@ final class YAMLEventReader {
         if kind == .sequenceStart || kind == .mappingStart {
             depth += 1
             if depth > Self.maximumDepth {
-                throw InputError(file: file, location: .line(line), "lists and mappings are nested deeper than \(Self.maximumDepth) levels; a libinput record nests about 6")
+                throw ForceTraceError(file: file, location: .line(line), "lists and mappings are nested deeper than \(Self.maximumDepth) levels; a libinput record nests about 6")
             }
         } else if kind == .sequenceEnd || kind == .mappingEnd {
             depth -= 1
@@ -169,7 +169,7 @@ final class YAMLEventReader {
         if kind == .alias {
             // libinput never writes anchors; refusing aliases also rules out
             // exponential expansion from hostile input.
-            throw InputError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
+            throw ForceTraceError(file: file, location: .line(line), "YAML aliases (*name) are not part of the libinput record format")
         }
         return YAMLEvent(kind: kind, line: line, column: column, atEndOfInput: inputEnded && Int(event.end_mark.index) >= contentEnd)
     }
@@ -202,7 +202,7 @@ final class YAMLEventReader {
                 if let first = open[top].firstKey {
                     let earlier = first.text == key ? first.line : open[top].otherKeys.updateValue(line, forKey: key)
                     if let earlier {
-                        throw InputError(file: file, location: .line(line),
+                        throw ForceTraceError(file: file, location: .line(line),
                                          "duplicate key '\(key.count > 40 ? String(key.prefix(40)) + "…" : key)' in a mapping that already has it at line \(earlier); YAML forbids duplicate keys, so it is not clear which value is meant",
                                          hint: "remove one of the two")
                     }
@@ -235,7 +235,7 @@ final class YAMLEventReader {
         if inputEnded && (Int(mark.index) >= bytesRead || cutCharacter) {
             message += "; the file ends in the middle of the YAML structure (truncated?)"
         }
-        return InputError(file: file, location: .line(Int(mark.line) + 1), message + " at column \(Int(mark.column) + 1)")
+        return ForceTraceError(file: file, location: .line(Int(mark.line) + 1), message + " at column \(Int(mark.column) + 1)")
     }
 
     /// Consumes one whole value (scalar, list or mapping), however deep,
@@ -248,7 +248,7 @@ final class YAMLEventReader {
             case .sequenceStart, .mappingStart: depth += 1
             case .sequenceEnd, .mappingEnd: depth -= 1
             case .streamEnd, .documentEnd, .documentStart, .streamStart:
-                throw InputError(file: file, location: .line(event.line), "expected a value, found \(event.shown)")
+                throw ForceTraceError(file: file, location: .line(event.line), "expected a value, found \(event.shown)")
             default: break
             }
         } while depth > 0

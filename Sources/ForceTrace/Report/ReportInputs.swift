@@ -14,11 +14,11 @@ public enum ReportInputs {
         for input in inputs {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
-                throw InputError(file: input, "no such file or folder")
+                throw ForceTraceError(file: input, "no such file or folder")
             }
             guard isDirectory.boolValue else {
                 if !savedReports && isSavedReport(input) {
-                    throw InputError(file: input, "is a report written by 'report --save', not a trace file",
+                    throw ForceTraceError(file: input, "is a report written by 'report --save', not a trace file",
                                      hint: "merge saved reports with 'forcetrace report --merge \(input) ...'")
                 }
                 files.append(input)
@@ -34,7 +34,7 @@ public enum ReportInputs {
                     return false
                 }
             guard !found.isEmpty else {
-                throw InputError(file: input, "is a folder with no .h5 trace files", hint: "import recordings first: forcetrace import RECORDING... -o \(input)/FILE.h5")
+                throw ForceTraceError(file: input, "is a folder with no .h5 trace files", hint: "import recordings first: forcetrace import RECORDING... -o \(input)/FILE.h5")
             }
             files.append(contentsOf: found)
         }

@@ -209,12 +209,12 @@ public struct OutputTarget: Sendable, Equatable {
 
 /// A failed write of an output: names the file; ENOSPC and EDQUOT name the
 /// device, since that is what the user must fix.
-public func writeError(_ file: String, _ what: String, errno code: Int32) -> InputError {
+public func writeError(_ file: String, _ what: String, errno code: Int32) -> ForceTraceError {
     if code == ENOSPC || code == EDQUOT {
-        return InputError(file: file, "\(what): no space left on the device holding \(file)",
+        return ForceTraceError(file: file, "\(what): no space left on the device holding \(file)",
                           hint: "free some space (or write elsewhere) and run again; no existing file was replaced")
     }
-    return InputError(file: file, "\(what): \(String(cString: strerror(code)))")
+    return ForceTraceError(file: file, "\(what): \(String(cString: strerror(code)))")
 }
 
 /// Checks on output paths shared by every command that writes a file.

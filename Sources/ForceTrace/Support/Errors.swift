@@ -46,10 +46,6 @@ public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Bad input in a recording format. The same type: the format parsers were
-/// written against this name.
-public typealias InputError = ForceTraceError
-
 extension ForceTraceError {
     /// What an HDF5 failure means for the user, from its classification
     /// (HDF5's error codes and errno, `HDF5Error.Kind`).

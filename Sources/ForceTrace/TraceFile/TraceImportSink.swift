@@ -6,7 +6,7 @@ public final class TraceImportSink: RecordingSink {
     public struct Imported {
         public var summary: RecordingSummary
         public var source: RecordingSource
-        public var damage: InputError?
+        public var damage: ForceTraceError?
         /// `StreamCheck`'s warnings.
         public var warnings: [String]
     }

@@ -131,7 +131,7 @@ public enum TraceValidation {
         }
         do {
             try recording.device.validate(file: recording.filePath)
-        } catch let error as InputError {
+        } catch let error as ForceTraceError {
             violations.append(Violation(table: "axes", row: nil, message: error.message))
         }
         if !violations.isEmpty { throw error(violations, file: recording.filePath, recording: recording.name) }
