@@ -12,8 +12,9 @@ import pytest
 
 from conftest import SAMPLES, run
 
-# Big enough that each command runs for well over the 0.2 s between updates.
-PRESSES = "1000"
+# Big enough that each command runs for well over the 0.2 s between updates,
+# with the release build (make test's) as well as the debug build.
+PRESSES = "8000"
 
 
 def on_terminal(command, cwd):
