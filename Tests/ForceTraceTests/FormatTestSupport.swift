@@ -53,8 +53,9 @@ enum FormatTestSupport {
         var stderr: String
     }
 
-    /// Runs `forcetrace` with `arguments` and optional standard input.
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
+    /// Runs `forcetrace` with `arguments` and optional standard input;
+    /// `stdoutFile` (e.g. /dev/full) takes standard output instead of `Run.stdout`.
+    static func run(_ arguments: [String], stdin: Data? = nil, stdoutFile: String? = nil) throws -> Run {
         let tool = executable
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
             XCTFail("\(tool.path) is missing: run 'swift build' (make test does) before the tests")
@@ -72,7 +73,7 @@ enum FormatTestSupport {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardOutput = try FileHandle(forWritingTo: stdoutFile.map { URL(fileURLWithPath: $0) } ?? outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input

@@ -330,18 +330,9 @@ final class MutantKill2Tests: XCTestCase {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("/dev/full is absent") }
         let directory = try FormatTestSupport.temporaryDirectory(self)
         let (trace, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory)
-        let process = Process()
-        process.executableURL = FormatTestSupport.executable
-        process.arguments = ["report", trace, "--json", "--contacts", "all"]
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, stderr)
-        XCTAssertTrue(stderr.contains("no space left"), stderr)
+        let result = try FormatTestSupport.run(["report", trace, "--json", "--contacts", "all"], stdoutFile: "/dev/full")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no space left"), result.stderr)
     }
 
     /// The device the fuzz harnesses read raw streams with is the one its

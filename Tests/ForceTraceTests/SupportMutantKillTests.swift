@@ -31,18 +31,9 @@ final class SupportMutantKillTests: XCTestCase {
         let trace = AnalysisFixtures.temporaryPath("full-\(UUID().uuidString).h5")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         XCTAssertEqual(try FormatTestSupport.run(["import", sample, "-o", trace]).status, 0)
-        let process = Process()
-        process.executableURL = FormatTestSupport.executable
-        process.arguments = ["export", trace, "--format", "evemu", "-o", "-"]
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, stderr)
-        XCTAssertTrue(stderr.contains("no space left"), stderr)
+        let result = try FormatTestSupport.run(["export", trace, "--format", "evemu", "-o", "-"], stdoutFile: "/dev/full")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no space left"), result.stderr)
     }
 
     /// An output that is one of the inputs is refused; another file is not.
