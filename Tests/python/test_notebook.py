@@ -61,12 +61,16 @@ def test_notebook_is_committed_without_outputs(path):
 
 
 def checkout_state():
-    """What git sees in the checkout, ignored files too (out/ is ignored), but the build
-    and Python's bytecode caches (other tests, run alongside, import modules)."""
+    """What git sees in the checkout, ignored files too (out/ is ignored), but what
+    others write while the notebooks run: the build, Python's bytecode caches (other
+    tests, run alongside, import modules), and make test's kernel scenarios (their work
+    folder and their log and status in out/)."""
     result = subprocess.run([GIT, "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=ROOT,
                             capture_output=True, text=True, check=True)
-    return sorted(line for line in result.stdout.splitlines()
-                  if "/.build/" not in f"/{line[3:]}" and "/__pycache__/" not in f"/{line[3:]}")
+    def ours(path):
+        return not ("/.build/" in f"/{path}" or "/__pycache__/" in f"/{path}" or path.startswith("Tests/kernel/work/")
+                    or path.startswith("out/test-kernel."))
+    return sorted(line for line in result.stdout.splitlines() if ours(line[3:]))
 
 
 def isolated(monkeypatch, tmp_path, forcetrace):
