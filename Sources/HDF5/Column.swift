@@ -279,11 +279,16 @@ func datasetChunkRows(_ id: hid_t) -> Int? {
 /// A dataset creation property list: chunks of `chunkRows` rows, and
 /// shuffle and deflate as `compression` says. Close it with `H5Pclose`.
 func chunkedCreationList(chunkRows: Int, compression: Compression, _ where_: String) throws -> hid_t {
+    try chunkedCreationList(chunkShape: [hsize_t(chunkRows)], compression: compression, where_)
+}
+
+/// The same for chunks of any rank (`chunkShape`, one extent per dimension).
+func chunkedCreationList(chunkShape: [hsize_t], compression: Compression, _ where_: String) throws -> hid_t {
     let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
     var done = false
     defer { if !done { H5Pclose(dcpl) } }
-    var chunk = hsize_t(chunkRows)
-    try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
+    var chunk = chunkShape
+    try checkStatus(H5Pset_chunk(dcpl, Int32(chunk.count), &chunk), "H5Pset_chunk", where_)
     if compression.deflateLevel > 0 {
         guard H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 else {
             throw HDF5Error(function: "H5Zfilter_avail", context: where_,

@@ -25,7 +25,6 @@ extension Group {
         // Every chunk compressed before any is stored; the compressed chunks are what the file will hold anyway.
         let encoded = ChunkSlots(count: chunks)
         let workers = min(chunks, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let failure = ChunkFailure()
         values.withUnsafeBytes { whole in
             // Read only, and only inside this call.
             nonisolated(unsafe) let bytes = whole
@@ -49,24 +48,19 @@ extension Group {
                         }
                         encoded.store(index, (encoder.encoded(result.stored), result.mask))
                     } catch {
-                        failure.record(error)
+                        encoded.fail(error)
                     }
                 }
             }
         }
-        if let error = failure.first { throw error }
+        if let error = encoded.failure { throw error }
         try withHDF5 {
             var shape: [hsize_t] = columns == nil ? [hsize_t(rows)] : [hsize_t(rows), hsize_t(width)]
             let space = try checkID(H5Screate_simple(Int32(shape.count), &shape, nil), "H5Screate_simple", where_)
             defer { H5Sclose(space) }
-            let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
+            let dcpl = try chunkedCreationList(chunkShape: columns == nil ? [hsize_t(chunk)] : [hsize_t(chunk), hsize_t(width)],
+                                               compression: compression, where_)
             defer { H5Pclose(dcpl) }
-            var chunkShape: [hsize_t] = columns == nil ? [hsize_t(chunk)] : [hsize_t(chunk), hsize_t(width)]
-            try checkStatus(H5Pset_chunk(dcpl, Int32(chunkShape.count), &chunkShape), "H5Pset_chunk", where_)
-            if compression.deflateLevel > 0 {
-                if compression.shuffle { try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_) }
-                try checkStatus(H5Pset_deflate(dcpl, UInt32(compression.deflateLevel)), "H5Pset_deflate", where_)
-            }
             let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
                                             CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
             defer { H5Dclose(id) }
@@ -80,11 +74,13 @@ extension Group {
     }
 }
 
-/// The compressed chunks of one dataset, filled by the workers in any order.
+/// The compressed chunks of one dataset, filled by the workers in any
+/// order, and the first error of any of them.
 private final class ChunkSlots: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
     private var slots: [(bytes: [UInt8], mask: UInt32)]
+    private var error: (any Error)?
 
     init(count: Int) { slots = Array(repeating: ([], 0), count: count) }
 
@@ -103,29 +99,23 @@ private final class ChunkSlots: @unchecked Sendable {
         lock.unlock()
     }
 
+    func fail(_ error: any Error) {
+        lock.lock()
+        if self.error == nil { self.error = error }
+        lock.unlock()
+    }
+
+    var failure: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return error
+    }
+
     func take(_ index: Int) -> (bytes: [UInt8], mask: UInt32) {
         lock.lock()
         defer { lock.unlock() }
         let chunk = slots[index]
         slots[index] = ([], 0)
         return chunk
-    }
-}
-
-/// The first error of the workers.
-private final class ChunkFailure: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: (any Error)?
-
-    func record(_ error: any Error) {
-        lock.lock()
-        if self.error == nil { self.error = error }
-        lock.unlock()
-    }
-
-    var first: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return error
     }
 }
