@@ -69,7 +69,7 @@ final class ContactFieldTests: XCTestCase {
         let base = analysis.contacts[0]
         func object(_ contact: ContactStatistics) -> [UInt8] {
             var out = JSONWriter()
-            report.writeContact(contact, fields: fields, lanes: analysis.lanes, to: &out)
+            report.writeContact(contact, fields: ContactJSONFields(fields), lanes: analysis.lanes, to: &out)
             return out.finish()
         }
         for field in ContactField.all {

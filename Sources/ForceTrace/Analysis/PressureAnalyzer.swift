@@ -395,6 +395,11 @@ final class ContactLane: @unchecked Sendable {
         targets.grow(to: slots)
     }
 
+    /// The curve rows `OpenContact.hold` writes into: the matrices, or this lane's rows by slot.
+    func curveTargets(_ setup: LaneSetup) -> CurveTargets {
+        setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : targets
+    }
+
     /// Marks contact `id` begun; a second beginning is remembered.
     @inline(never)
     func noteBegin(_ id: Int, _ setup: LaneSetup) {
@@ -404,7 +409,7 @@ final class ContactLane: @unchecked Sendable {
 
     /// Finishes the contact open in `slotIndex` and adds its curves to this lane's bands.
     func finish(slotIndex: Int, _ setup: LaneSetup) -> ContactStatistics {
-        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : self.targets
+        let targets = curveTargets(setup)
         let contact = open[slotIndex].finish(setup: setup.contact, resolution: setup.resolution,
                                              curve: targets.curves, aligned: targets.aligned)
         if setup.contact.lanesAddBands, let pressClass = contact.pressClass {
@@ -421,7 +426,7 @@ final class ContactLane: @unchecked Sendable {
     func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, _ setup: LaneSetup) {
         guard !halted else { return }
         let open = self.open, owner = setup.owner, lane = UInt8(index), contacts = setup.results.count
-        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : self.targets
+        let targets = curveTargets(setup)
         var outOfRange = self.outOfRange
         var completed = true
         for index in 0..<block.rows.count {
@@ -453,8 +458,10 @@ final class ContactLane: @unchecked Sendable {
         if isDown {
             if open[slotIndex].isOpen { return false }
             lane.noteBegin(id, setup)
-            open[slotIndex].begin(setup.results[id], curveBase: (setup.contact.keepsMatrices ? id : slotIndex) * setup.contact.curvePoints,
-                                  alignedBase: (setup.contact.keepsMatrices ? id : slotIndex) * setup.contact.alignedPoints)
+            // The contact's row: by id in the matrices, by slot in the lane's own rows.
+            let row = setup.contact.keepsMatrices ? id : slotIndex
+            open[slotIndex].begin(setup.results[id], curveBase: row * setup.contact.curvePoints,
+                                  alignedBase: row * setup.contact.alignedPoints)
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }
@@ -541,7 +548,7 @@ final class RowChecks {
     /// Checks every row of `block` and adds lane 0's rows to their contacts.
     func run(_ block: SampleRows, normalized: UnsafeBufferPointer<Double>, lane: ContactLane, _ setup: LaneSetup) throws {
         let open = lane.open, owner = setup.owner, contacts = setup.results.count
-        let targets = setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : lane.targets
+        let targets = lane.curveTargets(setup)
         let holder = self.holder, slotPressure = self.slotPressure, slotUntil = self.slotUntil, slotCount = self.slotCount
         let framesCounted = self.framesCounted
         let times = block.tNs, ids = block.contact, slots = block.slot

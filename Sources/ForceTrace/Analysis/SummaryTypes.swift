@@ -185,31 +185,17 @@ public struct CurveBands: SummaryState {
     }
 
     /// Adds one contact's curve; NaN points (after its end) are left out.
-    /// The lanes add every contact's curves as it finishes: no per-point
-    /// array checks, and a held value's sum and bin are reused from the point before.
+    /// The lanes sum theirs in `LaneBands`; this plain loop serves the
+    /// rest (a recording that begins a contact twice) and is the tests' reference.
     public mutating func add<C: Collection>(_ curve: C, as pressClass: PressClass) where C.Element == Float {
-        let points = self.points, first = pressClass.index * points
-        counts.withUnsafeMutableBufferPointer { counts in
-            sums.withUnsafeMutableBufferPointer { sums in
-                histogram.withUnsafeMutableBufferPointer { histogram in
-                    var point = 0
-                    var held = Float.nan.bitPattern, fixed: Int64 = 0, bin = 0
-                    for value in curve {
-                        guard point < points else { break }
-                        defer { point += 1 }
-                        guard !value.isNaN else { continue }
-                        if value.bitPattern != held {
-                            held = value.bitPattern
-                            fixed = Int64((Double(value) * Self.scale).rounded())
-                            bin = ThresholdBins.bin(Double(value))
-                        }
-                        let cell = first + point
-                        counts[cell] += 1
-                        sums[cell] += fixed
-                        histogram[cell * Self.width + bin] += 1
-                    }
-                }
-            }
+        var point = 0
+        for value in curve where point < points {
+            defer { point += 1 }
+            guard !value.isNaN else { continue }
+            let cell = pressClass.index * points + point
+            counts[cell] += 1
+            sums[cell] += Int64((Double(value) * Self.scale).rounded())
+            histogram[cell * Self.width + ThresholdBins.bin(Double(value))] += 1
         }
     }
 

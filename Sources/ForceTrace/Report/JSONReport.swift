@@ -93,10 +93,6 @@ extension PressureReport {
     }
 
     /// One contact's object: every `ContactField` that applies, in key order.
-    func writeContact(_ contact: ContactStatistics, fields: [ContactField], lanes: ToleranceLanes, to out: inout JSONWriter) {
-        writeContact(contact, fields: ContactJSONFields(fields), lanes: lanes, to: &out)
-    }
-
     func writeContact(_ contact: ContactStatistics, fields: ContactJSONFields, lanes: ToleranceLanes, to out: inout JSONWriter) {
         out.beginObject()
         for entry in fields.entries {
