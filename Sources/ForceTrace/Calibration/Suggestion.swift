@@ -60,16 +60,33 @@ public enum QuirkValue: Equatable, Sendable {
 /// What `calibrate` and `suggest` suggest for one recording's labelled trials
 /// (docs/ANALYSIS.md, "Calibration").
 public struct CalibrationSuggestion: Sendable {
-    public var calibrationProtocol: CalibrationProtocol
     public var file: String
     public var recording: String
     public var device: DeviceDescription
     public var axis: AxisInfo
     public var counts: [TrialClass: Int]
-    public var app: App?
-    public var touchpad: Touchpad?
-    public var pen: Pen?
+    /// What the protocol suggests; its case is the protocol, so the two cannot disagree.
+    public var payload: Payload
     public var notes: [String] = []
+
+    public enum Payload: Sendable {
+        /// nil when the trials give no peek/pop thresholds (too few classes).
+        case app(App?)
+        case touchpad(Touchpad)
+        case pen(Pen)
+    }
+
+    public var calibrationProtocol: CalibrationProtocol {
+        switch payload {
+        case .app: .app
+        case .touchpad: .touchpad
+        case .pen: .pen
+        }
+    }
+
+    public var app: App? { if case .app(let app) = payload { app } else { nil } }
+    public var touchpad: Touchpad? { if case .touchpad(let touchpad) = payload { touchpad } else { nil } }
+    public var pen: Pen? { if case .pen(let pen) = payload { pen } else { nil } }
 
     /// Peek/pop from report's labelled suggestion, and what a deep press saves.
     public struct App: Sendable {
@@ -144,18 +161,18 @@ public struct CalibrationSuggestion: Sendable {
 
     public init(protocol calibrationProtocol: CalibrationProtocol, trials: [LabelledTrial], device: DeviceDescription,
                 axis: AxisInfo, file: String, recording: String, targets: PenTargets = .default) {
-        self.calibrationProtocol = calibrationProtocol
         self.file = file
         self.recording = recording
         self.device = device
         self.axis = axis
         counts = Dictionary(grouping: trials, by: \.trialClass).mapValues(\.count)
         switch calibrationProtocol {
-        case .app: app = Self.app(trials, axis: axis)
-        case .touchpad: touchpad = Self.touchpad(trials, axis: axis)
+        case .app: payload = .app(Self.app(trials, axis: axis))
+        case .touchpad: payload = .touchpad(Self.touchpad(trials, axis: axis))
         case .pen:
-            pen = Self.pen(trials, axis: axis)
-            pen?.profile = PenProfile(trials: trials, axis: axis, targets: targets)
+            var pen = Self.pen(trials, axis: axis)
+            pen.profile = PenProfile(trials: trials, axis: axis, targets: targets)
+            payload = .pen(pen)
         }
         if calibrationProtocol == .touchpad
             && (device.properties.contains(0x07) || (device.contactPressureAxis?.resolution ?? 0) != 0) {

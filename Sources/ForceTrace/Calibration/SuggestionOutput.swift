@@ -26,7 +26,9 @@ extension CalibrationSuggestion {
         var text: TerminalText = "\(file): /recordings/\(recording): \(calibrationProtocol.rawValue) calibration, \"\(device.name)\", "
         text += "\(axis.name) \(axis.minimum)..\(axis.maximum)\n"
         text += "  trials: \(calibrationProtocol.classes.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", "))\n"
-        if let app {
+        switch payload {
+        case .app(nil): break
+        case .app(let app?):
             let t = app.thresholds
             text += "\(String(format: "  peek = %.2f (raw %d), pop = %.2f (raw %d): balanced accuracy %.3f over the labelled trials", t.peek, app.peekRaw, t.pop, app.popRaw, t.balancedAccuracy ?? 0))\n"
             if let confusion = t.confusion {
@@ -44,8 +46,7 @@ extension CalibrationSuggestion {
                 if let saved = entry.medianSavedMs { text += "\(String(format: ", saving a median %.0f ms", saved))" }
                 text += "\n"
             }
-        }
-        if let touchpad {
+        case .touchpad(let touchpad):
             text += line("AttrPressureRange N (touch begins at >= N)", touchpad.begin)
             text += line("AttrPressureRange M (touch ends below M)", touchpad.end)
             text += line("AttrThumbPressureThreshold P", touchpad.thumb)
@@ -56,8 +57,7 @@ extension CalibrationSuggestion {
                                   Int32((Double(axis.minimum) + range * Self.libinputBeginFraction).rounded()),
                                   Int32((Double(axis.minimum) + range * Self.libinputEndFraction).rounded()), Self.libinputPalmDefault)
             text += "\(defaults)\n"
-        }
-        if let pen {
+        case .pen(let pen):
             if let hover = pen.hoverMax { text += "  hover noise: up to \(hover)\n" }
             text += line("tip threshold (AttrPressureRange N)", pen.tip)
             text += line("tip release (AttrPressureRange M)", pen.release)
@@ -92,12 +92,11 @@ extension CalibrationSuggestion {
         var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
-        switch calibrationProtocol {
+        switch payload {
         case .app:
             return .failure(ForceTraceError(file: file, "the app protocol's peek/pop thresholds have no libinput quirk",
                                        hint: "use --format text or json; quirks come from the touchpad and pen protocols"))
-        case .touchpad:
-            guard let touchpad else { return .failure(ForceTraceError(file: file, "no touchpad suggestion")) }
+        case .touchpad(let touchpad):
             udevType = "touchpad"
             if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append(("AttrPressureRange", "\(n):\(m)")) }
             if let p = touchpad.thumb.value { attributes.append(("AttrThumbPressureThreshold", "\(p)")) }
@@ -116,8 +115,7 @@ extension CalibrationSuggestion {
                 comments.append("every one of the \(counts[.light] ?? 0) light touches (lowest peak \(lowest)) reaches N")
             }
             if let holds = touchpad.holds { comments.append(holds.summary) }
-        case .pen:
-            guard let pen else { return .failure(ForceTraceError(file: file, "no pen suggestion")) }
+        case .pen(let pen):
             udevType = "tablet"
             if let tip = pen.tip.value, let release = pen.release.value {
                 attributes.append(("AttrPressureRange", "\(tip):\(release)"))
