@@ -28,6 +28,36 @@ final class ReportMergeMutantKillTests: XCTestCase {
         return "(no error)"
     }
 
+    /// Sets `name` on the root (or on `group`) of a saved part to `value`.
+    private func plant(_ path: String, _ name: String, _ value: AttributeValue, group: String? = nil) throws {
+        let file = try File.open(path, mode: .readWrite)
+        var target = try file.root
+        if let group { target = try target.openGroup("recordings").openGroup(group) }
+        try target.setAttribute(name, value)
+        try file.close()
+    }
+
+    /// Every attribute --merge reads goes through its SavedReportLayout key,
+    /// whose type names what the file should have held (issue 23 item 3).
+    func testAnAttributeOfTheWrongTypeIsNamedWithItsType() throws {
+        let cases: [(name: String, value: AttributeValue, group: Bool, expected: String)] = [
+            ("curve_points", .string("64"), false, "'curve_points' is not an integer"),
+            ("peek", .string("0.6"), false, "'peek' is not a number"),
+            ("inputs", .ints([1]), false, "'inputs' is not a list of strings"),
+            ("device_id", .string("1 2 3 4"), true, "recordings/REC: 'device_id' is not a list of integers"),
+            ("device_name", .int(3), true, "recordings/REC: 'device_name' is not a string"),
+            // Optional attributes too: before, a scripted_peek of the wrong type was dropped without a word.
+            ("scripted_peek", .string("0.6"), true, "recordings/REC: 'scripted_peek' is not a number"),
+        ]
+        for entry in cases {
+            let a = try part("a", seed: 3, options: AnalysisOptions())
+            let group = try File.open(a.path).root.openGroup("recordings").memberNames()[0]
+            try plant(a.path, entry.name, entry.value, group: entry.group ? group : nil)
+            let text = message { _ = try ReportMerge.read([a.path], curves: false) }
+            XCTAssertTrue(text.contains(entry.expected.replacingOccurrences(of: "REC", with: group)), "\(entry.name): \(text)")
+        }
+    }
+
     func testNoPartsIsAnError() {
         XCTAssertTrue(message { _ = try ReportMerge.read([], curves: false) }.contains("no part files given"))
     }

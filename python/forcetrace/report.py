@@ -10,18 +10,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from . import _report_layout as L
 from ._h5 import attr, attrs, column, column_names, is_dimension_only, is_scale, open_file
 
 if TYPE_CHECKING:
     import h5py
     import xarray as xr
 
-REPORT_FORMAT = "forcetrace-report"
+REPORT_FORMAT = L.FORMAT
 CATEGORICAL = ("class", "label")
 #: The scalar string dataset holding a group's summary as `report --json` prints it.
-SUMMARY = "summary"
+SUMMARY = L.SUMMARY
 #: The summary keys whose figures have datasets of their own, and the key they are read into.
-FIGURE_KEYS = ("classes", "quantiles", "suggested_thresholds")
+FIGURE_KEYS = (L.CLASSES, L.QUANTILES, L.SUGGESTED_THRESHOLDS)
 FIGURES = "figures"
 #: The levels of `quantiles/*` (its `level` coordinate).
 QUANTILE_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -35,11 +36,11 @@ class Report:
         with open_file(path, REPORT_FORMAT) as handle:
             self.attrs = attrs(handle)
             self._groups: dict[str, dict[str, Any]] = {}
-            for name, group in handle.get("recordings", {}).items():
+            for name, group in handle.get(L.RECORDINGS, {}).items():
                 self._groups[name] = _read_group(group)
-            self._total = _read_group(handle["total"]) if "total" in handle else {}
+            self._total = _read_group(handle[L.TOTAL]) if L.TOTAL in handle else {}
         self.recordings = list(self._groups)
-        self.peek, self.pop = self.attrs.get("peek"), self.attrs.get("pop")
+        self.peek, self.pop = self.attrs.get(L.PEEK), self.attrs.get(L.POP)
 
     def __repr__(self) -> str:
         return f"<forcetrace.Report {str(self.path)!r}: {len(self.recordings)} recordings>"
@@ -78,7 +79,7 @@ class Report:
 
     def state(self, recording: str | None = None) -> dict[str, np.ndarray]:
         """The mergeable aggregate as saved (`state/`, docs/ANALYSIS.md): field name → numpy array."""
-        return dict(self._group(recording).get("state", {}))
+        return dict(self._group(recording).get(L.STATE, {}))
 
     def contacts(self, recording: str | None = None) -> pd.DataFrame:
         """The per-contact numbers, one column per dataset of `contacts/`
@@ -89,9 +90,9 @@ class Report:
         frames = []
         for name in names:
             group = self._group(name)
-            frame = pd.DataFrame(group["contacts"])
+            frame = pd.DataFrame(group[L.CONTACTS])
             frame.insert(0, "recording", name)
-            frame.insert(0, "file", group["attrs"].get("file", ""))
+            frame.insert(0, "file", group["attrs"].get(L.FILE, ""))
             frames.append(frame)
         frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         for name in ("file", "recording") + CATEGORICAL:
@@ -107,14 +108,14 @@ class Report:
             group = self._group(name)
             matrix = group[key]
             blocks.append(matrix)
-            ids.extend(group["contacts"].get("id", np.arange(len(matrix))))
-            classes.extend(group["contacts"].get("class", [""] * len(matrix)))
+            ids.extend(group[L.CONTACTS].get("id", np.arange(len(matrix))))
+            classes.extend(group[L.CONTACTS].get("class", [""] * len(matrix)))
             owners.extend([name] * len(matrix))
         width = blocks[0].shape[1] if blocks else 0
         data = np.concatenate(blocks) if blocks else np.zeros((0, width), np.float32)
-        coords = {"recording": ("contact", np.asarray(owners, dtype=object)),
-                  "id": ("contact", np.asarray(ids)),
-                  "class": ("contact", np.asarray(classes, dtype=object))}
+        coords = {"recording": (L.CONTACT_DIMENSION, np.asarray(owners, dtype=object)),
+                  "id": (L.CONTACT_DIMENSION, np.asarray(ids)),
+                  "class": (L.CONTACT_DIMENSION, np.asarray(classes, dtype=object))}
         return data, coords, names
 
     def _axis(self, names: list[str], dimension: str, width: int,
@@ -130,42 +131,42 @@ class Report:
         """Duration-normalized curves: DataArray (contact, fraction), fraction i/K of the duration."""
         import xarray as xr
 
-        data, coords, names = self._matrix("curves", recording)
+        data, coords, names = self._matrix(L.CURVES, recording)
         k = data.shape[1]
-        coords["fraction"] = self._axis(names, "fraction", k, (np.arange(k) / k,
+        coords[L.FRACTION] = self._axis(names, L.FRACTION, k, (np.arange(k) / k,
                                         {"long_name": "fraction of the contact's duration since touch-down, i/K", "units": "1"}))
-        return xr.DataArray(data, dims=("contact", "fraction"), coords=coords, name="pressure_norm",
+        return xr.DataArray(data, dims=(L.CONTACT_DIMENSION, L.FRACTION), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
     def aligned_curves(self, recording: str | None = None) -> xr.DataArray:
         """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end."""
         import xarray as xr
 
-        data, coords, names = self._matrix("aligned_curves", recording)
-        step = self._group(names[0])["attrs"].get("aligned_step_s", 0.01) if names else 0.01
-        coords["t_ms"] = self._axis(names, "t_ms", data.shape[1], (np.arange(data.shape[1]) * step * 1000.0,
+        data, coords, names = self._matrix(L.ALIGNED_CURVES, recording)
+        step = self._group(names[0])["attrs"].get(L.ALIGNED_STEP_S, 0.01) if names else 0.01
+        coords[L.T_MS] = self._axis(names, L.T_MS, data.shape[1], (np.arange(data.shape[1]) * step * 1000.0,
                                     {"long_name": "time since touch-down", "units": "milliseconds"}))
-        return xr.DataArray(data, dims=("contact", "t_ms"), coords=coords, name="pressure_norm",
+        return xr.DataArray(data, dims=(L.CONTACT_DIMENSION, L.T_MS), coords=coords, name="pressure_norm",
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
     def sweep(self, recording: str | None = None) -> pd.DataFrame:
         """The threshold sweep: threshold, reached, fraction (101 rows)."""
-        return pd.DataFrame(self._group(recording)["sweep"])
+        return pd.DataFrame(self._group(recording)[L.SWEEP])
 
     def inflation_sweep(self, recording: str | None = None) -> pd.DataFrame:
         """Inflation at 0, 0.1, 0.25, 0.5 and 1 mm."""
-        return pd.DataFrame(self._group(recording)["inflation_sweep"])
+        return pd.DataFrame(self._group(recording)[L.INFLATION_SWEEP])
 
     def histograms(self, recording: str | None = None) -> dict[str, pd.Series]:
         """Each histogram as a Series of counts indexed by the bin's lower edge
         (normalized pressure for `peak_norm`, seconds for the times)."""
         group = self._group(recording)
-        meta = group.get("histograms_attrs", {})
+        meta = group.get(L.HISTOGRAMS + "_attrs", {})
         result: dict[str, pd.Series] = {}
-        for name, counts in group["histograms"].items():
-            if name in group.get("histograms_scales", ()):
+        for name, counts in group[L.HISTOGRAMS].items():
+            if name in group.get(L.HISTOGRAMS + "_scales", ()):
                 continue  # a bin coordinate (peak_norm_bin, time_bin), not a histogram
-            width = meta.get("peak_norm_bin", 0.01) if name == "peak_norm" else meta.get("time_bin_s", 0.01)
+            width = meta.get(L.PEAK_BIN_WIDTH, 0.01) if name == L.PEAK_HISTOGRAM else meta.get(L.TIME_BIN_S, 0.01)
             edges = np.round(np.arange(len(counts)) * width, 10)
             result[name] = pd.Series(counts, index=pd.Index(edges, name="bin_start"), name=name)
         return result
@@ -178,32 +179,33 @@ def _number(dataset: h5py.Dataset) -> Any:
 
 
 def _read_suggestion(group: h5py.Group) -> dict[str, Any]:
-    found: dict[str, Any] = {"method": attr(group, "method"), "peek": _number(group["peek"]), "pop": _number(group["pop"])}
-    if "note" in group.attrs:
-        found["note"] = attr(group, "note")
-    if "confusion" in group:
-        confusion = group["confusion"]
-        found["confusion"] = {"classes": attr(confusion, "classes"), "columns": "found", "rows": "label",
+    found: dict[str, Any] = {"method": attr(group, L.METHOD), "peek": _number(group[L.SUGGESTED_PEEK]),
+                             "pop": _number(group[L.SUGGESTED_POP])}
+    if L.NOTE in group.attrs:
+        found["note"] = attr(group, L.NOTE)
+    if L.CONFUSION in group:
+        confusion = group[L.CONFUSION]
+        found["confusion"] = {"classes": attr(confusion, L.CONFUSION_CLASSES), "columns": L.FOUND, "rows": L.LABEL,
                               "matrix": confusion[...].tolist()}
-        found["balanced_accuracy"] = _number(group["balanced_accuracy"])
-        found["tied_pairs"] = _number(group["tied_pairs"])
+        found["balanced_accuracy"] = _number(group[L.BALANCED_ACCURACY])
+        found["tied_pairs"] = _number(group[L.TIED_PAIRS])
     return found
 
 
 def _read_figures(group: h5py.Group) -> dict[str, Any]:
     """`classes/`, `quantiles/` and `suggested_thresholds/` in the shape of the JSON summary's keys."""
-    quantiles = group["quantiles"]
-    levels = quantiles["level"][...] if "level" in quantiles else QUANTILE_LEVELS
+    quantiles = group[L.QUANTILES]
+    levels = quantiles[L.QUANTILE_LEVEL][...] if L.QUANTILE_LEVEL in quantiles else QUANTILE_LEVELS
     figures: dict[str, Any] = {
-        "classes": {name: _number(dataset) for name, dataset in group["classes"].items()},
+        "classes": {name: _number(dataset) for name, dataset in group[L.CLASSES].items()},
         # p5, p25, ... from the levels; all NaN: no values (null in JSON).
         "quantiles": {name: None if np.isnan(values).all()
                       else {f"p{round(level * 100)}": float(value) for level, value in zip(levels, values)}
-                      for name in column_names(quantiles) if name != "level" for values in [quantiles[name][...]]},
+                      for name in column_names(quantiles) if name != L.QUANTILE_LEVEL for values in [quantiles[name][...]]},
     }
-    suggested = group["suggested_thresholds"]
+    suggested = group[L.SUGGESTED_THRESHOLDS]
     figures["suggested_thresholds"] = {kind: _read_suggestion(suggested[kind]) if kind in suggested else None
-                                       for kind in ("with_labels", "without_labels")}
+                                       for kind in (L.WITH_LABELS, L.WITHOUT_LABELS)}
     return figures
 
 
@@ -216,7 +218,7 @@ def _read_group(group: h5py.Group) -> dict[str, Any]:
     for name, obj in group.items():
         if isinstance(obj, h5py.Group):
             result[name] = {key: column(obj[key]) for key in column_names(obj)}
-            if name == "contacts":
+            if name == L.CONTACTS:
                 # A per-lane field (contact x lane): one array per contact, under the field's name.
                 for key, member in obj.items():
                     if isinstance(member, h5py.Dataset) and member.ndim == 2:
@@ -230,10 +232,10 @@ def _read_group(group: h5py.Group) -> dict[str, Any]:
         elif obj.ndim == 1 and is_scale(obj) and not is_dimension_only(obj):
             # A coordinate of the curve matrices (`fraction`, `t_ms`): values and what they are.
             result["coords"][name] = (obj[...], {key: attr(obj, key) for key in ("long_name", "units") if key in obj.attrs})
-    if "contacts" in result:
+    if L.CONTACTS in result:
         for name in CATEGORICAL:
-            if name in result["contacts"]:
-                result["contacts"][name] = result["contacts"][name].astype(object)
+            if name in result[L.CONTACTS]:
+                result[L.CONTACTS][name] = result[L.CONTACTS][name].astype(object)
     return result
 
 

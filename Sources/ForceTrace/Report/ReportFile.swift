@@ -4,6 +4,11 @@ import HDF5
 /// Writes a report for notebooks (`forcetrace report --save OUT.h5`); the
 /// layout is in docs/ANALYSIS.md ("The --save file").
 public enum ReportFile {
+    private typealias Root = SavedReportLayout.Root
+    private typealias Recording = SavedReportLayout.Recording
+    private typealias Statistics = SavedReportLayout.Statistics
+    private typealias Name = SavedReportLayout.Name
+    typealias Dimension = SavedReportLayout.Dimension
     public static let formatName = "forcetrace-report"
     public static let formatVersion: Int64 = 1
 
@@ -17,21 +22,21 @@ public enum ReportFile {
         let target = try AtomicOutput(path: path, replace: replace, inputs: report.files.map(\.file))
         let file = try File.create(target.temporaryPath)
         let root = try file.root
-        try root.setAttribute("format", .string(formatName))
-        try root.setAttribute("format_version", .int(formatVersion))
-        try root.setAttribute("tool_version", .string("forcetrace \(ForceTraceVersion.string)"))
-        try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
+        try root.set(Root.format, formatName)
+        try root.set(Root.formatVersion, formatVersion)
+        try root.set(Root.toolVersion, "forcetrace \(ForceTraceVersion.string)")
+        try root.set(Root.createdUTC, ISO8601DateFormatter().string(from: Date()))
         let options = report.options
-        try root.setAttribute("peek", .double(options.thresholds.peek))
-        try root.setAttribute("pop", .double(options.thresholds.pop))
-        try root.setAttribute("hysteresis", .double(options.thresholds.hysteresis))
-        try root.setAttribute("sensitivity", .string(options.thresholds.sensitivity.rawValue))
-        try root.setAttribute("smoothing", .string(options.smoothing.description))
-        try root.setAttribute("tolerance", .string(options.tolerance.description))
-        try root.setAttribute("maximum_possible_force", .double(UIKitForce.maximumPossibleForce))
-        try root.setAttribute("inputs", .strings(report.files.map { InputPath.displayName($0.file) }))
-        if stateOnly { try root.setAttribute("part", .string(statePart)) }
-        let recordings = try root.createGroup("recordings")
+        try root.set(Root.peek, options.thresholds.peek)
+        try root.set(Root.pop, options.thresholds.pop)
+        try root.set(Root.hysteresis, options.thresholds.hysteresis)
+        try root.set(Root.sensitivity, options.thresholds.sensitivity.rawValue)
+        try root.set(Root.smoothing, options.smoothing.description)
+        try root.set(Root.tolerance, options.tolerance.description)
+        try root.set(Root.maximumPossibleForce, UIKitForce.maximumPossibleForce)
+        try root.set(Root.inputs, report.files.map { InputPath.displayName($0.file) })
+        if stateOnly { try root.set(Root.part, statePart) }
+        let recordings = try root.createGroup(Name.recordings)
         var used: Set<String> = []
         try ReportMerge.writeOptions(options, to: root)
         for (index, analysis) in report.recordings.enumerated() {
@@ -44,7 +49,7 @@ public enum ReportFile {
             }
             try ReportMerge.writeContext(analysis, index: index, to: group)
         }
-        let total = try root.createGroup("total")
+        let total = try root.createGroup(Name.total)
         if stateOnly {
             try writeState(report.total, to: total)
         } else {
@@ -56,11 +61,11 @@ public enum ReportFile {
 
     /// The recording's attributes that say which it is.
     static func writeIdentity(_ analysis: RecordingAnalysis, to group: Group) throws {
-        try group.setAttribute("file", .string(InputPath.displayName(analysis.file)))
-        try group.setAttribute("name", .string(analysis.name))
-        try group.setAttribute("device_name", .string(analysis.device.name))
-        try group.setAttribute("pressure_axis", .string(analysis.pressureAxis?.name ?? ""))
-        try group.setAttribute("tolerance", .string(analysis.lanes.configuredDescription))
+        try group.set(Recording.file, InputPath.displayName(analysis.file))
+        try group.set(Recording.name, analysis.name)
+        try group.set(Recording.deviceName, analysis.device.name)
+        try group.set(Recording.pressureAxis, analysis.pressureAxis?.name ?? "")
+        try group.set(Recording.tolerance, analysis.lanes.configuredDescription)
     }
 
     static func writeRecording(_ analysis: RecordingAnalysis, of report: PressureReport, to group: Group) throws {
@@ -71,26 +76,26 @@ public enum ReportFile {
         guard options.curves else {
             throw ForceTraceError(file: analysis.file, "the report was analysed without curves (AnalysisOptions.curves), which --save stores")
         }
-        try group.writeRows("curves", analysis.curves, rows: count, columns: options.curvePoints)
-        try group.describe("curves", units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
-        try group.writeRows("aligned_curves", analysis.alignedCurves, rows: count, columns: options.alignedPoints)
-        try group.describe("aligned_curves", units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
-        try group.setAttribute("aligned_step_s", .double(Double(options.alignedStepNs) / 1e9))
+        try group.writeRows(Name.curves, analysis.curves, rows: count, columns: options.curvePoints)
+        try group.describe(Name.curves, units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
+        try group.writeRows(Name.alignedCurves, analysis.alignedCurves, rows: count, columns: options.alignedPoints)
+        try group.describe(Name.alignedCurves, units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
+        try group.set(Recording.alignedStepS, Double(options.alignedStepNs) / 1e9)
         try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
                                   units: "1", "fraction of the contact's duration since touch-down, i/K")
         try group.writeCoordinate(Dimension.alignedTime, (0..<options.alignedPoints).map { Double(Int64($0) * options.alignedStepNs) / 1e6 },
                                   units: "milliseconds", "time since touch-down")
-        try group.attachScale(Dimension.fraction, to: ["curves"], axis: 1)
-        try group.attachScale(Dimension.alignedTime, to: ["aligned_curves"], axis: 1)
+        try group.attachScale(Dimension.fraction, to: [Name.curves], axis: 1)
+        try group.attachScale(Dimension.alignedTime, to: [Name.alignedCurves], axis: 1)
 
-        let contacts = try group.createGroup("contacts")
+        let contacts = try group.createGroup(Name.contacts)
         for field in fields where field.applies(options) {
             try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
         }
         try group.createDimensionScale(Dimension.contact, rows: count)
-        try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "contacts/\($0)" } + ["curves", "aligned_curves"])
+        try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "\(Name.contacts)/\($0)" } + [Name.curves, Name.alignedCurves])
         try group.writeCoordinate(Dimension.sweepLane, AnalysisOptions.sweepTolerancesMM, units: "mm", "the inflation sweep's tolerance in x and in y")
-        try group.attachScale(Dimension.sweepLane, to: fields.filter { $0.isSweep && $0.applies(options) }.map { "contacts/\($0.name)" }, axis: 1)
+        try group.attachScale(Dimension.sweepLane, to: fields.filter { $0.isSweep && $0.applies(options) }.map { "\(Name.contacts)/\($0.name)" }, axis: 1)
         try writeStatistics(analysis.statistics, of: report, to: group)
     }
 
@@ -152,34 +157,13 @@ public enum ReportFile {
         }
     }
 
-    /// The dimension names that are not datasets' own names (docs/ANALYSIS.md, "The --save file").
-    enum Dimension {
-        /// A recording's contacts: the rows of `contacts/*` and of both curve matrices.
-        static let contact = "contact"
-        /// The columns of `curves` and of `aligned_curves`, coordinates with values.
-        static let fraction = "fraction"
-        static let alignedTime = "t_ms"
-        /// The second dimension of a per-contact sweep (`contacts/stationary_sweep`), a coordinate in mm.
-        static let sweepLane = "sweep_tolerance_mm"
-        /// The bins of the histograms, coordinates with their lower edges.
-        static let peakBin = "peak_norm_bin"
-        static let timeBin = "time_bin"
-        /// The levels of `quantiles/*`, a coordinate with values.
-        static let quantileLevel = "level"
-        /// The rows and columns of `suggested_thresholds/with_labels/confusion`.
-        static let label = "label"
-        static let found = "found"
-        /// The elements of the `state` fields of one length.
-        static func element(length: Int) -> String { "length_\(length)" }
-    }
-
     /// Arrays of at least this many elements are chunked and deflated (on
     /// worker threads); smaller ones stay contiguous, where chunk indexes and
     /// filters would cost more than they save.
     static let deflatedElements = 1024
 
     /// The name of the dataset holding the summary as `report --json` has it.
-    public static let summaryDataset = "summary"
+    public static let summaryDataset = Name.summary
 
     static func writeStatistics(_ statistics: PressureStatistics, of report: PressureReport, to group: Group) throws {
         // The JSON renderer's own text, so read_report().summary() has every key --json has, under the same names.
@@ -188,24 +172,24 @@ public enum ReportFile {
         try group.writeString(summaryDataset, String(decoding: json.finish(), as: UTF8.self))
         try group.describe(summaryDataset, units: "", "the summary as report --json prints it, JSON text")
 
-        try group.setAttribute("contacts", .int(statistics.contacts))
-        try group.setAttribute("motion_events", .int(statistics.motionEvents))
-        try group.setAttribute("stationary_pressure_events", .int(statistics.stationary[0]))
-        try group.setAttribute("inflation", .double(stored(statistics.inflation())))
-        try group.setAttribute("reached_peek", .int(statistics.reachedPeek))
-        try group.setAttribute("reached_pop", .int(statistics.reachedPop))
-        try group.setAttribute("shared_pressure", .int(statistics.sharesPressure ? 1 : 0))
+        try group.set(Statistics.contacts, statistics.contacts)
+        try group.set(Statistics.motionEvents, statistics.motionEvents)
+        try group.set(Statistics.stationaryPressureEvents, statistics.stationary[0])
+        try group.set(Statistics.inflation, stored(statistics.inflation()))
+        try group.set(Statistics.reachedPeek, statistics.reachedPeek)
+        try group.set(Statistics.reachedPop, statistics.reachedPop)
+        try group.set(Statistics.sharedPressure, statistics.sharesPressure ? 1 : 0)
 
         try writeFigures(statistics, to: group)
 
-        let sweep = try group.createGroup("sweep")
+        let sweep = try group.createGroup(Name.sweep)
         try sweep.writeCoordinate("threshold", (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
                                   "threshold, normalized pressure j/100")
         try sweep.write("reached", statistics.peakBins.reached, units: "1", "contacts whose signal peak reaches the threshold")
         try sweep.write("fraction", statistics.sweep, units: "1", "fraction of the contacts with pressure that reach the threshold")
         try sweep.attachScale("threshold", to: ["reached", "fraction"])
 
-        let inflation = try group.createGroup("inflation_sweep")
+        let inflation = try group.createGroup(Name.inflationSweep)
         let lanes = statistics.inflationSweep
         try inflation.writeCoordinate("tolerance_mm", lanes.map(\.toleranceMM), units: "mm", "the lane's tolerance in x and in y")
         try inflation.write("motion_events", lanes.map(\.motionEvents), units: "1", "motion events of the recordings where the lane applies")
@@ -217,27 +201,27 @@ public enum ReportFile {
                             "pop-presses whose displacement stays within the tolerance")
         try inflation.attachScale("tolerance_mm", to: ["motion_events", "stationary_pressure_events", "inflation", "stationary_deep_presses"])
 
-        let histograms = try group.createGroup("histograms")
+        let histograms = try group.createGroup(Name.histograms)
         try histograms.writeCoordinate(Dimension.peakBin, (0...ThresholdBins.steps).map(ThresholdBins.threshold), units: "1",
                                        "lower edge of the bin of normalized pressure; the last holds 1 and above")
-        try histograms.write("peak_norm", statistics.peakBins.counts, units: "1", "contacts per bin of their signal peak")
+        try histograms.write(Name.peakHistogram, statistics.peakBins.counts, units: "1", "contacts per bin of their signal peak")
         try histograms.writeCoordinate(Dimension.timeBin, (0...TimeHistogram.bins).map { Double(Int64($0) * TimeHistogram.binNs) / 1e9 },
                                        units: "seconds", "lower edge of the time bin; the last holds every longer time")
         for (name, histogram) in statistics.timeHistograms {
             try histograms.write(name, histogram.counts, units: "1", "contacts per 10 ms bin of \(name), the time from touch-down (peek for peek_to_pop)")
         }
-        try histograms.attachScale(Dimension.peakBin, to: ["peak_norm"])
+        try histograms.attachScale(Dimension.peakBin, to: [Name.peakHistogram])
         try histograms.attachScale(Dimension.timeBin, to: statistics.timeHistograms.map(\.name))
-        try histograms.setAttribute("peak_norm_bin", .double(1 / Double(ThresholdBins.steps)))
-        try histograms.setAttribute("time_bin_s", .double(Double(TimeHistogram.binNs) / 1e9))
+        try histograms.set(Statistics.peakBinWidth, 1 / Double(ThresholdBins.steps))
+        try histograms.set(Statistics.timeBinSeconds, Double(TimeHistogram.binNs) / 1e9)
 
         try writeState(statistics, to: group)
     }
 
     /// Every field of the mergeable aggregate, as is, so that it reads back exactly.
     static func writeState(_ statistics: PressureStatistics, to group: Group) throws {
-        let state = try group.createGroup("state")
-        try state.setAttribute("fields", .strings(PressureStatistics.fields.map(\.name)))
+        let state = try group.createGroup(Name.state)
+        try state.set(Statistics.stateFields, PressureStatistics.fields.map(\.name))
         var byLength: [Int: [String]] = [:]
         for field in PressureStatistics.fields {
             let length: Int
@@ -258,13 +242,13 @@ public enum ReportFile {
     /// "The --save file"), under the names `report --json` gives them:
     /// `classes/`, `quantiles/` and `suggested_thresholds/`.
     static func writeFigures(_ statistics: PressureStatistics, to group: Group) throws {
-        let classes = try group.createGroup("classes")
+        let classes = try group.createGroup(Name.classes)
         for pressClass in PressClass.allCases {
             try classes.writeScalar(pressClass.rawValue, statistics.classCounts[pressClass])
             try classes.describe(pressClass.rawValue, units: "1", "contacts classed \(pressClass.rawValue) at the configured thresholds")
         }
 
-        let quantiles = try group.createGroup("quantiles")
+        let quantiles = try group.createGroup(Name.quantiles)
         try quantiles.writeCoordinate(Dimension.quantileLevel, Quantiles.levels, units: "1", "quantile level (p5, p25, p50, p75, p95)")
         for (name, values) in statistics.quantileLists {
             // NaN throughout where there are no values (null in JSON).
@@ -274,43 +258,43 @@ public enum ReportFile {
         try quantiles.attachScale(Dimension.quantileLevel, to: statistics.quantileLists.map(\.name))
 
         // A suggestion that cannot be made (null in JSON) has no group.
-        let suggested = try group.createGroup("suggested_thresholds")
+        let suggested = try group.createGroup(Name.suggestedThresholds)
         if let labelled = statistics.suggestionFromLabels {
-            let with = try suggested.createGroup("with_labels")
+            let with = try suggested.createGroup(Name.withLabels)
             try writeSuggestion(labelled, to: with)
-            try with.writeScalar("balanced_accuracy", labelled.balancedAccuracy ?? .nan)
-            try with.describe("balanced_accuracy", units: "1", "mean recall over the labelled classes at the suggested thresholds")
-            try with.writeScalar("tied_pairs", Int64(labelled.tiedPairs))
-            try with.describe("tied_pairs", units: "1", "threshold pairs with the same best balanced accuracy; the suggestion is their middle")
+            try with.writeScalar(Name.balancedAccuracy, labelled.balancedAccuracy ?? .nan)
+            try with.describe(Name.balancedAccuracy, units: "1", "mean recall over the labelled classes at the suggested thresholds")
+            try with.writeScalar(Name.tiedPairs, Int64(labelled.tiedPairs))
+            try with.describe(Name.tiedPairs, units: "1", "threshold pairs with the same best balanced accuracy; the suggestion is their middle")
             let confusion = labelled.confusion ?? ConfusionMatrix()
-            try with.writeMatrix("confusion", PressClass.allCases.flatMap { label in PressClass.allCases.map { confusion[label: label, found: $0] } },
+            try with.writeMatrix(Name.confusion, PressClass.allCases.flatMap { label in PressClass.allCases.map { confusion[label: label, found: $0] } },
                                  rows: 3, columns: 3, compression: .none)
-            try with.describe("confusion", units: "1", "contacts by label (rows) and the class the suggested thresholds give (columns)")
-            try with.setAttribute("classes", .strings(PressClass.allCases.map(\.rawValue)), onMember: "confusion")
+            try with.describe(Name.confusion, units: "1", "contacts by label (rows) and the class the suggested thresholds give (columns)")
+            try with.setAttribute(Statistics.classes.name, PressClass.allCases.map(\.rawValue).attribute, onMember: Name.confusion)
             try with.createDimensionScale(Dimension.label, rows: 3)
             try with.createDimensionScale(Dimension.found, rows: 3)
-            try with.attachScale(Dimension.label, to: ["confusion"], axis: 0)
-            try with.attachScale(Dimension.found, to: ["confusion"], axis: 1)
+            try with.attachScale(Dimension.label, to: [Name.confusion], axis: 0)
+            try with.attachScale(Dimension.found, to: [Name.confusion], axis: 1)
         }
         if let breaks = statistics.suggestionWithoutLabels {
-            let without = try suggested.createGroup("without_labels")
+            let without = try suggested.createGroup(Name.withoutLabels)
             try writeSuggestion(breaks, to: without)
-            try without.setAttribute("note", .string(ThresholdSuggestion.naturalBreaksNote))
+            try without.set(Statistics.note, ThresholdSuggestion.naturalBreaksNote)
         }
     }
 
     private static func writeSuggestion(_ suggestion: ThresholdSuggestion, to group: Group) throws {
-        try group.setAttribute("method", .string(suggestion.method.rawValue))
-        try group.writeScalar("peek", suggestion.peek)
-        try group.describe("peek", units: "1", "suggested peek threshold, normalized pressure")
-        try group.writeScalar("pop", suggestion.pop)
-        try group.describe("pop", units: "1", "suggested pop threshold, normalized pressure")
+        try group.set(Statistics.method, suggestion.method.rawValue)
+        try group.writeScalar(Name.suggestedPeek, suggestion.peek)
+        try group.describe(Name.suggestedPeek, units: "1", "suggested peek threshold, normalized pressure")
+        try group.writeScalar(Name.suggestedPop, suggestion.pop)
+        try group.describe(Name.suggestedPop, units: "1", "suggested pop threshold, normalized pressure")
     }
 
     /// Reads back the aggregate `writeStatistics` stored under `group/state`.
     /// - Parameter place: the group's path in the file, for errors ("recordings/NAME").
     public static func readStatistics(from group: Group, file: String, place: String = "") throws -> PressureStatistics {
-        let state = try group.openGroup("state")
+        let state = try group.openGroup(Name.state)
         var statistics = PressureStatistics()
         // Declared sizes first, as for trace tables: a damaged extent would make the read allocate without bound.
         let fileSize = TraceValidation.fileSize(file)

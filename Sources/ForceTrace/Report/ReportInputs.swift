@@ -83,7 +83,7 @@ public enum ReportInputs {
     public static func isSavedReport(_ path: String) -> Bool {
         guard FileKind(path: path) == .regular, (try? File.isHDF5(path)) == true, let file = try? File.open(path) else { return false }
         defer { try? file.close() }
-        return ((try? file.root.attribute("format")) ?? nil)?.stringValue == ReportFile.formatName
+        return ((try? file.root.attribute(SavedReportLayout.Root.format.name)) ?? nil)?.stringValue == ReportFile.formatName
     }
 
     /// Analyses every file, up to one per core at a time; the first error wins.

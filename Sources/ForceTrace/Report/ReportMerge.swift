@@ -6,33 +6,37 @@ import HDF5
 /// `report` over all the parts' inputs at once (docs/ANALYSIS.md, "Merging
 /// saved reports"). Per-contact rows are not merged: they stay in the parts.
 public enum ReportMerge {
+    private typealias Root = SavedReportLayout.Root
+    private typealias Recording = SavedReportLayout.Recording
+    private typealias Name = SavedReportLayout.Name
+
     // MARK: - What `--save` adds so that a saved recording renders again
 
     /// Root attributes beyond the thresholds that shape the analysis.
     static func writeOptions(_ options: AnalysisOptions, to root: Group) throws {
-        try root.setAttribute("curve_points", .int(Int64(options.curvePoints)))
-        try root.setAttribute("aligned_points", .int(Int64(options.alignedPoints)))
-        try root.setAttribute("aligned_step_ns", .int(options.alignedStepNs))
+        try root.set(Root.curvePoints, Int64(options.curvePoints))
+        try root.set(Root.alignedPoints, Int64(options.alignedPoints))
+        try root.set(Root.alignedStepNs, options.alignedStepNs)
     }
 
     /// Per-recording attributes: the device as the renderers show it, the
     /// duration, the warnings and the recording's place in the report.
     static func writeContext(_ analysis: RecordingAnalysis, index: Int, to group: Group) throws {
         let device = analysis.device
-        try group.setAttribute("report_index", .int(Int64(index)))
-        try group.setAttribute("device_id", .ints([Int64(device.bus), Int64(device.vendor), Int64(device.product), Int64(device.version)]))
-        try group.setAttribute("axes", .ints(device.axes.flatMap { axis in
+        try group.set(Recording.reportIndex, Int64(index))
+        try group.set(Recording.deviceID, [Int64(device.bus), Int64(device.vendor), Int64(device.product), Int64(device.version)])
+        try group.set(Recording.axes, device.axes.flatMap { axis in
             [Int64(axis.code), Int64(axis.minimum), Int64(axis.maximum), Int64(axis.fuzz), Int64(axis.flat),
              Int64(axis.resolution), Int64(axis.value)]
-        }))
-        try group.setAttribute("pressure_axis_code", .int(analysis.pressureAxis.map { Int64($0.code) } ?? -1))
-        try group.setAttribute("duration_ns", .int(analysis.durationNs))
-        try group.setAttribute("warnings", .strings(analysis.warnings))
+        })
+        try group.set(Recording.pressureAxisCode, analysis.pressureAxis.map { Int64($0.code) } ?? -1)
+        try group.set(Recording.durationNs, analysis.durationNs)
+        try group.set(Recording.warnings, analysis.warnings)
         if let peek = analysis.scriptedPeek, let pop = analysis.scriptedPop {
-            try group.setAttribute("scripted_peek", .double(peek))
-            try group.setAttribute("scripted_pop", .double(pop))
+            try group.set(Recording.scriptedPeek, peek)
+            try group.set(Recording.scriptedPop, pop)
         }
-        if let status = analysis.importStatus { try group.setAttribute("import_status", .string(status.rawValue)) }
+        if let status = analysis.importStatus { try group.set(Recording.importStatus, status.rawValue) }
     }
 
     /// The group name of each recording in a `--save` file: its name with `/`
@@ -69,7 +73,7 @@ public enum ReportMerge {
             defer { try? file.close() }
             let root = try file.root
             let partOptions = try readOptions(root, part: part, curves: curves)
-            if curves, try root.attribute("part")?.stringValue == ReportFile.statePart {
+            if curves, try root.optional(Root.part, part: part) == ReportFile.statePart {
                 throw ForceTraceError(file: part, "holds only what --merge reads (report --save-part): no curves or per-contact rows for --save or --html",
                                       hint: "merge it to text, --json or --save-part, or save the report with --save")
             }
@@ -78,13 +82,13 @@ public enum ReportMerge {
                                       hint: "merge parts saved with the same report options")
             }
             if options == nil { options = partOptions; optionsPart = part }
-            let inputs = try strings(root, "inputs", part: part)
+            let inputs = try root.required(Root.inputs, part: part)
             var byFile = [String: [(Int64, SavedRecording)]]()
-            let recordings = try root.openGroup("recordings")
+            let recordings = try root.openGroup(Name.recordings)
             for name in try recordings.memberNames() {
                 let group = try recordings.openGroup(name)
                 let recording = try readRecording(group, name: name, part: part, options: partOptions, curves: curves)
-                let index = try int(group, "report_index", part: part, where: "recordings/\(name)")
+                let index = try group.required(Recording.reportIndex, part: part, where: "\(Name.recordings)/\(name)")
                 byFile[recording.analysis.file, default: []].append((index, recording))
             }
             for input in inputs {
@@ -116,13 +120,13 @@ public enum ReportMerge {
             throw ForceTraceError(error)
         }
         let root = try file.root
-        guard try root.attribute("format")?.stringValue == ReportFile.formatName else {
+        guard try root.attribute(Root.format.name).flatMap(String.init(attribute:)) == ReportFile.formatName else {
             try? file.close()
             throw ForceTraceError(file: part, "is not a saved report (its 'format' attribute is not \"\(ReportFile.formatName)\")",
                                   hint: "--merge reads files written by 'forcetrace report --save'; run report on trace files without --merge")
         }
         do { try TraceValidation.refuseForeignObjects(root, file: part) } catch { try? file.close(); throw error }
-        let version = try root.attribute("format_version")?.intValue ?? 0
+        let version = try root.attribute(Root.formatVersion.name).flatMap(Int64.init(attribute:)) ?? 0
         guard version <= ReportFile.formatVersion else {
             try? file.close()
             throw ForceTraceError(file: part, "format_version \(version) is newer than this forcetrace")
@@ -132,13 +136,13 @@ public enum ReportMerge {
 
     static func readOptions(_ root: Group, part: String, curves: Bool) throws -> AnalysisOptions {
         var options = AnalysisOptions()
-        guard let sensitivity = Sensitivity(rawValue: try string(root, "sensitivity", part: part)) else {
+        guard let sensitivity = Sensitivity(rawValue: try root.required(Root.sensitivity, part: part)) else {
             throw ForceTraceError(file: part, "has an unknown 'sensitivity' attribute")
         }
-        options.thresholds = Thresholds(sensitivity: sensitivity, peek: try double(root, "peek", part: part),
-                                        pop: try double(root, "pop", part: part),
-                                        hysteresis: try double(root, "hysteresis", part: part))
-        let smoothing = try string(root, "smoothing", part: part)
+        options.thresholds = Thresholds(sensitivity: sensitivity, peek: try root.required(Root.peek, part: part),
+                                        pop: try root.required(Root.pop, part: part),
+                                        hysteresis: try root.required(Root.hysteresis, part: part))
+        let smoothing = try root.required(Root.smoothing, part: part)
         if smoothing == "none" {
             options.smoothing = .none
         } else if smoothing.hasPrefix("ema:"), let alpha = Double(smoothing.dropFirst(4)) {
@@ -146,50 +150,50 @@ public enum ReportMerge {
         } else {
             throw ForceTraceError(file: part, "has an unknown 'smoothing' attribute \"\(smoothing)\"")
         }
-        let tolerance = try string(root, "tolerance", part: part).split(separator: " ")
+        let tolerance = try root.required(Root.tolerance, part: part).split(separator: " ")
         guard tolerance.count == 2, let value = Double(tolerance[0]), tolerance[1] == "units" || tolerance[1] == "mm" else {
             throw ForceTraceError(file: part, "has an unknown 'tolerance' attribute")
         }
         options.tolerance = tolerance[1] == "mm" ? .millimetres(value) : .deviceUnits(value)
-        options.curvePoints = Int(try int(root, "curve_points", part: part))
-        options.alignedPoints = Int(try int(root, "aligned_points", part: part))
-        options.alignedStepNs = try int(root, "aligned_step_ns", part: part)
+        options.curvePoints = Int(try root.required(Root.curvePoints, part: part))
+        options.alignedPoints = Int(try root.required(Root.alignedPoints, part: part))
+        options.alignedStepNs = try root.required(Root.alignedStepNs, part: part)
         options.curves = curves
         return options
     }
 
     static func readRecording(_ group: Group, name: String, part: String, options: AnalysisOptions, curves: Bool) throws -> SavedRecording {
-        let place = "recordings/\(name)"
-        var device = DeviceDescription(name: try string(group, "device_name", part: part, where: place))
-        let ids = try ints(group, "device_id", part: part, where: place)
+        let place = "\(Name.recordings)/\(name)"
+        var device = DeviceDescription(name: try group.required(Recording.deviceName, part: part, where: place))
+        let ids = try group.required(Recording.deviceID, part: part, where: place)
         guard ids.count == 4 else { throw ForceTraceError(file: part, "\(place): 'device_id' does not have 4 numbers") }
         (device.bus, device.vendor, device.product, device.version) = (UInt16(truncatingIfNeeded: ids[0]), UInt16(truncatingIfNeeded: ids[1]),
                                                                       UInt16(truncatingIfNeeded: ids[2]), UInt16(truncatingIfNeeded: ids[3]))
-        let axes = try ints(group, "axes", part: part, where: place)
-        guard axes.count % 7 == 0 else { throw ForceTraceError(file: part, "\(place): 'axes' is not a list of 7-number rows") }
-        device.axes = stride(from: 0, to: axes.count, by: 7).map { row in
+        let axes = try group.required(Recording.axes, part: part, where: place)
+        guard axes.count % Recording.axisColumns == 0 else { throw ForceTraceError(file: part, "\(place): 'axes' is not a list of 7-number rows") }
+        device.axes = stride(from: 0, to: axes.count, by: Recording.axisColumns).map { row in
             AxisInfo(code: UInt16(truncatingIfNeeded: axes[row]), minimum: Int32(truncatingIfNeeded: axes[row + 1]),
                      maximum: Int32(truncatingIfNeeded: axes[row + 2]), fuzz: Int32(truncatingIfNeeded: axes[row + 3]),
                      flat: Int32(truncatingIfNeeded: axes[row + 4]), resolution: Int32(truncatingIfNeeded: axes[row + 5]),
                      value: Int32(truncatingIfNeeded: axes[row + 6]))
         }
-        let pressureCode = try int(group, "pressure_axis_code", part: part, where: place)
+        let pressureCode = try group.required(Recording.pressureAxisCode, part: part, where: place)
         let positions = device.positionAxes
         var statistics = try ReportFile.readStatistics(from: group, file: part, place: place)
         if !curves {
             statistics.curveBands = CurveBands()
             statistics.alignedBands = CurveBands()
         }
-        let scriptedPeek = try group.attribute("scripted_peek")?.doubleValue
-        let scriptedPop = try group.attribute("scripted_pop")?.doubleValue
+        let scriptedPeek = try group.optional(Recording.scriptedPeek, part: part, where: place)
+        let scriptedPop = try group.optional(Recording.scriptedPop, part: part, where: place)
         let analysis = RecordingAnalysis(
-            file: try string(group, "file", part: part, where: place), name: try string(group, "name", part: part, where: place),
+            file: try group.required(Recording.file, part: part, where: place), name: try group.required(Recording.name, part: part, where: place),
             device: device, pressureAxis: pressureCode >= 0 ? device.axis(UInt16(pressureCode)) : nil, options: options,
             lanes: ToleranceLanes(options.tolerance, xAxis: positions.x, yAxis: positions.y), contacts: [],
             curves: [], alignedCurves: [], statistics: statistics, scriptedPeek: scriptedPeek, scriptedPop: scriptedPop,
-            durationNs: try int(group, "duration_ns", part: part, where: place),
-            warnings: try strings(group, "warnings", part: part, where: place),
-            importStatus: try group.attribute("import_status")?.stringValue.flatMap(ImportStatus.init(rawValue:)))
+            durationNs: try group.required(Recording.durationNs, part: part, where: place),
+            warnings: try group.required(Recording.warnings, part: part, where: place),
+            importStatus: try group.optional(Recording.importStatus, part: part, where: place).flatMap(ImportStatus.init(rawValue:)))
         return SavedRecording(part: part, group: name, analysis: analysis)
     }
 
@@ -212,77 +216,30 @@ public enum ReportMerge {
         let root = try output.root
         let first = try open(parts[0])
         let firstRoot = try first.root
-        for name in try firstRoot.attributeNames() where name != "inputs" && name != "created_utc" && name != "part" {
+        for name in try firstRoot.attributeNames() where ![Root.inputs.name, Root.createdUTC.name, Root.part.name].contains(name) {
             if let value = try firstRoot.attribute(name) { try root.setAttribute(name, value) }
         }
         try first.close()
-        try root.setAttribute("created_utc", .string(ISO8601DateFormatter().string(from: Date())))
-        try root.setAttribute("inputs", .strings(merged.report.files.map(\.file)))
-        if stateOnly { try root.setAttribute("part", .string(ReportFile.statePart)) }
-        let recordings = try root.createGroup("recordings")
+        try root.set(Root.createdUTC, ISO8601DateFormatter().string(from: Date()))
+        try root.set(Root.inputs, merged.report.files.map(\.file))
+        if stateOnly { try root.set(Root.part, ReportFile.statePart) }
+        let recordings = try root.createGroup(Name.recordings)
         var used: Set<String> = []
         var index = 0
         for saved in merged.recordings {
             let source = try open(saved.part)
             let name = groupName(saved.analysis.name, used: &used)
-            try source.root.openGroup("recordings").copyKeepingScales(saved.group, to: recordings, as: name)
+            try source.root.openGroup(Name.recordings).copyKeepingScales(saved.group, to: recordings, as: name)
             try source.close()
-            try recordings.openGroup(name).setAttribute("report_index", .int(Int64(index)))
+            try recordings.openGroup(name).set(Recording.reportIndex, Int64(index))
             index += 1
         }
         if stateOnly {
-            try ReportFile.writeState(merged.report.total, to: try root.createGroup("total"))
+            try ReportFile.writeState(merged.report.total, to: try root.createGroup(Name.total))
         } else {
-            try ReportFile.writeStatistics(merged.report.total, of: merged.report, to: try root.createGroup("total"))
+            try ReportFile.writeStatistics(merged.report.total, of: merged.report, to: try root.createGroup(Name.total))
         }
         try output.close()
         try target.commit()
-    }
-
-    // MARK: - Attribute readers that name what is missing
-
-    static func attribute(_ group: Group, _ name: String, part: String, where place: String) throws -> AttributeValue {
-        guard let value = try group.attribute(name) else {
-            throw ForceTraceError(file: part, "\(place.isEmpty ? "" : place + ": ")has no '\(name)' attribute",
-                                  hint: "it was saved by a forcetrace without --merge support; run report --save again")
-        }
-        return value
-    }
-
-    static func string(_ group: Group, _ name: String, part: String, where place: String = "") throws -> String {
-        guard let value = try attribute(group, name, part: part, where: place).stringValue else {
-            throw ForceTraceError(file: part, "\(place): '\(name)' is not a string")
-        }
-        return value
-    }
-
-    static func strings(_ group: Group, _ name: String, part: String, where place: String = "") throws -> [String] {
-        switch try attribute(group, name, part: part, where: place) {
-        case .strings(let values): return values
-        case .string(let value): return [value]
-        default: throw ForceTraceError(file: part, "\(place): '\(name)' is not a list of strings")
-        }
-    }
-
-    static func int(_ group: Group, _ name: String, part: String, where place: String = "") throws -> Int64 {
-        guard let value = try attribute(group, name, part: part, where: place).intValue else {
-            throw ForceTraceError(file: part, "\(place): '\(name)' is not an integer")
-        }
-        return value
-    }
-
-    static func ints(_ group: Group, _ name: String, part: String, where place: String = "") throws -> [Int64] {
-        switch try attribute(group, name, part: part, where: place) {
-        case .ints(let values): return values
-        case .int(let value): return [value]
-        default: throw ForceTraceError(file: part, "\(place): '\(name)' is not a list of integers")
-        }
-    }
-
-    static func double(_ group: Group, _ name: String, part: String, where place: String = "") throws -> Double {
-        guard let value = try attribute(group, name, part: part, where: place).doubleValue else {
-            throw ForceTraceError(file: part, "\(place): '\(name)' is not a number")
-        }
-        return value
     }
 }
