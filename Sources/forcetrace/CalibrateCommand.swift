@@ -37,13 +37,7 @@ struct CalibrateCommand: Subcommand {
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .flag("holds", "touchpad: add a steady hold (2 s still, light and normal) to each round; suggest sets the N–M gap from their noise."),
-            .value("name", "NAME", "Recording group name (default: the device's name)."),
-            .value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000)."),
-            .flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events."),
-            .flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A)."),
-            .flag("allow-keyboard", "Use a device with keys and no pressure axis."),
-            .value("replay", "RECORDING", "Run the session on an evemu recording instead of a device."),
-            .flag("fast", "Replay without waiting between events."),
+        ] + OptionSpec.guidedSessionCapture + [
             .flag("quiet", short: "q", "No pressure bar."),
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
         ])

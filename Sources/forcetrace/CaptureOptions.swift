@@ -105,3 +105,20 @@ struct CaptureOptions {
                           hint: "name the one to use: 'forcetrace \(command) DEVICE -o FILE.h5'")
     }
 }
+
+/// The capture options' specs, one help text each, for `record`, `calibrate`
+/// and `levels`.
+extension OptionSpec {
+    static let recordingName = OptionSpec.value("name", "NAME", "Recording group name (default: the device's name).")
+    static let flushMs = OptionSpec.value("flush-ms", "MS", "Flush and fsync at least every MS milliseconds (default 250, at most 1000).")
+    static let grab = OptionSpec.flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events.")
+    static let showKeycodes = OptionSpec.flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A).")
+    static let fast = OptionSpec.flag("fast", "Replay without waiting between events.")
+    /// A guided session's (calibrate, levels) capture options, in their help's order.
+    static let guidedSessionCapture: [OptionSpec] = [
+        recordingName, flushMs, grab, showKeycodes,
+        .flag("allow-keyboard", "Use a device with keys and no pressure axis."),
+        .value("replay", "RECORDING", "Run the session on an evemu recording instead of a device."),
+        fast,
+    ]
+}
