@@ -405,6 +405,8 @@ def main():
     parser.add_argument("--pytest", action="store_true",
                         help="Swift survivors of XCTest also face the pytest tests whose CLI runs reach them (the whole "
                              "pytest suite is traced once for that); the report then gives both scores")
+    parser.add_argument("--recheck-equivalents", action="store_true",
+                        help="run the mutants reviewed as equivalent (equivalent.json) too; a killed one then counts as killed")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
     parser.add_argument("--report-only", action="store_true",
                         help="render the report from .build/mutation/rules-results.json (an interrupted run's results "
@@ -483,7 +485,10 @@ def main():
             continue  # rolled back: counted as skipped
         log(f"[{number}/{len(chosen)}] #{site.id} {site.path}:{site.line} {site.rule}: {site.original} -> {site.mutated}")
         began = time.monotonic()
-        if site.path.endswith(".swift"):
+        if site.key in equivalent and not arguments.recheck_equivalents:
+            # Reviewed as equivalent: running it would only spend the reaching tests and a whole suite on a survivor.
+            outcome = {"status": "equivalent", "why": equivalent[site.key]}
+        elif site.path.endswith(".swift"):
             outcome = runner.swift_mutant(site)
         else:
             outcome = runner.python_mutant(site, mutants.python[site.path], covering[site.path])
