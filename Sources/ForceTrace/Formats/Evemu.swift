@@ -384,14 +384,6 @@ public enum Evemu {
 
     // MARK: - Writing
 
-    /// Writes a recording in evemu 1.3 format. Times are written as they
-    /// are, so absolute timestamps stay absolute.
-    public static func write(_ recording: Recording, comment: String? = nil, to output: inout some TextOutputStream) {
-        let bytes = ByteOutput()
-        try! EvemuCodec().encode([recording], comment: comment, to: bytes)
-        output.write(String(decoding: bytes.memory, as: UTF8.self))
-    }
-
     static let versionPrefix = "# EVEMU "
     static let kernelPrefix = "# Kernel: "
     static let dmiPrefix = "# DMI: "

@@ -549,15 +549,6 @@ public enum LibinputRecord {
 
     // MARK: - Writing
 
-    /// Writes recordings as one libinput record file, one device each.
-    /// Times are written relative to each recording's first event, as
-    /// libinput does; the `forcetrace` key keeps the absolute origin.
-    public static func write(_ recordings: [Recording], comment: String? = nil, to output: inout some TextOutputStream) {
-        let bytes = ByteOutput()
-        try! LibinputCodec().encode(recordings, comment: comment, to: bytes)
-        output.write(String(decoding: bytes.memory, as: UTF8.self))
-    }
-
     /// `system`: the first recording's (one block per file, as libinput writes it).
     static func fileHeader(count: Int, comment: String?, system: SystemInfo) -> String {
         var output = "# libinput record, format version 1 (libinput tools/libinput-record.man), written by forcetrace \(ForceTraceVersion.string)\n"

@@ -13,14 +13,6 @@ import Foundation
 public enum RawEventStream {
     public static let recordSize = 24
 
-    /// Writes the events as raw records, times as they are (absolute on the
-    /// recording's clock).
-    public static func write(_ recording: Recording, to sink: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        let output = ByteOutput()
-        try! RawCodec().encode([recording], to: output)
-        try output.memory.withUnsafeBytes { try sink($0) }
-    }
-
     /// Decodes records until the input ends or a record is damaged.
     static func decode(_ source: ByteSource, options: DecodeOptions, into builder: RecordingBuilder) throws {
         let file = source.file
