@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// Survivors of the seed-26 sample run of 2026-12-03 (issue 26): each test
+/// pins the boundary or branch one of them moved.
+final class MutantKill4Tests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// The x coordinates of every path in the page's `chart` figure.
+    private func pathXs(_ page: String, chart: String) throws -> [Double] {
+        let svg = try XCTUnwrap(page.components(separatedBy: "data-chart=\"\(chart)\"").dropFirst().first?
+            .components(separatedBy: "</svg>").first, "no \(chart) figure")
+        var xs: [Double] = []
+        for d in svg.components(separatedBy: " d=\"").dropFirst().map({ $0.prefix { $0 != "\"" } }) {
+            // "Mx yLx y...Z": every other number is an x.
+            let numbers = d.split(whereSeparator: { "MLZ ".contains($0) }).compactMap { Double($0) }
+            xs += stride(from: 0, to: numbers.count, by: 2).map { numbers[$0] }
+        }
+        return xs
+    }
+
+    /// Both curve figures run to the plot's right edge (x = 600 − 18 = 582)
+    /// and not beyond: the x axis ends at the last point, (K − 1)/K of the
+    /// duration and (points − 1) · step ms. A press held 2.5 s fills all 200
+    /// aligned points (10 ms apart).
+    func testCurveFiguresEndAtTheLastPoint() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        for t in stride(from: Int64(10), through: 2500, by: 10) { builder.frame(t, [(F.p, Int32(30 + t % 40))]) }
+        builder.frame(2510, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        let page = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+            .html(contactLimit: nil)
+        for chart in ["curves", "aligned-curves"] {
+            let xs = try pathXs(page, chart: chart)
+            XCTAssertFalse(xs.isEmpty, chart)
+            XCTAssertEqual(xs.max(), 582.0, chart)
+            XCTAssertEqual(xs.min(), 62.0, chart)
+        }
+    }
+}
