@@ -39,4 +39,24 @@ final class MutantKill4Tests: XCTestCase {
             XCTAssertEqual(xs.min(), 62.0, chart)
         }
     }
+
+    /// `elements` fills an array of objects at any depth, the top level
+    /// included (depth 1), with the text rendering in order gives; on one
+    /// thread and on several (more elements than a batch).
+    func testElementsIntoATopLevelArray() {
+        func render(_ index: Int, _ w: inout JSONWriter) {
+            w.beginObject(); w.key("i"); w.int(index); w.endObject()
+        }
+        for (count, batch) in [(3, 2_048), (9, 2)] {
+            var inOrder = JSONWriter()
+            inOrder.beginArray(flat: false)
+            for index in 0..<count { render(index, &inOrder) }
+            inOrder.endArray()
+            var parallel = JSONWriter()
+            parallel.beginArray(flat: false)
+            parallel.elements(count, batch: batch, threads: 3, render: render)
+            parallel.endArray()
+            XCTAssertEqual(String(decoding: parallel.finish(), as: UTF8.self), String(decoding: inOrder.finish(), as: UTF8.self))
+        }
+    }
 }
