@@ -59,4 +59,27 @@ final class MutantKill4Tests: XCTestCase {
             XCTAssertEqual(String(decoding: parallel.finish(), as: UTF8.self), String(decoding: inOrder.finish(), as: UTF8.self))
         }
     }
+
+    /// Quantiles of values holding −0 and +0 come out as a full sort's
+    /// would, bit for bit: selection may put a −0 where a sort puts a +0,
+    /// but the interpolation's sum turns either into +0.
+    func testQuantilesKeepTheSignOfZeroAsASortDoes() {
+        func reference(_ values: [Double]) -> [Double] {
+            let sorted = values.sorted()
+            return Quantiles.levels.map { level in
+                let position = Double(sorted.count - 1) * level
+                let lower = Int(position.rounded(.down)), upper = min(lower + 1, sorted.count - 1)
+                return sorted[lower] + (position - Double(lower)) * (sorted[upper] - sorted[lower])
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for count in [2, 5, 30, 41, 100] {
+            for _ in 0..<50 {
+                let pool = count % 2 == 0 ? [0.0, -0.0] : [0.0, -0.0, 1.0, 0.5]
+                let values = (0..<count).map { _ in pool[Int.random(in: 0..<pool.count, using: &generator)] }
+                let found = Quantiles.of(values) ?? []
+                XCTAssertEqual(found.map(\.bitPattern), reference(values).map(\.bitPattern), "\(values)")
+            }
+        }
+    }
 }

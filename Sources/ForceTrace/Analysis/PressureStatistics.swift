@@ -278,10 +278,12 @@ public enum Quantiles {
             let lower = Int(position.rounded(.down))
             return (lower, min(lower + 1, sorted.count - 1), position - Double(lower))
         }
-        // Without NaN or −0 the order is total, so the ranks a sort would put
-        // in place are found by selection alone (the summaries do this for
-        // every contact of every recording, several times).
-        if values.allSatisfy({ !$0.isNaN && !($0 == 0 && $0.sign == .minus) }) {
+        // Without NaN the order is total up to the sign of zero, so the ranks
+        // a sort would put in place are found by selection alone (the
+        // summaries do this for every contact of every recording, several
+        // times). Which zero lands at a rank cannot show: the interpolation
+        // adds a +0 term to it, and −0 + +0 is +0.
+        if values.allSatisfy({ !$0.isNaN }) {
             select(&sorted, ranks: Set(spans.flatMap { [$0.lower, $0.upper] }).sorted())
         } else {
             sorted.sort()
