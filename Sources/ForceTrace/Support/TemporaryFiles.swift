@@ -235,7 +235,7 @@ public enum TemporaryFiles {
     /// modified at `fileModified` (epoch seconds): no such process, or one
     /// that started after the file was last written (the PID was reused).
     static func processIsGone(_ pid: pid_t, fileModified: Int) -> Bool {
-        if kill(pid, 0) == -1 && errno == ESRCH { return true }
+        if Syscall.processIsGone(pid) { return true }
         guard let started = processStartTime(pid) else { return false }
         return started > fileModified + 1
     }
