@@ -20,7 +20,7 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
 
     /// Turns a failed call into a message naming the device and the fix.
     static func from(_ error: SystemCallError, path: String) -> DeviceError {
-        let reason = String(cString: strerror(error.errno))
+        let reason = error.reason
         switch error.errno {
         case EACCES, EPERM:
             return DeviceError(path: path, "cannot be opened: \(reason)",
@@ -38,7 +38,7 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
             return DeviceError(path: path, "is grabbed by another program (\(error.function): \(reason))",
                                hint: "'fuser -v \(path)' shows who holds it", errno: error.errno)
         default:
-            return DeviceError(path: path, "\(error.function) failed: \(reason) (errno \(error.errno))", errno: error.errno)
+            return DeviceError(path: path, ForceTraceError(error).message, errno: error.errno)
         }
     }
 }
