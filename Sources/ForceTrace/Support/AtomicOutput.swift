@@ -287,8 +287,10 @@ public enum OutputPath {
         let directory = TemporaryFiles.split(path).directory
         guard let folder = try? FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) else { return }
         defer { folder.closeIgnoringErrors() }
+        // Not `writeError`: its ENOSPC hint says nothing was replaced, and here the rename is done.
         do { try folder.sync() } catch {
-            throw writeError(shownAs, "it is in place, but its folder \(directory) could not be written to disk (fsync), so a crash may lose it", error)
+            throw ForceTraceError(file: shownAs, "is in place, but its folder \(directory) could not be written to disk (fsync: \(error.reason)), so a crash may lose it",
+                                  hint: "check the device (dmesg shows I/O errors), then run again")
         }
     }
 }
