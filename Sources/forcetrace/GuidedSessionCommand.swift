@@ -30,7 +30,7 @@ struct GuidedSessionCommand<Session: GuidedSession> {
                 bar barText: (Int32, Session) -> TerminalText?) throws -> (result: RecorderResult, recording: String) {
         let stop = try StopSignal()
         let recorder = try Recorder(source: guided, path: capture.output, name: name, options: options, replace: capture.force)
-        let terminal = !quiet && isatty(STDERR_FILENO) == 1
+        let terminal = !quiet && FileDescriptor.standardError.isTerminal
         let bar = ProgressLine(enabled: terminal)
         func ask() { if let text = prompt(guided.session) { Self.say(text) } }
         func report() {

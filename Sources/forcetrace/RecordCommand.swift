@@ -88,8 +88,8 @@ struct RecordCommand: Subcommand {
         let source = try capture.openSource(&options)
         let stop = try StopSignal()
         let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: capture.force)
-        let statusLine = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        if !quiet && isatty(STDERR_FILENO) == 1 {
+        let statusLine = ProgressLine(enabled: !quiet && FileDescriptor.standardError.isTerminal)
+        if !quiet && FileDescriptor.standardError.isTerminal {
             printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
         }
         let replayed = source as? ReplaySource

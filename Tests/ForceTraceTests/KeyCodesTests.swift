@@ -157,7 +157,7 @@ final class TrickleSource: CaptureSource {
     var defaultRecordingName: String { "trickle" }
     var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { .applyFollowingEvents }
     var initialEvents: [InputEvent] { [] }
-    func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         calls += 1
         guard calls % 2 == 0, next < recording.events.count else { return ([], nil) }
         next += 1
@@ -192,7 +192,7 @@ final class QueuedSource: CaptureSource {
     var defaultRecordingName: String { "queued" }
     var synDroppedPolicy: TraceDecoder.SynDroppedPolicy { .applyFollowingEvents }
     var initialEvents: [InputEvent] { [] }
-    func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         defer { given = true }
         return (given ? [] : recording.events.map(CaptureItem.event), nil)
     }

@@ -271,7 +271,7 @@ private func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
     guard let base = buffer.baseAddress, buffer.count >= 2 * huge else { return }
     let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1), end = (Int(bitPattern: base) + buffer.count) & ~(huge - 1)
     guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+    Syscall.adviseHugePages(aligned, end - start)
 }
 
 extension PressureAnalyzer {

@@ -37,7 +37,7 @@ public final class GuidedSessionSource<Session: GuidedSession>: WrappingCaptureS
         return updates
     }
 
-    public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    public func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         if let ended { return ([], ended) }
         let (items, end) = try inner.read(timeoutNs: timeoutNs, wakeDescriptor: wakeDescriptor, limit: limit)
         var taken: [CaptureItem] = []

@@ -35,7 +35,7 @@ public protocol CaptureSource: AnyObject {
     /// Returns what is ready, waiting up to `timeoutNs` when nothing is,
     /// or less when `wakeDescriptor` becomes readable. `end` is set once
     /// the source has no more events (after `items`).
-    func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?)
+    func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?)
     func close()
 }
 
@@ -92,7 +92,7 @@ public final class LiveDeviceSource: CaptureSource {
     public var sourceName: RecordingSource { .evdev(node: path) }
     public var defaultRecordingName: String { device.name.isEmpty ? URL(fileURLWithPath: path).lastPathComponent : device.name }
 
-    public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    public func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         var taken = try reader.take(limit: limit)
         if taken.items.isEmpty && taken.end == nil {
             let timeoutMs = Int32(clamping: max(0, (timeoutNs + 999_999) / 1_000_000))
@@ -117,10 +117,10 @@ final class DeviceReader: @unchecked Sendable {
     private var end: CaptureEnd?
     private var failure: Error?
     /// Readable when items are queued.
-    let readyDescriptor: Int32
-    private let readyWriteEnd: Int32
-    private let stopReadEnd: Int32
-    private let stopWriteEnd: Int32
+    let readyDescriptor: FileDescriptor
+    private let readyWriteEnd: FileDescriptor
+    private let stopReadEnd: FileDescriptor
+    private let stopWriteEnd: FileDescriptor
     private let finished = DispatchSemaphore(value: 0)
     private var stopped = false
 
@@ -199,7 +199,7 @@ final class DeviceReader: @unchecked Sendable {
         Syscall.wake(stopWriteEnd)
         finished.wait()
         evdev.close()
-        for fd in [readyDescriptor, readyWriteEnd, stopReadEnd, stopWriteEnd] { Syscall.close(fd) }
+        for end in [readyDescriptor, readyWriteEnd, stopReadEnd, stopWriteEnd] { end.closeIgnoringErrors() }
     }
 
     deinit { stop() }
@@ -274,7 +274,7 @@ public final class ReplaySource: CaptureSource {
         return next < pending.count ? pending[next] : nil
     }
 
-    public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    public func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         let start = startedAtNs ?? Syscall.monotonicNs()
         startedAtNs = start
         var items: [CaptureItem] = []

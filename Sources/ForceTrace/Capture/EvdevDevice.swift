@@ -20,7 +20,7 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
 
     /// Turns a failed call into a message naming the device and the fix.
     static func from(_ error: SystemCallError, path: String) -> DeviceError {
-        let reason = String(cString: strerror(error.errno))
+        let reason = error.reason
         switch error.errno {
         case EACCES, EPERM:
             return DeviceError(path: path, "cannot be opened: \(reason)",
@@ -38,7 +38,7 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
             return DeviceError(path: path, "is grabbed by another program (\(error.function): \(reason))",
                                hint: "'fuser -v \(path)' shows who holds it", errno: error.errno)
         default:
-            return DeviceError(path: path, "\(error.function) failed: \(reason) (errno \(error.errno))", errno: error.errno)
+            return DeviceError(path: path, ForceTraceError(error).message, errno: error.errno)
         }
     }
 }
@@ -48,7 +48,7 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable {
 public final class EvdevDevice {
     public let path: String
     /// The descriptor to poll for input.
-    public let descriptor: Int32
+    public let descriptor: FileDescriptor
     private var device: OpaquePointer?
 
     /// Opens `path` read-only and non-blocking and reads its state.
@@ -60,30 +60,30 @@ public final class EvdevDevice {
     ///   later, it would drop events that came in between).
     public init(path: String, monotonicClock: Bool = false) throws {
         self.path = path
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Syscall.open(path, flags: O_RDONLY | O_NONBLOCK)
-        } catch let error as SystemCallError {
+            fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+        } catch {
             throw DeviceError.from(error, path: path)
         }
         // A regular file passes open() and fails the ioctl with ENOTTY; say
         // what it is instead, since a recording given as DEVICE is a likely slip.
-        if let isDevice = try? Syscall.isCharacterDevice(fd, path), !isDevice {
-            Syscall.close(fd)
+        if let status = try? fd.status(), (status.st_mode & S_IFMT) != S_IFCHR {
+            fd.closeIgnoringErrors()
             throw DeviceError(path: path, "is a regular file or directory, not an evdev device node",
                               hint: "to feed a recording through the recorder use 'forcetrace record --replay \(path)'")
         }
         // A failure here is reported after libevdev's, which names what the node is.
         let clockResult: Result<Int32, SystemCallError> = monotonicClock
-            ? Syscall.valueOrErrno("EVIOCSCLOCKID", path) { CEvdev_set_clock_id(fd, CLOCK_MONOTONIC) } : .success(0)
+            ? Syscall.valueOrErrno("EVIOCSCLOCKID", path) { CEvdev_set_clock_id(fd.raw, CLOCK_MONOTONIC) } : .success(0)
         var created: OpaquePointer?
-        if case .failure(let error) = Syscall.negativeErrno("libevdev_new_from_fd", path, { libevdev_new_from_fd(fd, &created) }) {
-            Syscall.close(fd)
+        if case .failure(let error) = Syscall.negativeErrno("libevdev_new_from_fd", path, { libevdev_new_from_fd(fd.raw, &created) }) {
+            fd.closeIgnoringErrors()
             throw DeviceError.from(error, path: path)
         }
         if case .failure(let error) = clockResult {
             libevdev_free(created)
-            Syscall.close(fd)
+            fd.closeIgnoringErrors()
             throw DeviceError.from(error, path: path)
         }
         descriptor = fd
@@ -218,7 +218,7 @@ public final class EvdevDevice {
         guard let device else { return }
         libevdev_free(device)
         self.device = nil
-        Syscall.close(descriptor)
+        descriptor.closeIgnoringErrors()
     }
 
     deinit { close() }

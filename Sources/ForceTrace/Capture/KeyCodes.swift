@@ -145,7 +145,7 @@ public final class KeyObfuscatingSource: WrappingCaptureSource {
         frame.removeAll(keepingCapacity: true)
     }
 
-    public func read(timeoutNs: Int64, wakeDescriptor: Int32?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
+    public func read(timeoutNs: Int64, wakeDescriptor: FileDescriptor?, limit: Int) throws -> (items: [CaptureItem], end: CaptureEnd?) {
         if ready.isEmpty && ended == nil {
             let (items, end) = try inner.read(timeoutNs: timeoutNs, wakeDescriptor: wakeDescriptor, limit: limit)
             for item in items {

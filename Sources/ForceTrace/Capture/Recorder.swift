@@ -83,8 +83,10 @@ public final class Recorder {
     private let startedAtNs = Syscall.monotonicNs()
 
     /// A shared flock on the live file, held while recording, so that
-    /// `record --force` and `import --force` refuse to replace it.
-    private var liveLock: Int32 = -1
+    /// `record --force` and `import --force` refuse to replace it. Taken on
+    /// the temporary before it is moved to `path`, so the file is never
+    /// there unlocked.
+    private var liveLock: FileDescriptor?
 
     /// Creates the file, writes the description and the initial-state
     /// frame, starts SWMR writing, and only then moves it to `path`: a
@@ -118,20 +120,46 @@ public final class Recorder {
             }
             try trace.startSWMRWrite()
             try sync()
+            liveLock = try Self.lockLiveFile(output.temporaryPath, shownAs: path)
             try output.commit()
-            liveLock = Foundation.open(self.path, O_RDONLY | O_CLOEXEC)
-            if liveLock >= 0 { flock(liveLock, LOCK_SH | LOCK_NB) }
         } catch {
             // Nothing was recorded yet: leave no half-made file behind.
+            liveLock?.closeIgnoringErrors()
             try? trace.close()
             output.discard()
             throw error
         }
     }
 
+    /// Opens `file` and takes a shared, non-blocking flock on it, checked:
+    /// a lock refused (EWOULDBLOCK: another open holds it exclusively) or
+    /// failing is an error naming `shownAs`, since recording on would let
+    /// another command replace the file under the recorder. A file system
+    /// without locks (ENOSYS) records unguarded, as HDF5 does there.
+    /// - Returns: the descriptor holding the lock, nil without locks.
+    static func lockLiveFile(_ file: String, shownAs: String) throws -> FileDescriptor? {
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor.open(file, O_RDONLY) } catch {
+            throw ForceTraceError(file: shownAs, "cannot open the live file to lock it: \(error.reason)")
+        }
+        do {
+            try descriptor.lock(LOCK_SH | LOCK_NB)
+            return descriptor
+        } catch {
+            descriptor.closeIgnoringErrors()
+            if error.errno == ENOSYS { return nil }
+            if error.errno == EWOULDBLOCK {
+                throw ForceTraceError(file: shownAs, "cannot be recorded: another process holds it locked (another recorder, or a command writing it)",
+                                      hint: "let that process finish ('fuser -v \(shownAs)' shows which), or record to another file")
+            }
+            throw ForceTraceError(file: shownAs, "cannot lock the live file (flock failed: \(error.reason)), so another command could replace it while it is recorded",
+                                  hint: "record to a file system with file locks, e.g. a local disk")
+        }
+    }
+
     private func releaseLiveLock() {
-        if liveLock >= 0 { Foundation.close(liveLock) }
-        liveLock = -1
+        liveLock?.closeIgnoringErrors()
+        liveLock = nil
     }
 
     deinit { releaseLiveLock() }
@@ -305,15 +333,13 @@ public final class Recorder {
     }
 
     static func fileSize(_ path: String) -> UInt64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_size) : nil
+        (try? Syscall.status(path)).map { UInt64($0.st_size) }
     }
 
     /// Bytes an unprivileged writer may still use on `path`'s filesystem.
     /// The corresponding C function is `statvfs(3)`.
     static func freeBytes(besides path: String) -> UInt64? {
-        var info = statvfs()
-        guard statvfs(TemporaryFiles.split(path).directory, &info) == 0 else { return nil }
+        guard let info = try? Syscall.fileSystemStatus(TemporaryFiles.split(path).directory) else { return nil }
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 

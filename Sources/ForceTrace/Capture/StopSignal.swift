@@ -1,15 +1,13 @@
 import Foundation
 
-/// The write end of the stop pipe, for the signal handler. Written once
-/// before the handlers are installed.
+/// The write end of the stop pipe, for the signal handler: the bare number,
+/// since the handler must not touch a Swift string. Written once before the
+/// handlers are installed.
 nonisolated(unsafe) private var stopPipeWriteEnd: Int32 = -1
 
 /// Only async-signal-safe work here: write the signal number to the pipe.
 private func handleStopSignal(_ signal: Int32) {
-    let saved = errno
-    var byte = UInt8(truncatingIfNeeded: signal)
-    _ = write(stopPipeWriteEnd, &byte, 1)
-    errno = saved
+    Syscall.writeInSignalHandler(stopPipeWriteEnd, UInt8(truncatingIfNeeded: signal))
 }
 
 /// Turns SIGINT and SIGTERM into a readable pipe, so a recorder waiting in
@@ -17,15 +15,15 @@ private func handleStopSignal(_ signal: Int32) {
 /// after the first signal (SA_RESETHAND): a second Ctrl-C kills at once.
 public final class StopSignal {
     /// Readable once a signal arrived; poll it with the device.
-    public let descriptor: Int32
-    private let writeEnd: Int32
+    public let descriptor: FileDescriptor
+    private let writeEnd: FileDescriptor
     public private(set) var received: Int32?
 
     /// Installs the handlers. Make one per process.
     /// The corresponding C function is `sigaction(2)`.
     public init(signals: [Int32] = [SIGINT, SIGTERM]) throws {
         (descriptor, writeEnd) = try Syscall.pipe()
-        stopPipeWriteEnd = writeEnd
+        stopPipeWriteEnd = writeEnd.raw
         for signal in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = handleStopSignal
@@ -39,7 +37,7 @@ public final class StopSignal {
     public func check() -> Bool {
         if received != nil { return true }
         var byte: UInt8 = 0
-        if Foundation.read(descriptor, &byte, 1) == 1 { received = Int32(byte) }
+        if (try? descriptor.read(into: &byte, count: 1)) == 1 { received = Int32(byte) }
         return received != nil
     }
 

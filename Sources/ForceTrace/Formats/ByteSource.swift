@@ -9,7 +9,7 @@ public final class ByteSource {
     public let file: String
     /// The path as given ("-" for standard input), or nil for bytes in memory.
     public let path: String?
-    private var descriptor: Int32
+    private let descriptor: FileDescriptor?
     private let ownsDescriptor: Bool
     @exclusivity(unchecked) private(set) var buffer: [UInt8]
     /// The window: buffer[start..<end] is read but not consumed.
@@ -30,23 +30,21 @@ public final class ByteSource {
         self.path = path
         if path == "-" {
             file = "standard input"
-            descriptor = STDIN_FILENO
+            descriptor = .standardInput
             ownsDescriptor = false
         } else {
             file = path
-            var status = stat()
-            guard stat(path, &status) == 0 else {
-                throw ForceTraceError(file: path, errno == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(errno)))")
+            let status: stat
+            do { status = try Syscall.status(path) } catch {
+                throw ForceTraceError(file: path, error.errno == ENOENT ? "no such file" : "cannot be read: \(error.reason)")
             }
             if status.st_mode & S_IFMT == S_IFDIR { throw ForceTraceError(file: path, "is a directory; expected a recording file") }
             // A FIFO or a device is read as a stream; a socket cannot be opened.
             if status.st_mode & S_IFMT == S_IFSOCK { throw ForceTraceError(file: path, "is a socket; expected a recording file") }
-            let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard opened >= 0 else {
-                throw ForceTraceError(file: path, "cannot be read: \(String(cString: strerror(errno)))",
-                                 hint: errno == EACCES ? "check the file's permissions" : nil)
+            do { descriptor = try FileDescriptor.open(path, O_RDONLY) } catch {
+                throw ForceTraceError(file: path, "cannot be read: \(error.reason)",
+                                 hint: error.errno == EACCES ? "check the file's permissions" : nil)
             }
-            descriptor = opened
             ownsDescriptor = true
             if status.st_mode & S_IFMT == S_IFREG { size = Int(status.st_size) }
         }
@@ -66,7 +64,7 @@ public final class ByteSource {
     public init(bytes: [UInt8], file: String) {
         self.file = file
         path = nil
-        descriptor = -1
+        descriptor = nil
         ownsDescriptor = false
         buffer = bytes
         end = bytes.count
@@ -74,7 +72,7 @@ public final class ByteSource {
         size = bytes.count
     }
 
-    deinit { if ownsDescriptor { Glibc.close(descriptor) } }
+    deinit { if ownsDescriptor { descriptor?.closeIgnoringErrors() } }
 
     /// Input offset of the window's first byte.
     public var offset: Int { bufferOffset + start }
@@ -107,17 +105,15 @@ public final class ByteSource {
                     })
                 }
             }
+            guard let descriptor else { atEnd = true; return }
             let wanted = buffer.count - end
-            let got = buffer.withUnsafeMutableBufferPointer { raw in
-                while true {
-                    let result = Glibc.read(descriptor, raw.baseAddress! + end, wanted)
-                    if result < 0 && errno == EINTR { continue }
-                    return result
+            let got: Int
+            do {
+                got = try buffer.withUnsafeMutableBufferPointer { raw throws(SystemCallError) in
+                    try descriptor.read(into: raw.baseAddress! + end, count: wanted)
                 }
-            }
-            if got < 0 {
-                throw ForceTraceError(file: file, location: .byteOffset(bufferOffset + end),
-                                 "read failed: \(String(cString: strerror(errno)))")
+            } catch {
+                throw ForceTraceError(file: file, location: .byteOffset(bufferOffset + end), "read failed: \(error.reason)")
             }
             if got == 0 { atEnd = true } else { end += got }
         }
@@ -167,7 +163,7 @@ public final class ByteSource {
 /// naming the output.
 public final class ByteOutput {
     public let file: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor?
     private let ownsDescriptor: Bool
     /// Everything written, for an in-memory output.
     public private(set) var memory: [UInt8] = []
@@ -179,15 +175,15 @@ public final class ByteOutput {
     /// Creates (or truncates) `path`.
     public init(path: String) throws {
         file = path
-        let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard opened >= 0 else { throw ForceTraceError(file: path, "cannot be written: \(String(cString: strerror(errno)))") }
-        descriptor = opened
+        do { descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644) } catch {
+            throw ForceTraceError(file: path, "cannot be written: \(error.reason)")
+        }
         ownsDescriptor = true
         isMemory = false
         pending.reserveCapacity(Self.blockSize * 2)
     }
 
-    private init(descriptor: Int32, file: String) {
+    private init(descriptor: FileDescriptor, file: String) {
         self.file = file
         self.descriptor = descriptor
         ownsDescriptor = false
@@ -198,14 +194,14 @@ public final class ByteOutput {
     /// Collects the output in `memory`.
     public init() {
         file = "memory"
-        descriptor = -1
+        descriptor = nil
         ownsDescriptor = false
         isMemory = true
     }
 
-    public static func standardOutput() -> ByteOutput { ByteOutput(descriptor: STDOUT_FILENO, file: "standard output") }
+    public static func standardOutput() -> ByteOutput { ByteOutput(descriptor: .standardOutput, file: "standard output") }
 
-    deinit { if ownsDescriptor && !closed { Glibc.close(descriptor) } }
+    deinit { if ownsDescriptor && !closed { descriptor?.closeIgnoringErrors() } }
 
     /// The pending buffer, to append formatted bytes to directly.
     public func append(_ body: (inout [UInt8]) -> Void) throws {
@@ -228,7 +224,7 @@ public final class ByteOutput {
 
     private func drain() throws {
         if readerGone { pending.removeAll(keepingCapacity: true); return }
-        if isMemory {
+        guard let descriptor, !isMemory else {
             memory.append(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)
             return
@@ -236,15 +232,11 @@ public final class ByteOutput {
         var written = 0
         try pending.withUnsafeBytes { raw in
             while written < raw.count {
-                let result = Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
-                if result < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
+                do throws(SystemCallError) { written += try descriptor.write(raw.baseAddress! + written, count: raw.count - written) } catch {
                     // A reader that went away (`| head`) ends the output quietly.
-                    if code == EPIPE && !ownsDescriptor { readerGone = true; return }
-                    throw writeError(file, "write failed", errno: code)
+                    if error.errno == EPIPE && !ownsDescriptor { readerGone = true; return }
+                    throw writeError(file, "write failed", error)
                 }
-                written += result
             }
         }
         pending.removeAll(keepingCapacity: true)
@@ -256,11 +248,9 @@ public final class ByteOutput {
     /// Writes everything buffered and closes the output, reporting a failed write.
     public func close() throws {
         try drain()
-        if ownsDescriptor && !closed {
+        if ownsDescriptor && !closed, let descriptor {
             closed = true
-            if Glibc.close(descriptor) != 0 {
-                throw ForceTraceError(file: file, "write failed: \(String(cString: strerror(errno)))")
-            }
+            do { try descriptor.close() } catch { throw ForceTraceError(file: file, "write failed: \(error.reason)") }
         }
     }
 }

@@ -51,18 +51,11 @@ public enum ReportInputs {
         var found: [(name: [UInt8], path: String)] = []
         func walk(_ relative: [UInt8]) {
             let directory = Array(folder.utf8) + (relative.isEmpty ? [] : [UInt8(ascii: "/")] + relative)
-            guard let stream = opendir(directory.map { CChar(bitPattern: $0) } + [0]) else { return }
-            defer { closedir(stream) }
-            var names: [[UInt8]] = []
-            while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: &entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
-                if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
-            }
+            guard let names = try? Syscall.entryNames(bytes: directory, shownAs: TerminalText.escape(bytes: directory)) else { return }
             for name in names {
                 let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
-                let entryPath = (directory + [UInt8(ascii: "/")] + name).map { CChar(bitPattern: $0) } + [0]
-                var status = stat()
-                guard lstat(entryPath, &status) == 0 else { continue }
+                let entryPath = directory + [UInt8(ascii: "/")] + name
+                guard let status = try? Syscall.linkStatus(bytes: entryPath, shownAs: TerminalText.escape(bytes: entryPath)) else { continue }
                 if status.st_mode & S_IFMT == S_IFDIR { walk(path); continue }
                 guard name.first != UInt8(ascii: "."), name.ends(with: ".h5") || name.ends(with: ".hdf5") else { continue }
                 let full = InputPath(bytes: base + [UInt8(ascii: "/")] + path).openable

@@ -14,7 +14,8 @@ import Foundation
 ///   first, and the new file gets its mode (and owner, where allowed);
 /// - a new file is 0666 minus the umask, or 0600 when `access` is
 ///   `.ownerOnly` (recordings that keep key codes as typed);
-/// - the temporary is fsynced before the rename and the folder after it;
+/// - the temporary is fsynced before the rename and the folder after it,
+///   and either failing is an error (`FileDescriptor.sync`, one policy);
 /// - the temporary is removed on error, on SIGINT/SIGTERM/SIGHUP, and, after
 ///   a SIGKILL, by the next run writing the output (see `TemporaryFiles`).
 public final class AtomicOutput {
@@ -59,27 +60,30 @@ public final class AtomicOutput {
     ///   moved, or, without `replace`, when a file appeared there meanwhile.
     public func commit() throws {
         defer { finished = true; TemporaryFiles.remove(temporary) }
-        let fd = open(temporary.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw writeError(path, "cannot reopen the finished temporary file", errno: errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw writeError(path, "cannot write the file to disk (fsync)", errno: errno) }
-        var replaced = stat()
-        let replacing = replace && stat(target.path, &replaced) == 0 && (replaced.st_mode & S_IFMT) == S_IFREG
-        guard fchmod(fd, access.mode(replacing: replacing ? replaced.st_mode : nil)) == 0 else {
-            throw writeError(path, "cannot set the file's mode", errno: errno)
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(temporary.path, O_RDONLY | O_NOFOLLOW) } catch {
+            throw writeError(path, "cannot reopen the finished temporary file", error)
+        }
+        defer { file.closeIgnoringErrors() }
+        do { try file.sync() } catch { throw writeError(path, "cannot write the file to disk (fsync)", error) }
+        let replaced = replace ? (try? Syscall.status(target.path)).flatMap { ($0.st_mode & S_IFMT) == S_IFREG ? $0 : nil } : nil
+        do { try file.setMode(access.mode(replacing: replaced?.st_mode)) } catch {
+            throw writeError(path, "cannot set the file's mode", error)
         }
         // Another user's file keeps its owner (root replacing it), except
         // when it would then hold key presses as typed.
-        if replacing, access == .standard, replaced.st_uid != geteuid() || replaced.st_gid != getegid() {
-            _ = fchown(fd, geteuid() == 0 ? replaced.st_uid : uid_t.max, replaced.st_gid)
+        if let replaced, access == .standard, replaced.st_uid != geteuid() || replaced.st_gid != getegid() {
+            try? file.setOwner(geteuid() == 0 ? replaced.st_uid : uid_t.max, group: replaced.st_gid)
         }
         if replace {
             if refusingHeldFile { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
-            guard rename(temporary.path, target.path) == 0 else { throw writeError(path, "cannot move the finished file into place", errno: errno) }
+            do { try Syscall.rename(temporary.path, to: target.path) } catch {
+                throw writeError(path, "cannot move the finished file into place", error)
+            }
         } else {
             try OutputPath.linkExclusively(temporary.path, to: target.path, shownAs: path)
         }
-        OutputPath.fsyncDirectory(of: target.path)
+        try OutputPath.syncDirectory(of: target.path, shownAs: path)
     }
 
     public func discard() {
@@ -144,9 +148,9 @@ public struct OutputTarget: Sendable, Equatable {
         // What the path names, as the kernel sees it (through every link,
         // magic /proc links included): a folder or special file is refused
         // before any link is read.
-        var info = stat()
-        let exists = stat(requested, &info) == 0
-        if exists {
+        let found = try? Syscall.status(requested)
+        let exists = found != nil
+        if let info = found {
             switch info.st_mode & S_IFMT {
             case S_IFDIR: throw ForceTraceError(file: requested, "is a directory; expected an output file path")
             case S_IFREG: break
@@ -154,7 +158,14 @@ public struct OutputTarget: Sendable, Equatable {
                 throw ForceTraceError(file: requested, "is not a regular file (a device, FIFO or socket); forcetrace writes outputs through a temporary file and a rename",
                                       hint: "write to a regular file, or to standard output with '-o -' where the command allows it")
             }
-            if !replace { throw ForceTraceError(file: requested, "already exists", hint: "pass --force to replace it") }
+            if !replace {
+                // --force would be refused too: say what holds it instead.
+                if OutputPath.isHeld(requested) {
+                    throw ForceTraceError(file: requested, "already exists, and is open in another process (a running recorder or a reader)",
+                                          hint: "let that process finish ('fuser -v \(requested)' shows which), or write to another file")
+                }
+                throw ForceTraceError(file: requested, "already exists", hint: "pass --force to replace it")
+            }
             for input in inputs where OutputPath.sameFile(info, input) {
                 throw ForceTraceError(file: requested, "is also an input (\(input == "-" ? "standard input" : input)); writing it would destroy what is being read",
                                       hint: "write to another file")
@@ -163,24 +174,24 @@ public struct OutputTarget: Sendable, Equatable {
         // The file to replace or create: the end of the chain of links.
         var path = requested
         var links = 0
-        var link = stat()
-        while lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK {
+        while let link = try? Syscall.linkStatus(path), (link.st_mode & S_IFMT) == S_IFLNK {
             links += 1
             guard links <= maximumLinks else { throw writeError(requested, "cannot be resolved", errno: ELOOP) }
             let (directory, _) = TemporaryFiles.split(path)
             try refuseUnprotectedLink(path, owner: link.st_uid, in: directory, requested: requested)
-            guard let destination = readLink(path) else { throw writeError(requested, "cannot read the link", errno: errno) }
+            let destination: String
+            do { destination = try Syscall.readLink(path) } catch { throw writeError(requested, "cannot read the link", error) }
             path = destination.hasPrefix("/") ? destination : directory + "/" + destination
         }
         if links > 0, !exists {
             throw ForceTraceError(file: requested, "is a symbolic link to \(path), which does not exist; forcetrace writes through a link only to an existing file",
                                   hint: "create the file first, remove the link, or write to \(path) itself")
         }
-        if exists, lstat(path, &link) != 0 || link.st_ino != info.st_ino || link.st_dev != info.st_dev {
+        if let info = found, (try? Syscall.linkStatus(path)).map({ $0.st_ino != info.st_ino || $0.st_dev != info.st_dev }) ?? true {
             throw ForceTraceError(file: requested, "is a link that does not resolve to a path (\(path))", hint: "name the file itself")
         }
         let (directory, _) = TemporaryFiles.split(path)
-        guard access(directory, W_OK | X_OK) == 0 else {
+        guard (try? Syscall.access(directory, W_OK | X_OK)) != nil else {
             throw ForceTraceError(file: requested, "cannot be written: the directory \(directory) does not exist or is not writable")
         }
         return OutputTarget(requested: requested, path: path, exists: exists)
@@ -190,20 +201,11 @@ public struct OutputTarget: Sendable, Equatable {
     /// rename never follows the link it replaces: in a sticky world-writable
     /// folder, follow only links owned by this user or by the folder's owner.
     private static func refuseUnprotectedLink(_ link: String, owner: uid_t, in directory: String, requested: String) throws {
-        var folder = stat()
-        guard stat(directory, &folder) == 0 else { return }
+        guard let folder = try? Syscall.status(directory) else { return }
         let shared = folder.st_mode & S_ISVTX != 0 && folder.st_mode & S_IWOTH != 0
         guard shared, owner != geteuid(), owner != folder.st_uid else { return }
         throw ForceTraceError(file: requested, "is a symbolic link (\(link)) owned by another user (uid \(owner)) in the shared folder \(directory); forcetrace does not write through it",
                               hint: "remove the link, or name the file it points to yourself")
-    }
-
-    /// The corresponding C function is `readlink(2)`.
-    private static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
@@ -217,6 +219,11 @@ public func writeError(_ file: String, _ what: String, errno code: Int32) -> For
     return ForceTraceError(file: file, "\(what): \(String(cString: strerror(code)))")
 }
 
+/// `writeError` for a failed call of the funnel.
+public func writeError(_ file: String, _ what: String, _ error: SystemCallError) -> ForceTraceError {
+    writeError(file, what, errno: error.errno)
+}
+
 /// Checks on output paths shared by every command that writes a file.
 public enum OutputPath {
     /// Refuses what cannot be the output `path` (see `OutputTarget.resolve`):
@@ -227,9 +234,8 @@ public enum OutputPath {
 
     /// Whether `input` is the file described by `output`.
     static func sameFile(_ output: stat, _ input: String) -> Bool {
-        var info = stat()
-        let found = input == "-" ? fstat(STDIN_FILENO, &info) == 0 : stat(input, &info) == 0
-        return found && info.st_dev == output.st_dev && info.st_ino == output.st_ino
+        guard let info = try? (input == "-" ? FileDescriptor.standardInput.status() : Syscall.status(input)) else { return false }
+        return info.st_dev == output.st_dev && info.st_ino == output.st_ino
     }
 
     /// Refuses to replace a file that another process has open through HDF5
@@ -238,26 +244,28 @@ public enum OutputPath {
     /// - Parameter shownAs: the output as the user named it, for messages.
     /// The corresponding C function is `flock(2)`.
     public static func refuseIfHeld(_ path: String, shownAs: String? = nil) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            guard code == EWOULDBLOCK else { return }
-            throw ForceTraceError(file: shownAs ?? path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
-                                  hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
-        }
-        flock(fd, LOCK_UN)
+        guard isHeld(path) else { return }
+        throw ForceTraceError(file: shownAs ?? path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
+                              hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
+    }
+
+    /// Whether another open file holds a flock on the regular file `path`
+    /// (an exclusive one cannot be taken now, EWOULDBLOCK).
+    static func isHeld(_ path: String) -> Bool {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return false }
+        defer { file.closeIgnoringErrors() }
+        guard let info = try? file.status(), (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        do { try file.lock(LOCK_EX | LOCK_NB) } catch { return error.errno == EWOULDBLOCK }
+        try? file.lock(LOCK_UN)
+        return false
     }
 
     /// Moves `temporary` to `path` only if nothing is there: link(2) fails
     /// with EEXIST atomically, where a check and a rename would race, and
     /// never follows a link planted at `path` meanwhile.
     static func linkExclusively(_ temporary: String, to path: String, shownAs: String) throws {
-        if link(temporary, path) == 0 { return }
-        let code = errno
+        let code: Int32
+        do { try Syscall.link(temporary, to: path); return } catch { code = error.errno }
         let appeared = ForceTraceError(file: shownAs, "already exists: another process created it while this one was writing; it was left as it is",
                                        hint: "pass --force to replace it, or write to another file")
         if code == EEXIST { throw appeared }
@@ -265,18 +273,24 @@ public enum OutputPath {
         guard code == EPERM || code == EOPNOTSUPP || code == EMLINK else {
             throw writeError(shownAs, "cannot move the finished file into place", errno: code)
         }
-        var info = stat()
-        if lstat(path, &info) == 0 { throw appeared }
-        guard rename(temporary, path) == 0 else { throw writeError(shownAs, "cannot move the finished file into place", errno: errno) }
+        if (try? Syscall.linkStatus(path)) != nil { throw appeared }
+        do { try Syscall.rename(temporary, to: path) } catch { throw writeError(shownAs, "cannot move the finished file into place", error) }
     }
 
-    /// Makes a rename in `path`'s folder survive a crash. A failure is not an
-    /// error: the file is in place and its data on disk (fsynced before the
-    /// rename); only the rename could be lost to a crash in the next moments.
-    static func fsyncDirectory(of path: String) {
-        let fd = open(TemporaryFiles.split(path).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        _ = Foundation.fsync(fd)
+    /// Makes a rename in `path`'s folder survive a crash, with the same
+    /// policy as the file's own fsync (`FileDescriptor.sync`): a failed
+    /// fsync is an error, since the new name may be lost in a crash while
+    /// the command said it was written. A folder this user may write but not
+    /// read (mode -wx) cannot be opened to sync: nothing can be done there.
+    /// - Parameter shownAs: the output as the user named it, for messages.
+    static func syncDirectory(of path: String, shownAs: String) throws {
+        let directory = TemporaryFiles.split(path).directory
+        guard let folder = try? FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) else { return }
+        defer { folder.closeIgnoringErrors() }
+        // Not `writeError`: its ENOSPC hint says nothing was replaced, and here the rename is done.
+        do { try folder.sync() } catch {
+            throw ForceTraceError(file: shownAs, "is in place, but its folder \(directory) could not be written to disk (fsync: \(error.reason)), so a crash may lose it",
+                                  hint: "check the device (dmesg shows I/O errors), then run again")
+        }
     }
 }

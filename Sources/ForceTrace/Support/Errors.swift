@@ -75,6 +75,13 @@ extension ForceTraceError {
         }
     }
 
+    /// A failed system call as it is shown: the path, the call, strerror's
+    /// text and errno. The one way from errno to a message, when the caller
+    /// has nothing more specific to say (see `writeError` for outputs).
+    public init(_ error: SystemCallError) {
+        self.init(file: error.path, "\(error.function) failed: \(error.reason) (errno \(error.errno))")
+    }
+
     /// Any error as a terminal shows it (`userFacing`, then `terminalText`).
     public static func terminalText(_ error: any Error) -> TerminalText {
         switch userFacing(error) {
@@ -90,8 +97,7 @@ extension ForceTraceError {
         switch error {
         case let error as HDF5Error: plain = ForceTraceError(error)
         case let error as DeviceError: plain = ForceTraceError(file: error.path, error.message, hint: error.hint)
-        case let error as SystemCallError:
-            plain = ForceTraceError(file: error.path, "\(error.function) failed: \(String(cString: strerror(error.errno))) (errno \(error.errno))")
+        case let error as SystemCallError: plain = ForceTraceError(error)
         case let error as ForceTraceError: plain = error
         default: return error
         }

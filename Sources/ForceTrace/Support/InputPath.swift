@@ -24,13 +24,14 @@ public struct InputPath: Sendable {
         }
         // A folder's `/proc/self/fd/N` prefix stands for the folder's real name.
         let real = Self.realBytes(bytes)
-        let descriptor = open(bytes.map { CChar(bitPattern: $0) } + [0], Self.openPathOnly | O_CLOEXEC)
+        // Kept open for the process's life: never closed.
+        let descriptor = try? FileDescriptor.open(bytes: bytes, shownAs: TerminalText.escape(bytes: real), Self.openPathOnly)
         openable = Self.withNames { names in
             // A name that cannot be opened gets a path that does not exist,
             // so opening it fails as the real name would (no such file).
             let token: String
-            if descriptor >= 0 {
-                token = Self.prefix + String(descriptor)
+            if let descriptor {
+                token = Self.prefix + String(descriptor.raw)
             } else {
                 names.missing += 1
                 token = Self.prefix + "-" + String(names.missing)
@@ -121,9 +122,9 @@ public enum FileKind: Equatable, Sendable {
     case unreadable(errno: Int32)
 
     public init(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            self = errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(errno: errno)
+        let status: stat
+        do { status = try Syscall.status(path) } catch {
+            self = error.errno == ENOENT || error.errno == ENOTDIR ? .missing : .unreadable(errno: error.errno)
             return
         }
         switch status.st_mode & S_IFMT {

@@ -11,10 +11,10 @@ public final class ProgressLine {
     /// When counting began: the first `count` call.
     private var countStarted: Date?
 
-    public init(enabled: Bool = isatty(STDERR_FILENO) == 1) { self.enabled = enabled }
+    public init(enabled: Bool = FileDescriptor.standardError.isTerminal) { self.enabled = enabled }
 
     /// Off with `--quiet`, or when standard error is not a terminal.
-    public convenience init(quiet: Bool) { self.init(enabled: !quiet && isatty(STDERR_FILENO) == 1) }
+    public convenience init(quiet: Bool) { self.init(enabled: !quiet && FileDescriptor.standardError.isTerminal) }
 
     /// Whether the line is drawn at all.
     public var isEnabled: Bool { enabled }

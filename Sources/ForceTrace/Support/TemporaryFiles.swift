@@ -61,22 +61,19 @@ public enum TemporaryFiles {
         // NAME_MAX is 255: a long output name is cut in the folder's name
         // (the file inside keeps the whole name).
         let stem = String(decoding: Array(name.utf8.prefix(200)), as: UTF8.self)
-        var template = Array("\(directory)/.\(stem).\(kind.rawValue)-\(getpid())-XXXXXX".utf8CString)
+        let template = "\(directory)/.\(stem).\(kind.rawValue)-\(getpid())-XXXXXX"
         // The stop signals wait from mkdtemp until both are registered: one
         // arriving in between would leave the folder and file behind.
         let temporary: TemporaryFile = try withSignalsBlocked {
-            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", errno: errno)
+            let folder: String
+            do throws(SystemCallError) { folder = try Syscall.makeTemporaryDirectory(template) } catch {
+                throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", error)
             }
-            let folder = String(cString: made)
             let file = folder + "/" + name
-            let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                let code = errno
-                rmdir(folder)
-                throw writeError(shownAs, "cannot create a temporary file in \(folder)", errno: code)
+            do throws(SystemCallError) { try FileDescriptor.open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).closeIgnoringErrors() } catch {
+                try? Syscall.removeDirectory(folder)
+                throw writeError(shownAs, "cannot create a temporary file in \(folder)", error)
             }
-            close(fd)
             let temporary = TemporaryFile(path: file, folder: folder)
             register(temporary)
             return temporary
@@ -140,8 +137,8 @@ public enum TemporaryFiles {
 
     /// Removes `temporary`'s file (if it is still there) and folder, and forgets it.
     public static func remove(_ temporary: TemporaryFile) {
-        unlink(temporary.path)
-        rmdir(temporary.folder)
+        try? Syscall.unlink(temporary.path)
+        try? Syscall.removeDirectory(temporary.folder)
         unregister(temporary)
     }
 
@@ -209,39 +206,36 @@ public enum TemporaryFiles {
         var removed: [String] = []
         for name in names {
             guard let found = leftover(named: name, in: directory, outputName: outputName), found.pid != getpid() else { continue }
-            var info = stat()
-            guard lstat(found.path, &info) == 0, info.st_uid == geteuid() else { continue }
+            guard let info = try? Syscall.linkStatus(found.path), info.st_uid == geteuid() else { continue }
             let type = info.st_mode & S_IFMT
             guard type == (found.isFolder ? S_IFDIR : S_IFREG),
                   processIsGone(found.pid, fileModified: info.st_mtim.tv_sec) else { continue }
-            if found.isFolder ? removeFolder(found.path) : unlink(found.path) == 0 { removed.append(found.path) }
+            if found.isFolder ? removeFolder(found.path) : (try? Syscall.unlink(found.path)) != nil { removed.append(found.path) }
         }
         return removed
     }
 
     /// Empties and removes a temporary folder without following any link in
-    /// it. The corresponding C functions are `openat(2)` with `O_NOFOLLOW`,
-    /// `unlinkat(2)` and `rmdir(2)`.
+    /// it. The corresponding C functions are `open(2)` with `O_NOFOLLOW`,
+    /// `fstatat(2)`, `unlinkat(2)` and `rmdir(2)`.
     private static func removeFolder(_ folder: String) -> Bool {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        guard let listing = fdopendir(fd) else { close(fd); return false }
-        defer { closedir(listing) }
-        while let entry = readdir(listing) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { return false }
-            unlinkat(fd, name, 0)
+        guard let directory = try? FileDescriptor.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else { return false }
+        defer { directory.closeIgnoringErrors() }
+        guard let names = try? directory.entryNames() else { return false }
+        for bytes in names {
+            // Names this process made are UTF-8; any other is not its own.
+            guard let name = String(validating: bytes, as: UTF8.self),
+                  let info = try? directory.entryStatus(name), (info.st_mode & S_IFMT) != S_IFDIR else { return false }
+            try? directory.removeEntry(name)
         }
-        return rmdir(folder) == 0
+        return (try? Syscall.removeDirectory(folder)) != nil
     }
 
     /// True only when `pid` cannot be the process that wrote a file last
     /// modified at `fileModified` (epoch seconds): no such process, or one
     /// that started after the file was last written (the PID was reused).
     static func processIsGone(_ pid: pid_t, fileModified: Int) -> Bool {
-        if kill(pid, 0) == -1 && errno == ESRCH { return true }
+        if Syscall.processIsGone(pid) { return true }
         guard let started = processStartTime(pid) else { return false }
         return started > fileModified + 1
     }
@@ -264,8 +258,7 @@ public enum TemporaryFiles {
     /// The signal handler: async-signal-safe calls only (unlink, rmdir, sigaction, raise).
     fileprivate static func removeRegistered() {
         for index in 0..<capacity {
-            if let file = registered[2 * index] { unlink(file) }
-            if let folder = registered[2 * index + 1] { rmdir(folder) }
+            Syscall.removeInSignalHandler(file: registered[2 * index], folder: registered[2 * index + 1])
         }
     }
 }

@@ -13,8 +13,7 @@ public enum TraceCopy {
     /// input are never trace files (HDF5 needs to seek).
     public static func isTraceFile(_ path: String) -> Bool {
         guard path != "-" else { return false }
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let info = try? Syscall.status(path), (info.st_mode & S_IFMT) == S_IFREG else { return false }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: RecordingImporter.hdf5Signature.count)) ?? Data()

@@ -111,8 +111,7 @@ public enum TraceValidation {
 
     /// The size of the file at `path` for `extentProblem`, 0 when it cannot be told.
     static func fileSize(_ path: String) -> UInt64 {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_size) : 0
+        (try? Syscall.status(path)).map { UInt64($0.st_size) } ?? 0
     }
 
     /// Metadata checks, made when a recording is opened: cheap, no table is read.
