@@ -312,7 +312,7 @@ enum Syscall {
     /// Whether no process `pid` exists (ESRCH); one of another user's is there.
     /// The corresponding C function is `kill(2)` with signal 0.
     static func processIsGone(_ pid: pid_t) -> Bool {
-        if case .failure(let error) = valueOrErrno("kill", "") { Glibc.kill(pid, 0) } { return error.errno == ESRCH }
+        if case .failure(let error) = valueOrErrno("kill", "", { Glibc.kill(pid, 0) }) { return error.errno == ESRCH }
         return false
     }
 
