@@ -43,6 +43,20 @@ final class LevelsTests: XCTestCase {
         }
     }
 
+    /// The text's confusion header names the columns below the first band,
+    /// each band 1...N, and above the last: N + 2 columns, "above" at N + 1.
+    func testTextHeaderNamesBelowEveryBandAndAbove() throws {
+        let plan = LevelsPlan(counts: [2, 3], trialsPerLevel: 10, seed: 5)
+        let (_, result) = try session(LevelsSimulator.run(device: .touchscreen, plan: plan, person: SimulatedLevelsPerson(capacity: 3)))
+        let headers = result.text.rendered.split(separator: "\n").filter { $0.contains("asked \\ held") }
+        XCTAssertEqual(headers.count, 2)
+        for (header, count) in zip(headers, [2, 3]) {
+            let names = header.components(separatedBy: "asked \\ held").last!.components(separatedBy: "inside")[0]
+                .split(separator: " ").map(String.init)
+            XCTAssertEqual(names, ["below"] + (1...count).map(String.init) + ["above"], String(header))
+        }
+    }
+
     func testStageThresholdsSeparateTheCapacitySetAndConvertToUIKitForce() throws {
         let plan = LevelsPlan(counts: [2, 3, 4, 5], trialsPerLevel: 10, seed: 5)
         let simulation = LevelsSimulator.run(device: .touchscreen, plan: plan, person: SimulatedLevelsPerson(capacity: 4))

@@ -82,4 +82,29 @@ final class MutantKill4Tests: XCTestCase {
             }
         }
     }
+
+    /// On a file system without hard links (link(2) fails with EPERM, as on
+    /// vfat) the finished file is renamed into place when nothing is there,
+    /// and refused, leaving what is there, when something is.
+    func testPublishingWithoutHardLinksChecksThenRenames() throws {
+        let directory = try makeTemporaryDirectory(self)
+        func noHardLinks(_ from: String, _ to: String) throws(SystemCallError) {
+            throw SystemCallError(function: "link", path: to, errno: EPERM)
+        }
+        for occupied in [false, true] {
+            let temporary = directory.appendingPathComponent("tmp-\(occupied)").path
+            let path = directory.appendingPathComponent("out-\(occupied).h5").path
+            try Data("new".utf8).write(to: URL(fileURLWithPath: temporary))
+            if occupied { try Data("old".utf8).write(to: URL(fileURLWithPath: path)) }
+            do {
+                try OutputPath.linkExclusively(temporary, to: path, shownAs: path, link: noHardLinks)
+                XCTAssertFalse(occupied, "an occupied path must be refused")
+            } catch {
+                XCTAssertTrue(occupied, "\(error)")
+                XCTAssertTrue("\(error)".contains("already exists"), "\(error)")
+            }
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), occupied ? "old" : "new")
+            XCTAssertEqual(FileManager.default.fileExists(atPath: temporary), occupied)
+        }
+    }
 }

@@ -263,9 +263,11 @@ public enum OutputPath {
     /// Moves `temporary` to `path` only if nothing is there: link(2) fails
     /// with EEXIST atomically, where a check and a rename would race, and
     /// never follows a link planted at `path` meanwhile.
-    static func linkExclusively(_ temporary: String, to path: String, shownAs: String) throws {
+    /// - Parameter link: `Syscall.link`; tests pass one that fails as vfat's does.
+    static func linkExclusively(_ temporary: String, to path: String, shownAs: String,
+                                link: (String, String) throws(SystemCallError) -> Void = { try Syscall.link($0, to: $1) }) throws {
         let code: Int32
-        do { try Syscall.link(temporary, to: path); return } catch { code = error.errno }
+        do { try link(temporary, path); return } catch { code = error.errno }
         let appeared = ForceTraceError(file: shownAs, "already exists: another process created it while this one was writing; it was left as it is",
                                        hint: "pass --force to replace it, or write to another file")
         if code == EEXIST { throw appeared }
