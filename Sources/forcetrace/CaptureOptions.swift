@@ -96,11 +96,11 @@ struct CaptureOptions {
         if capable.count == 1 { return capable[0].path }
         let unreadable = entries.filter { $0.error != nil }.count
         if capable.isEmpty {
-            throw DeviceError(path: InputDevices.defaultDirectory, "no device with per-contact pressure found"
+            throw ForceTraceError.device(InputDevices.defaultDirectory, "no device with per-contact pressure found"
                               + (unreadable > 0 ? " (\(unreadable) could not be opened)" : ""),
                               hint: "name the device: 'forcetrace \(command) DEVICE -o FILE.h5'; 'forcetrace devices' lists them")
         }
-        throw DeviceError(path: InputDevices.defaultDirectory,
+        throw ForceTraceError.device(InputDevices.defaultDirectory,
                           "\(capable.count) devices have pressure: " + capable.map { "\($0.path) (\($0.description!.name))" }.joined(separator: ", "),
                           hint: "name the one to use: 'forcetrace \(command) DEVICE -o FILE.h5'")
     }

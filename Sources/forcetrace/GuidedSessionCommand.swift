@@ -16,7 +16,7 @@ struct GuidedSessionCommand<Session: GuidedSession> {
         let source = try capture.openSource(&options)
         guard let axis = source.device.contactPressureAxis else {
             source.close()
-            throw DeviceError(path: "\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: \(nothing)",
+            throw ForceTraceError.device("\(source.sourceName)", "\"\(source.device.name)\" has no per-contact pressure axis: \(nothing)",
                               hint: "'forcetrace devices' lists the devices with pressure")
         }
         return (source, axis)

@@ -10,9 +10,9 @@ final class CaptureTests: XCTestCase {
 
     func testDevNullIsNotAnEvdevDevice() {
         XCTAssertThrowsError(try EvdevDevice(path: "/dev/null")) { error in
-            guard let error = error as? DeviceError else { return XCTFail("\(error)") }
+            guard let error = error as? ForceTraceError, error.kind == .device else { return XCTFail("\(error)") }
             XCTAssertEqual(error.errno, ENOTTY)
-            XCTAssertEqual(error.path, "/dev/null")
+            XCTAssertEqual(error.file, "/dev/null")
             XCTAssertTrue(error.description.hasPrefix("/dev/null: is not an evdev device (libevdev_new_from_fd: "), error.description)
             XCTAssertNotNil(error.hint)
         }
@@ -23,7 +23,7 @@ final class CaptureTests: XCTestCase {
         let path = directory.appendingPathComponent("press.evemu").path
         try "# EVEMU 1.3\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try EvdevDevice(path: path)) { error in
-            guard let error = error as? DeviceError else { return XCTFail("\(error)") }
+            guard let error = error as? ForceTraceError, error.kind == .device else { return XCTFail("\(error)") }
             XCTAssertEqual(error.description, """
                 \(path): is a regular file or directory, not an evdev device node
                   hint: to feed a recording through the recorder use 'forcetrace record --replay \(path)'
@@ -33,13 +33,13 @@ final class CaptureTests: XCTestCase {
 
     func testMissingNodeSaysSo() {
         XCTAssertThrowsError(try EvdevDevice(path: "/nonexistent/event99")) { error in
-            XCTAssertEqual((error as? DeviceError)?.errno, ENOENT)
-            XCTAssertEqual((error as? DeviceError)?.message, "does not exist")
+            XCTAssertEqual((error as? ForceTraceError)?.errno, ENOENT)
+            XCTAssertEqual((error as? ForceTraceError)?.message, "does not exist")
         }
     }
 
     func testPermissionDeniedNamesTheDeviceAndTheInputGroup() {
-        let error = DeviceError.from(SystemCallError(function: "open", path: "/dev/input/event7", errno: EACCES), path: "/dev/input/event7")
+        let error = ForceTraceError.device(SystemCallError(function: "open", path: "/dev/input/event7", errno: EACCES), path: "/dev/input/event7")
         XCTAssertEqual(error.description, """
             /dev/input/event7: cannot be opened: Permission denied
               hint: evdev nodes belong to the 'input' group: add yourself (usermod -aG input $USER, then log in again) or run as root

@@ -1,4 +1,5 @@
 import Foundation
+import HDF5
 import XCTest
 @testable import ForceTrace
 
@@ -26,5 +27,33 @@ final class ErrorLayoutTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Every path into the one error type says what failed and keeps errno:
+    /// HDF5's, a system call's, an output's, a device's; a plain one is an input's.
+    func testEveryErrorCarriesItsKindAndErrno() {
+        let hdf5 = ForceTraceError(HDF5Error(function: "H5Fcreate", context: "/out/x.h5", stack: [], kind: .noSpace, errno: ENOSPC))
+        XCTAssertEqual(hdf5.kind, .hdf5)
+        XCTAssertEqual(hdf5.errno, ENOSPC)
+        let call = ForceTraceError(SystemCallError(function: "fsync", path: "/out/x.h5", errno: EIO))
+        XCTAssertEqual(call.kind, .system)
+        XCTAssertEqual(call.errno, EIO)
+        let output = writeError("/out/x.h5", "cannot write", errno: ENOSPC)
+        XCTAssertEqual(output.kind, .output)
+        XCTAssertEqual(output.errno, ENOSPC)
+        XCTAssertEqual(writeError("/out/x.h5", "cannot write", errno: EACCES).kind, .output)
+        let device = ForceTraceError.device(SystemCallError(function: "open", path: "/dev/input/event3", errno: EACCES), path: "/dev/input/event3")
+        XCTAssertEqual(device.kind, .device)
+        XCTAssertEqual(device.errno, EACCES)
+        let input = ForceTraceError(file: "in.evemu", location: .line(3), "expected an evemu line")
+        XCTAssertEqual(input.kind, .input)
+        XCTAssertNil(input.errno)
+        // userFacing keeps both, for each of them.
+        for error in [hdf5, call, output, device, input] {
+            let shown = ForceTraceError.userFacing(error) as? ForceTraceError
+            XCTAssertEqual(shown?.kind, error.kind)
+            XCTAssertEqual(shown?.errno, error.errno)
+        }
+        XCTAssertEqual((ForceTraceError.userFacing(SystemCallError(function: "open", path: "p", errno: ENOENT)) as? ForceTraceError)?.kind, .system)
     }
 }

@@ -28,7 +28,7 @@ final class JSONObjectsTests: XCTestCase {
 
     func testDevicesJSONIsTheOldTreesText() throws {
         var entries: [InputDeviceEntry] = [
-            InputDeviceEntry(path: "/dev/input/event7", description: nil, error: DeviceError(path: "/dev/input/event7", "Permission denied", errno: EACCES)),
+            InputDeviceEntry(path: "/dev/input/event7", description: nil, error: .device("/dev/input/event7", "Permission denied", errno: EACCES)),
             InputDeviceEntry(path: "/dev/input/event8", description: nil, error: nil),
         ]
         for sample in ["touchscreen-mixed.evemu", "calibration/touchpad.evemu"] {

@@ -97,7 +97,7 @@ final class MutantKill4Tests: XCTestCase {
             try Data("new".utf8).write(to: URL(fileURLWithPath: temporary))
             if occupied { try Data("old".utf8).write(to: URL(fileURLWithPath: path)) }
             do {
-                try OutputPath.linkExclusively(temporary, to: path, shownAs: path, link: noHardLinks)
+                try OutputPath.linkExclusively(temporary, to: path, shownAs: path, hardLink: noHardLinks)
                 XCTAssertFalse(occupied, "an occupied path must be refused")
             } catch {
                 XCTAssertTrue(occupied, "\(error)")

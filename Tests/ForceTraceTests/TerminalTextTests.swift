@@ -82,7 +82,7 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertEqual(ForceTraceError.terminalText(error), error.terminalText)
         // The plain description stays exact, for code that reads it.
         XCTAssertTrue(error.description.contains("\u{1B}]52"))
-        let device = DeviceError(path: "/dev/input/event\u{1B}9", "cannot be opened \u{7F}")
+        let device = ForceTraceError.device("/dev/input/event\u{1B}9", "cannot be opened \u{7F}")
         assertClean(ForceTraceError.terminalText(device).rendered)
     }
 
@@ -106,7 +106,7 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertTrue(text.hasPrefix("/dev/input/event\\x1b[2J7  \"d" + Self.hostile.map(\.1).joined() + "n\"\n"), text)
         XCTAssertTrue(text.contains("  pressure: ABS_MT_PRESSURE"), text)
         let failed = InputDeviceEntry(path: "/dev/input/event\u{9B}8", description: nil,
-                                      error: DeviceError(path: "x", "cannot be opened: \u{1B}[31m"))
+                                      error: .device("x", "cannot be opened: \u{1B}[31m"))
         XCTAssertEqual(failed.text.rendered, "/dev/input/event\\u009b8\n  cannot be opened: cannot be opened: \\x1b[31m\n")
     }
 }

@@ -26,7 +26,7 @@ extension DeviceDescription {
 public struct InputDeviceEntry: Sendable {
     public var path: String
     public var description: DeviceDescription?
-    public var error: DeviceError?
+    public var error: ForceTraceError?
 }
 
 /// The evdev nodes of this machine.
@@ -51,18 +51,18 @@ public enum InputDevices {
     public static let defaultDirectory = "/dev/input"
 
     /// `event*` nodes in `directory`, in numeric order (event2 before event10).
-    /// - Throws: `DeviceError` when the directory does not exist or cannot be read.
+    /// - Throws: `ForceTraceError.device` when the directory does not exist or cannot be read.
     public static func eventNodes(in directory: String = defaultDirectory) throws -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DeviceError(path: directory, "does not exist: this machine (or container) has no input devices",
+            throw ForceTraceError.device(directory, "does not exist: this machine (or container) has no input devices",
                               hint: "run forcetrace where the device is attached; in a container, pass it in (docker run --device /dev/input/eventN)")
         }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw DeviceError(path: directory, "cannot be listed: \(error.localizedDescription)")
+            throw ForceTraceError.device(directory, "cannot be listed: \(error.localizedDescription)")
         }
         return names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix("event"), let number = Int(name.dropFirst(5)) else { return nil }
@@ -80,17 +80,17 @@ public enum InputDevices {
                 let device = try EvdevDevice(path: path)
                 defer { device.close() }
                 return InputDeviceEntry(path: path, description: device.describe(), error: nil)
-            } catch let error as DeviceError {
+            } catch let error as ForceTraceError where error.kind == .device {
                 return InputDeviceEntry(path: path, description: nil, error: error)
             } catch {
-                return InputDeviceEntry(path: path, description: nil, error: DeviceError(path: path, "\(error)"))
+                return InputDeviceEntry(path: path, description: nil, error: .device(path, "\(error)"))
             }
         }
     }
 
     /// The node that `argument` names: a path as is, or the one device
     /// whose name contains `argument` (case-insensitive).
-    /// - Throws: `DeviceError` when no device or several devices match.
+    /// - Throws: `ForceTraceError.device` when no device or several devices match.
     public static func resolve(_ argument: String, in directory: String = defaultDirectory) throws -> String {
         if argument.contains("/") { return argument }
         let entries = try list(in: directory)
@@ -112,10 +112,10 @@ public enum InputDevices {
             if unreadable > 0 {
                 hint = "\(unreadable) device(s) could not be opened and were not searched: join the 'input' group or run as root; " + hint
             }
-            throw DeviceError(path: directory, "no device's name contains '\(query)'", hint: hint)
+            throw ForceTraceError.device(directory, "no device's name contains '\(query)'", hint: hint)
         }
         let listing = matches.map { "\($0.path) (\($0.name))" }.joined(separator: ", ")
-        throw DeviceError(path: directory, "\(matches.count) devices match '\(query)': \(listing)",
+        throw ForceTraceError.device(directory, "\(matches.count) devices match '\(query)': \(listing)",
                           hint: "give a longer part of the name, or the /dev/input/eventN path")
     }
 }

@@ -1,44 +1,33 @@
 import CEvdev
 import Foundation
 
-/// A device that could not be opened or used, with what to do about it.
-public struct DeviceError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let message: String
-    public let hint: String?
-    /// errno of the failing call, when one failed.
-    public let errno: Int32?
-
-    public init(path: String, _ message: String, hint: String? = nil, errno: Int32? = nil) {
-        self.path = path
-        self.message = message
-        self.hint = hint
-        self.errno = errno
+extension ForceTraceError {
+    /// A device that could not be opened or used, with what to do about it.
+    public static func device(_ path: String, _ message: String, hint: String? = nil, errno: Int32? = nil) -> ForceTraceError {
+        ForceTraceError(file: path, message, hint: hint, kind: .device, errno: errno)
     }
 
-    public var description: String { "\(path): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "") }
-
     /// Turns a failed call into a message naming the device and the fix.
-    static func from(_ error: SystemCallError, path: String) -> DeviceError {
+    static func device(_ error: SystemCallError, path: String) -> ForceTraceError {
         let reason = error.reason
         switch error.errno {
         case EACCES, EPERM:
-            return DeviceError(path: path, "cannot be opened: \(reason)",
+            return .device(path, "cannot be opened: \(reason)",
                                hint: "evdev nodes belong to the 'input' group: add yourself (usermod -aG input $USER, then log in again) or run as root",
                                errno: error.errno)
         case ENOENT:
-            return DeviceError(path: path, "does not exist", hint: "'forcetrace devices' lists the devices there are", errno: error.errno)
+            return .device(path, "does not exist", hint: "'forcetrace devices' lists the devices there are", errno: error.errno)
         case ENODEV, ENXIO:
-            return DeviceError(path: path, "is gone (the device was unplugged)", errno: error.errno)
+            return .device(path, "is gone (the device was unplugged)", errno: error.errno)
         case ENOTTY, EINVAL:
-            return DeviceError(path: path, "is not an evdev device (\(error.function): \(reason))",
+            return .device(path, "is not an evdev device (\(error.function): \(reason))",
                                hint: "give a /dev/input/eventN node or a device name; 'forcetrace devices' lists them",
                                errno: error.errno)
         case EBUSY:
-            return DeviceError(path: path, "is grabbed by another program (\(error.function): \(reason))",
+            return .device(path, "is grabbed by another program (\(error.function): \(reason))",
                                hint: "'fuser -v \(path)' shows who holds it", errno: error.errno)
         default:
-            return DeviceError(path: path, ForceTraceError(error).message, errno: error.errno)
+            return .device(path, ForceTraceError(error).message, errno: error.errno)
         }
     }
 }
@@ -52,7 +41,7 @@ public final class EvdevDevice {
     private var device: OpaquePointer?
 
     /// Opens `path` read-only and non-blocking and reads its state.
-    /// - Throws: `DeviceError` naming the path, with a hint for EACCES and
+    /// - Throws: `ForceTraceError.device` naming the path, with a hint for EACCES and
     ///   for files that are not evdev nodes.
     /// The corresponding C functions are `open(2)` and `libevdev_new_from_fd`.
     /// - Parameter monotonicClock: switch timestamps to CLOCK_MONOTONIC
@@ -64,13 +53,13 @@ public final class EvdevDevice {
         do {
             fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
         } catch {
-            throw DeviceError.from(error, path: path)
+            throw ForceTraceError.device(error, path: path)
         }
         // A regular file passes open() and fails the ioctl with ENOTTY; say
         // what it is instead, since a recording given as DEVICE is a likely slip.
         if let status = try? fd.status(), (status.st_mode & S_IFMT) != S_IFCHR {
             fd.closeIgnoringErrors()
-            throw DeviceError(path: path, "is a regular file or directory, not an evdev device node",
+            throw ForceTraceError.device(path, "is a regular file or directory, not an evdev device node",
                               hint: "to feed a recording through the recorder use 'forcetrace record --replay \(path)'")
         }
         // A failure here is reported after libevdev's, which names what the node is.
@@ -79,12 +68,12 @@ public final class EvdevDevice {
         var created: OpaquePointer?
         if case .failure(let error) = Syscall.negativeErrno("libevdev_new_from_fd", path, { libevdev_new_from_fd(fd.raw, &created) }) {
             fd.closeIgnoringErrors()
-            throw DeviceError.from(error, path: path)
+            throw ForceTraceError.device(error, path: path)
         }
         if case .failure(let error) = clockResult {
             libevdev_free(created)
             fd.closeIgnoringErrors()
-            throw DeviceError.from(error, path: path)
+            throw ForceTraceError.device(error, path: path)
         }
         descriptor = fd
         device = created
@@ -160,7 +149,7 @@ public final class EvdevDevice {
     public func useMonotonicClock() throws {
         let dev = handle
         if case .failure(let error) = Syscall.negativeErrno("libevdev_set_clock_id", path, { libevdev_set_clock_id(dev, CLOCK_MONOTONIC) }) {
-            throw DeviceError.from(error, path: path)
+            throw ForceTraceError.device(error, path: path)
         }
     }
 
@@ -170,7 +159,7 @@ public final class EvdevDevice {
     public func grab() throws {
         let dev = handle
         if case .failure(let error) = Syscall.negativeErrno("libevdev_grab", path, { libevdev_grab(dev, LIBEVDEV_GRAB) }) {
-            throw DeviceError.from(error, path: path)
+            throw ForceTraceError.device(error, path: path)
         }
     }
 

@@ -99,10 +99,10 @@ extension DeviceDescription {
 public enum KeyboardPolicy {
     /// Refuses a device with keys and no pressure axis unless allowed: it is
     /// a keyboard, and recording it records typing.
-    /// - Throws: `DeviceError` with the reason and the flag that overrides it.
+    /// - Throws: `ForceTraceError.device` with the reason and the flag that overrides it.
     public static func check(_ device: DeviceDescription, path: String, allowKeyboard: Bool, command: String) throws {
         guard device.hasKeyboardKeys, device.forceCapability == .unavailable, !allowKeyboard else { return }
-        throw DeviceError(path: path, "\"\(device.name)\" is a keyboard (letter keys, no pressure axis): recording it records what is typed on it",
+        throw ForceTraceError.device(path, "\"\(device.name)\" is a keyboard (letter keys, no pressure axis): recording it records what is typed on it",
                           hint: "if that is really what you want, pass --allow-keyboard ('forcetrace \(command) \(path) --allow-keyboard ...'); "
                               + "'forcetrace devices' lists the devices with pressure")
     }

@@ -214,9 +214,10 @@ public struct OutputTarget: Sendable, Equatable {
 public func writeError(_ file: String, _ what: String, errno code: Int32) -> ForceTraceError {
     if code == ENOSPC || code == EDQUOT {
         return ForceTraceError(file: file, "\(what): no space left on the device holding \(file)",
-                          hint: "free some space (or write elsewhere) and run again; no existing file was replaced")
+                               hint: "free some space (or write elsewhere) and run again; no existing file was replaced",
+                               kind: .output, errno: code)
     }
-    return ForceTraceError(file: file, "\(what): \(String(cString: strerror(code)))")
+    return ForceTraceError(file: file, "\(what): \(String(cString: strerror(code)))", kind: .output, errno: code)
 }
 
 /// `writeError` for a failed call of the funnel.
@@ -263,11 +264,11 @@ public enum OutputPath {
     /// Moves `temporary` to `path` only if nothing is there: link(2) fails
     /// with EEXIST atomically, where a check and a rename would race, and
     /// never follows a link planted at `path` meanwhile.
-    /// - Parameter link: `Syscall.link`; tests pass one that fails as vfat's does.
+    /// - Parameter hardLink: `Syscall.link`; tests pass one that fails as vfat's does.
     static func linkExclusively(_ temporary: String, to path: String, shownAs: String,
-                                link: (String, String) throws(SystemCallError) -> Void = { try Syscall.link($0, to: $1) }) throws {
+                                hardLink: (String, String) throws(SystemCallError) -> Void = { try Syscall.link($0, to: $1) }) throws {
         let code: Int32
-        do { try link(temporary, path); return } catch { code = error.errno }
+        do { try hardLink(temporary, path); return } catch { code = error.errno }
         let appeared = ForceTraceError(file: shownAs, "already exists: another process created it while this one was writing; it was left as it is",
                                        hint: "pass --force to replace it, or write to another file")
         if code == EEXIST { throw appeared }

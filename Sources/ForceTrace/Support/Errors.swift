@@ -12,16 +12,37 @@ public struct ForceTraceError: Error, CustomStringConvertible, Sendable {
         case whole
     }
 
+    /// What failed, for callers that act on it (a device error's errno in
+    /// `devices --json`, the tests); the message says the rest. Usage errors
+    /// are the command line's own (`ParseError` in the CLI, exit status 2).
+    public enum Kind: Sendable, Equatable {
+        /// An input is missing, unreadable or malformed.
+        case input
+        /// An output cannot be written or put in place (`writeError`).
+        case output
+        /// HDF5 failed on a file, classified by `HDF5Error.Kind`.
+        case hdf5
+        /// An input device cannot be opened or used (`ForceTraceError.device`).
+        case device
+        /// Any other system call failed (`SystemCallError`).
+        case system
+    }
+
     public let file: String
     public let location: Location
     public let message: String
     public let hint: String?
+    public let kind: Kind
+    /// errno of the failed call behind it, when there was one.
+    public let errno: Int32?
 
-    public init(file: String, location: Location = .whole, _ message: String, hint: String? = nil) {
+    public init(file: String, location: Location = .whole, _ message: String, hint: String? = nil, kind: Kind = .input, errno: Int32? = nil) {
         self.file = file
         self.location = location
         self.message = message
         self.hint = hint
+        self.kind = kind
+        self.errno = errno
     }
 
     /// "FILE[:LINE | : at byte N]: message": the one layout of the first line.
@@ -52,34 +73,36 @@ extension ForceTraceError {
     public init(_ error: HDF5Error) {
         let file = error.file.isEmpty ? error.function : error.file
         let directory = TemporaryFiles.split(file).directory
+        let message: String, hint: String?
         switch error.kind {
         case .noSpace:
             let quota = error.errno == EDQUOT ? " (disk quota exceeded)" : ""
-            self.init(file: file, "no space left on the device holding \(file)\(quota)",
-                      hint: "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere")
+            message = "no space left on the device holding \(file)\(quota)"
+            hint = "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere"
         case .permissionDenied:
             let readOnly = error.errno == EROFS
-            self.init(file: file, readOnly ? "the file system holding it is read-only" : "permission denied",
-                      hint: readOnly ? "write the output to a writable file system"
-                                     : "check the permissions of the file and of \(directory) (ls -ld), or use another path")
+            message = readOnly ? "the file system holding it is read-only" : "permission denied"
+            hint = readOnly ? "write the output to a writable file system"
+                            : "check the permissions of the file and of \(directory) (ls -ld), or use another path"
         case .locked:
-            self.init(file: file, "the file is locked by another process that has it open (HDF5 file locking)",
-                      hint: "find it with 'fuser -v \(file)' and let it finish; on a file system without working locks set HDF5_USE_FILE_LOCKING=FALSE")
+            message = "the file is locked by another process that has it open (HDF5 file locking)"
+            hint = "find it with 'fuser -v \(file)' and let it finish; on a file system without working locks set HDF5_USE_FILE_LOCKING=FALSE"
         case .truncated:
-            self.init(file: file, "truncated file: it ends before the end its HDF5 superblock records (\(error.innermostCause))",
-                      hint: "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source")
+            message = "truncated file: it ends before the end its HDF5 superblock records (\(error.innermostCause))"
+            hint = "the file was cut short (an interrupted copy or download, or a full disk); copy it again from its source"
         case .notFound:
-            self.init(file: file, "no such file or directory")
+            (message, hint) = ("no such file or directory", nil)
         case .other:
-            self.init(file: file, "the file is damaged and HDF5 cannot read it (\(error.innermostCause))")
+            (message, hint) = ("the file is damaged and HDF5 cannot read it (\(error.innermostCause))", nil)
         }
+        self.init(file: file, message, hint: hint, kind: .hdf5, errno: error.errno)
     }
 
     /// A failed system call as it is shown: the path, the call, strerror's
     /// text and errno. The one way from errno to a message, when the caller
     /// has nothing more specific to say (see `writeError` for outputs).
     public init(_ error: SystemCallError) {
-        self.init(file: error.path, "\(error.function) failed: \(error.reason) (errno \(error.errno))")
+        self.init(file: error.path, "\(error.function) failed: \(error.reason) (errno \(error.errno))", kind: .system, errno: error.errno)
     }
 
     /// Any error as a terminal shows it (`userFacing`, then `terminalText`).
@@ -96,13 +119,13 @@ extension ForceTraceError {
         let plain: ForceTraceError
         switch error {
         case let error as HDF5Error: plain = ForceTraceError(error)
-        case let error as DeviceError: plain = ForceTraceError(file: error.path, error.message, hint: error.hint)
         case let error as SystemCallError: plain = ForceTraceError(error)
         case let error as ForceTraceError: plain = error
         default: return error
         }
         // The user named the output, not the temporary it was written through.
         let name = TemporaryFiles.outputNames
-        return ForceTraceError(file: name(plain.file), location: plain.location, name(plain.message), hint: plain.hint.map(name))
+        return ForceTraceError(file: name(plain.file), location: plain.location, name(plain.message), hint: plain.hint.map(name),
+                               kind: plain.kind, errno: plain.errno)
     }
 }
