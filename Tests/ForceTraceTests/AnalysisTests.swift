@@ -194,6 +194,20 @@ final class AnalysisDefinitionTests: XCTestCase {
         XCTAssertEqual(Thresholds().peek * UIKitForce.maximumPossibleForce, 4.0, accuracy: 0.001)
     }
 
+    /// The samples' bounds are the axes' ranges, ends included; an axis the
+    /// device lacks bounds nothing.
+    func testSampleBoundsFromTheAxesLeaveAMissingAxisOpen() {
+        let bounds = SampleBounds(x: AxisInfo(code: AbsoluteAxis.mtPositionX, minimum: 0, maximum: 1000), y: nil,
+                                  pressure: AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 1, maximum: 100))
+        XCTAssertTrue(bounds.contains(x: 0, y: .min, pressure: 1))
+        XCTAssertTrue(bounds.contains(x: 1000, y: .max, pressure: 100))
+        XCTAssertFalse(bounds.contains(x: 1001, y: 0, pressure: 50))
+        XCTAssertFalse(bounds.contains(x: 500, y: 0, pressure: 0))
+        let none = SampleBounds(x: nil, y: nil, pressure: nil)
+        XCTAssertTrue(none.contains(x: .min, y: .max, pressure: .min))
+        XCTAssertTrue(none.contains(x: .max, y: .min, pressure: .max))
+    }
+
     func testMillimetreToleranceWithoutResolutionFallsBackWithWarning() throws {
         var builder = RecordingBuilder(resolution: 0)
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 10)])

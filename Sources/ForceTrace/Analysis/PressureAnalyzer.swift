@@ -108,7 +108,6 @@ public enum PressureAnalyzer {
                                 bandsFromMatrices: Bool = false,
                                 progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
         let device = recording.device
-        let file = recording.filePath
         let recordingEnd = try recording.lastEventTimeNs()
 
         let pressureAxis = device.contactPressureAxis.flatMap { $0.maximum > $0.minimum ? $0 : nil }
@@ -121,104 +120,23 @@ public enum PressureAnalyzer {
         }
         let resolution = (x: Double(positions.x?.resolution ?? 0), y: Double(positions.y?.resolution ?? 0))
 
-        var results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
-            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
-            for (index, contact) in table.enumerated() {
-                buffer.initializeElement(at: index, to: ContactStatistics(
-                    id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool, tDownNs: contact.tDownNs,
-                    tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
-            }
-            count = table.count
-        }
-        // Only a saved report holds the curve matrices; without one the lanes
-        // hold each open contact's curve in a row per slot, and add it to their bands.
-        let curvePoints = options.curves ? options.curvePoints : 0, alignedPoints = options.curves ? options.alignedPoints : 0
-        let keepsMatrices = options.curveMatrices || bandsFromMatrices
-        var curves = [Float](repeating: .nan, count: keepsMatrices ? table.count * curvePoints : 0)
-        var aligned = [Float](repeating: .nan, count: keepsMatrices ? table.count * alignedPoints : 0)
-        var begun = [UInt8](repeating: 0, count: table.count)
-        let contactSetup = OpenContact.Setup(thresholds: options.thresholds, smoothing: options.smoothing, lanes: (lanes.x, lanes.y),
-                                             hasPressure: pressureAxis != nil, curvePoints: curvePoints,
-                                             alignedPoints: alignedPoints, alignedStepNs: options.alignedStepNs,
-                                             keepsMatrices: keepsMatrices, lanesAddBands: options.curves && !bandsFromMatrices)
+        let contactSetup = OpenContact.Setup(options, lanes: lanes, hasPressure: pressureAxis != nil, bandsFromMatrices: bandsFromMatrices)
+        let curvePoints = contactSetup.curvePoints, alignedPoints = contactSetup.alignedPoints
         let rows = try recording.rowCount(.samples)
         let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)
         precondition(laneCount > 0, "at least one lane")
-        // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
-        let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
-        // In Double: an axis such as -1..2147483647 spans more than Int32.
-        let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
-        var paths = options.curves ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
-        let lastSample = table.map(\.lastSample), tUp = table.map(\.tUpNs)
-        let bounds = SampleBounds(x: positions.x.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
-                                  y: positions.y.map { ($0.minimum, $0.maximum) } ?? (.min, .max),
-                                  p: pressureAxis.map { ($0.minimum, $0.maximum) } ?? (.min, .max))
+        var buffers = ContactBuffers(table, recordingEnd: recordingEnd, laneCount: laneCount, paths: options.curves, setup: contactSetup)
         // One open contact per slot (index slot + 1; single-touch devices use slot −1).
         let slotCount = max(1, device.slotCount) + 1
         let checks = RowChecks(slots: slotCount, framesCounted: pressureAxis != nil && device.contactProtocol == .slots,
-                               file: file, recording: recording.name)
+                               file: recording.filePath, recording: recording.name)
         let contactLanes = (0..<laneCount).map { ContactLane(index: $0, slots: slotCount, setup: contactSetup) }
-        var outOfRange: Int64 = 0
+        let bounds = SampleBounds(x: positions.x, y: positions.y, pressure: pressureAxis)
 
-        try results.withUnsafeMutableBufferPointer { results in
-            try curves.withUnsafeMutableBufferPointer { curves in
-                try aligned.withUnsafeMutableBufferPointer { aligned in
-                    try paths.withUnsafeMutableBufferPointer { paths in
-                        try lastSample.withUnsafeBufferPointer { lastSample in
-                          try begun.withUnsafeMutableBufferPointer { begun in
-                          try owner.withUnsafeBufferPointer { owner in
-                            try tUp.withUnsafeBufferPointer { tUp in
-                                let setup = LaneSetup(contact: contactSetup, owner: owner, results: results, lastSample: lastSample,
-                                                      tUp: tUp, curves: curves, aligned: aligned, begun: begun, paths: paths, minimum: minimum,
-                                                      span: span, bounds: bounds, resolution: resolution)
-                                let workers = LaneWorkers(Array(contactLanes.dropFirst()), setup: setup)
-                                defer { workers.finish() }
-                                var normalized: [Double] = []
-                                try recording.forEachSampleBuffer(blockRows: max(8, options.chunkRows)) { buffers in
-                                    let block = SampleRows(buffers)
-                                    try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
-                                                                   file: file, recording: recording.name)
-                                    // Slots beyond the device's range: grown before the lanes start on the block.
-                                    var highest: Int16 = .min
-                                    for slot in block.slot { highest = max(highest, slot) }
-                                    let needed = min(Int(highest) + 2, 1 << 15)
-                                    if needed > checks.slotCount {
-                                        checks.grow(to: needed)
-                                        for lane in contactLanes { lane.grow(to: needed) }
-                                    }
-                                    // Once per block, eight at a time, for every lane.
-                                    if normalized.count < block.rows.count { normalized = [Double](repeating: 0, count: block.rows.count) }
-                                    try normalized.withUnsafeMutableBufferPointer { normalized in
-                                        PressureAnalyzer.normalize(block.pressure, into: normalized, minimum: minimum, span: span)
-                                        let values = UnsafeBufferPointer(normalized)
-                                        workers.start(block, normalized: values)
-                                        do {
-                                            try checks.run(block, normalized: values, lane: contactLanes[0], setup)
-                                        } catch {
-                                            workers.wait()
-                                            throw error
-                                        }
-                                        workers.wait()
-                                    }
-                                    progress?(block.rows.upperBound, rows)
-                                }
-                                checks.endFrame()
-                                // Contacts still open: in slot order, whichever lane holds them.
-                                for index in 0..<checks.slotCount {
-                                    for lane in contactLanes where lane.open[index].isOpen {
-                                        let id = Int(lane.open[index].id)
-                                        warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
-                                        results[id] = lane.finish(slotIndex: index, setup)
-                                    }
-                                }
-                                outOfRange = contactLanes.reduce(0) { $0 + $1.outOfRange }
-                            }
-                          }
-                          }
-                        }
-                    }
-                }
-            }
+        try buffers.withLaneSetup(contactSetup, bounds: bounds, resolution: resolution) { setup in
+            try streamSamples(recording, blockRows: options.chunkRows, pressureAxis: pressureAxis, checks: checks, lanes: contactLanes,
+                              setup, rows: rows, progress: progress)
+            warnings += finishOpenContacts(contactLanes, slots: checks.slotCount, setup)
         }
         if options.curves && !bandsFromMatrices && contactLanes.contains(where: { $0.reopened }) {
             var analysis = try measure(recording, table: table, options: options, labels: labelReads, bandsFromMatrices: true, progress: progress)
@@ -226,14 +144,88 @@ public enum PressureAnalyzer {
             return analysis
         }
         let (labels, truth) = try labelReads.wait()
+        var statistics = try summarize(recording, contacts: &buffers.results, labels: labels, options: options, lanes: lanes,
+                                       checks: checks, outOfRange: contactLanes.reduce(0) { $0 + $1.outOfRange }, durationNs: recordingEnd)
+        if options.curves {
+            (statistics.curveBands, statistics.alignedBands) = bandsFromMatrices
+                ? buffers.matrixBands(curvePoints: curvePoints, alignedPoints: alignedPoints)
+                : ContactLane.bands(of: contactLanes, curvePoints: curvePoints, alignedPoints: alignedPoints)
+        }
+        return RecordingAnalysis(file: recording.filePath, name: recording.name, device: device, pressureAxis: pressureAxis,
+                                 options: options, lanes: lanes, contacts: buffers.results, curves: buffers.curves,
+                                 alignedCurves: buffers.aligned, statistics: statistics, scriptedPeek: truth.peek,
+                                 scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
+                                 importStatus: recording.importStatus, paths: buffers.paths, levels: try recording.levelsResult())
+    }
+
+    /// Streams the samples through the lanes, a block at a time: lane 0 and
+    /// the row checks on this thread, the other lanes on theirs.
+    private static func streamSamples(_ recording: TraceRecording, blockRows: Int, pressureAxis: AxisInfo?, checks: RowChecks,
+                                      lanes: [ContactLane], _ setup: LaneSetup, rows: Int,
+                                      progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws {
+        let workers = LaneWorkers(Array(lanes.dropFirst()), setup: setup)
+        defer { workers.finish() }
+        // In Double: an axis such as -1..2147483647 spans more than Int32.
+        let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
+        var normalized: [Double] = []
+        try recording.forEachSampleBuffer(blockRows: max(8, blockRows)) { buffers in
+            let block = SampleRows(buffers)
+            try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
+                                           file: recording.filePath, recording: recording.name)
+            // Slots beyond the device's range: grown before the lanes start on the block.
+            var highest: Int16 = .min
+            for slot in block.slot { highest = max(highest, slot) }
+            let needed = min(Int(highest) + 2, 1 << 15)
+            if needed > checks.slotCount {
+                checks.grow(to: needed)
+                for lane in lanes { lane.grow(to: needed) }
+            }
+            // Once per block, eight at a time, for every lane.
+            if normalized.count < block.rows.count { normalized = [Double](repeating: 0, count: block.rows.count) }
+            try normalized.withUnsafeMutableBufferPointer { normalized in
+                PressureAnalyzer.normalize(block.pressure, into: normalized, minimum: minimum, span: span)
+                let values = UnsafeBufferPointer(normalized)
+                workers.start(block, normalized: values)
+                do {
+                    try checks.run(block, normalized: values, lane: lanes[0], setup)
+                } catch {
+                    workers.wait()
+                    throw error
+                }
+                workers.wait()
+            }
+            progress?(block.rows.upperBound, rows)
+        }
+        checks.endFrame()
+    }
+
+    /// Finishes the contacts still open after the last row (the file may be
+    /// truncated): in slot order, whichever lane holds them. Returns a warning for each.
+    private static func finishOpenContacts(_ lanes: [ContactLane], slots: Int, _ setup: LaneSetup) -> [String] {
+        var warnings: [String] = []
+        for index in 0..<slots {
+            for lane in lanes where lane.open[index].isOpen {
+                let id = Int(lane.open[index].id)
+                warnings.append("contact \(id) has fewer samples than contacts/last_sample says; the file may be truncated")
+                setup.results[id] = lane.finish(slotIndex: index, setup)
+            }
+        }
+        return warnings
+    }
+
+    /// The recording's aggregate: its contacts, each labelled first, and the
+    /// counts of the samples loop and of the tables read after it.
+    private static func summarize(_ recording: TraceRecording, contacts: inout [ContactStatistics], labels: [PressClass?],
+                                  options: AnalysisOptions, lanes: ToleranceLanes, checks: RowChecks, outOfRange: Int64,
+                                  durationNs: Int64) throws -> PressureStatistics {
         var statistics = PressureStatistics()
-        for index in results.indices {
-            results[index].label = labels[index]
-            statistics.add(results[index], thresholds: options.thresholds)
+        for index in contacts.indices {
+            contacts[index].label = labels[index]
+            statistics.add(contacts[index], thresholds: options.thresholds)
         }
         statistics.recordings = 1
         for lane in 0..<8 where lanes.applicable[lane] { statistics.laneMotionEvents[lane] = statistics.motionEvents }
-        statistics.durationNs = recordingEnd
+        statistics.durationNs = durationNs
         statistics.events = Int64(try recording.rowCount(.events))
         statistics.multiContactFrames = checks.multiContactFrames
         statistics.sharedPressureFrames = checks.sharedPressureFrames
@@ -242,24 +234,7 @@ public enum PressureAnalyzer {
         statistics.droppedMarkers = Int64(markers.filter { $0.kind == .synDropped }.count)
         statistics.resyncMarkers = Int64(markers.filter { $0.kind == .resync }.count)
         statistics.partialRecordings = recording.importStatus == .partial ? 1 : 0
-        if options.curves && !bandsFromMatrices {
-            // Integer sums: the same whichever lane added which contact.
-            statistics.curveBands = contactLanes.reduce(CurveBands(points: curvePoints)) { $0 + $1.curveBands.bands }
-            statistics.alignedBands = contactLanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands.bands }
-        } else if options.curves {
-            statistics.curveBands = CurveBands(points: curvePoints)
-            statistics.alignedBands = CurveBands(points: alignedPoints)
-            for contact in results {
-                guard let pressClass = contact.pressClass else { continue }
-                let row = Int(contact.id)
-                statistics.curveBands.add(curves[(row * curvePoints)..<((row + 1) * curvePoints)], as: pressClass)
-                statistics.alignedBands.add(aligned[(row * alignedPoints)..<((row + 1) * alignedPoints)], as: pressClass)
-            }
-        }
-        return RecordingAnalysis(file: file, name: recording.name, device: device, pressureAxis: pressureAxis, options: options,
-                                 lanes: lanes, contacts: results, curves: curves, alignedCurves: aligned, statistics: statistics,
-                                 scriptedPeek: truth.peek, scriptedPop: truth.pop, durationNs: recordingEnd, warnings: warnings,
-                                 importStatus: recording.importStatus, paths: paths, levels: try recording.levelsResult())
+        return statistics
     }
 }
 
@@ -336,6 +311,14 @@ struct SampleBounds {
     }
 }
 
+extension SampleBounds {
+    /// The axes' ranges; any value is inside an axis the device lacks.
+    init(x: AxisInfo?, y: AxisInfo?, pressure: AxisInfo?) {
+        func range(_ axis: AxisInfo?) -> (Int32, Int32) { axis.map { ($0.minimum, $0.maximum) } ?? (.min, .max) }
+        self.init(x: range(x), y: range(y), p: range(pressure))
+    }
+}
+
 /// What the lanes share during the samples loop. Each contact's entries
 /// (results, curve rows, path) are written only by the lane that owns it.
 struct LaneSetup: @unchecked Sendable {
@@ -350,9 +333,80 @@ struct LaneSetup: @unchecked Sendable {
     /// 1 once a contact has begun (written by its lane only).
     let begun: UnsafeMutableBufferPointer<UInt8>
     let paths: UnsafeMutableBufferPointer<ContactPath>
-    let minimum: Double, span: Double
     let bounds: SampleBounds
     let resolution: (x: Double, y: Double)
+}
+
+/// The per-contact arrays of the samples loop: those the lanes fill (results,
+/// curve matrices, paths, which contacts began) and those they look up (owner,
+/// last sample row, t_up). `withLaneSetup` lends them to the lanes as
+/// pointers, so that the per-row code checks no bounds and retains nothing.
+struct ContactBuffers {
+    var results: [ContactStatistics]
+    /// The curve matrices, `results.count` rows each, or empty when not kept (`OpenContact.Setup.keepsMatrices`).
+    private(set) var curves: [Float], aligned: [Float]
+    private(set) var paths: [ContactPath]
+    private var begun: [UInt8]
+    private let owner: [UInt8], lastSample: [Int64], tUp: [Int64]
+
+    init(_ table: [Contact], recordingEnd: Int64, laneCount: Int, paths: Bool, setup: OpenContact.Setup) {
+        results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            for (index, contact) in table.enumerated() {
+                buffer.initializeElement(at: index, to: ContactStatistics(
+                    id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool, tDownNs: contact.tDownNs,
+                    tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
+            }
+            count = table.count
+        }
+        let rows = setup.keepsMatrices ? table.count : 0
+        curves = [Float](repeating: .nan, count: rows * setup.curvePoints)
+        aligned = [Float](repeating: .nan, count: rows * setup.alignedPoints)
+        begun = [UInt8](repeating: 0, count: table.count)
+        // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
+        // (This line's text is the key of a reviewed mutant in Tests/mutation/equivalent.json.)
+        let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
+        self.owner = owner
+        self.paths = paths ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
+        lastSample = table.map(\.lastSample)
+        tUp = table.map(\.tUpNs)
+    }
+
+    /// Runs `body` with the lanes' view of these arrays; its pointers are valid only during `body`.
+    mutating func withLaneSetup<Result>(_ contact: OpenContact.Setup, bounds: SampleBounds, resolution: (x: Double, y: Double),
+                                        _ body: (LaneSetup) throws -> Result) rethrows -> Result {
+        try results.withUnsafeMutableBufferPointer { results in
+            try curves.withUnsafeMutableBufferPointer { curves in
+                try aligned.withUnsafeMutableBufferPointer { aligned in
+                    try paths.withUnsafeMutableBufferPointer { paths in
+                        try begun.withUnsafeMutableBufferPointer { begun in
+                            try owner.withUnsafeBufferPointer { owner in
+                                try lastSample.withUnsafeBufferPointer { lastSample in
+                                    try tUp.withUnsafeBufferPointer { tUp in
+                                        try body(LaneSetup(contact: contact, owner: owner, results: results, lastSample: lastSample,
+                                                           tUp: tUp, curves: curves, aligned: aligned, begun: begun, paths: paths,
+                                                           bounds: bounds, resolution: resolution))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The curve bands summed from the matrices, row by row (the contacts without a class add nothing).
+    func matrixBands(curvePoints: Int, alignedPoints: Int) -> (curve: CurveBands, aligned: CurveBands) {
+        var curveBands = CurveBands(points: curvePoints), alignedBands = CurveBands(points: alignedPoints)
+        for contact in results {
+            guard let pressClass = contact.pressClass else { continue }
+            let row = Int(contact.id)
+            curveBands.add(curves[(row * curvePoints)..<((row + 1) * curvePoints)], as: pressClass)
+            alignedBands.add(aligned[(row * alignedPoints)..<((row + 1) * alignedPoints)], as: pressClass)
+        }
+        return (curveBands, alignedBands)
+    }
 }
 
 /// One lane's open contacts, one per slot, and its count of samples outside the axes' ranges.
@@ -398,6 +452,12 @@ final class ContactLane: @unchecked Sendable {
     /// The curve rows `OpenContact.hold` writes into: the matrices, or this lane's rows by slot.
     func curveTargets(_ setup: LaneSetup) -> CurveTargets {
         setup.contact.keepsMatrices ? CurveTargets(matrices: setup) : targets
+    }
+
+    /// The bands all lanes summed. Integer sums: the same whichever lane added which contact.
+    static func bands(of lanes: [ContactLane], curvePoints: Int, alignedPoints: Int) -> (curve: CurveBands, aligned: CurveBands) {
+        (lanes.reduce(CurveBands(points: curvePoints)) { $0 + $1.curveBands.bands },
+         lanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands.bands })
     }
 
     /// Marks contact `id` begun; a second beginning is remembered.
@@ -688,6 +748,20 @@ struct OpenContact {
         var keepsMatrices: Bool
         /// Whether each lane sums the bands of the contacts it finishes.
         var lanesAddBands: Bool
+
+        /// Only a saved report holds the curve matrices; without one the lanes
+        /// hold each open contact's curve in a row per slot, and add it to their bands.
+        init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, bandsFromMatrices: Bool) {
+            thresholds = options.thresholds
+            smoothing = options.smoothing
+            self.lanes = (lanes.x, lanes.y)
+            self.hasPressure = hasPressure
+            curvePoints = options.curves ? options.curvePoints : 0
+            alignedPoints = options.curves ? options.alignedPoints : 0
+            alignedStepNs = options.alignedStepNs
+            keepsMatrices = options.curveMatrices || bandsFromMatrices
+            lanesAddBands = options.curves && !bandsFromMatrices
+        }
     }
 
     var isOpen = false
