@@ -32,8 +32,9 @@ final class ContactFieldTests: XCTestCase {
 
     /// Changes to a contact, one idea each; every field and column is changed by one of them.
     static let mutations: [(String, @Sendable (inout ContactStatistics) -> Void)] = [
-        ("id", { $0.id += 1 }), ("slot", { $0.slot += 1 }), ("tracking id", { $0.trackingID += 1 }), ("tool", { $0.tool += 1 }),
-        ("down", { $0.tDownNs += 10_000_000 }), ("up", { $0.tUpNs = $0.tUpNs < 0 ? $0.endNs : -1 }),
+        ("id", { $0.contact.id += 1 }), ("slot", { $0.contact.slot += 1 }), ("tracking id", { $0.contact.trackingID += 1 }),
+        ("tool", { $0.contact.tool += 1 }), ("down", { $0.contact.tDownNs += 10_000_000 }),
+        ("up", { $0.contact.tUpNs = $0.tUpNs < 0 ? $0.endNs : -1 }),
         ("end", { $0.endNs += 10_000_000 }), ("samples", { $0.samples += 1 }), ("peak raw", { $0.peakRaw += 1 }),
         ("peak", { $0.peakNorm = ($0.peakNorm ?? 0) + 0.01 }), ("signal peak", { $0.signalPeak = ($0.signalPeak ?? 0) + 0.01 }),
         ("time to peak", { $0.timeToPeakNs = ($0.timeToPeakNs ?? 0) + 10_000_000 }),

@@ -49,13 +49,8 @@ public struct ToleranceLanes: Sendable {
 /// Everything measured about one contact. Times are nanoseconds; those named
 /// "from touch-down" are relative to `tDownNs`, the rest to the recording's t0.
 public struct ContactStatistics: Equatable, Sendable {
-    public var id: Int32
-    public var slot: Int16
-    public var trackingID: Int32
-    public var tool: UInt16
-    public var tDownNs: Int64
-    /// −1 when the contact is still down at the end of the recording.
-    public var tUpNs: Int64
+    /// The contacts table's row it measures: id, slot, tracking id, tool and times.
+    public var contact: Contact
     /// `tUpNs`, or the recording's last event for a contact still down.
     public var endNs: Int64
     public var samples: Int64 = 0
@@ -90,6 +85,18 @@ public struct ContactStatistics: Equatable, Sendable {
     /// Ground truth, where the file has a label for this contact.
     public var label: PressClass?
 
+    public init(_ contact: Contact, endNs: Int64) {
+        self.contact = contact
+        self.endNs = endNs
+    }
+
+    public var id: Int32 { contact.id }
+    public var slot: Int16 { contact.slot }
+    public var trackingID: Int32 { contact.trackingID }
+    public var tool: UInt16 { contact.tool }
+    public var tDownNs: Int64 { contact.tDownNs }
+    /// −1 when the contact is still down at the end of the recording.
+    public var tUpNs: Int64 { contact.tUpNs }
     public var durationNs: Int64 { endNs - tDownNs }
     public var stillDown: Bool { tUpNs < 0 }
     public var displacementUnits: Int64 { max(maxDx, maxDy) }

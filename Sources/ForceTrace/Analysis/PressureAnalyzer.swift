@@ -354,8 +354,7 @@ struct ContactBuffers {
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             for (index, contact) in table.enumerated() {
                 buffer.initializeElement(at: index, to: ContactStatistics(
-                    id: contact.id, slot: contact.slot, trackingID: contact.trackingID, tool: contact.tool, tDownNs: contact.tDownNs,
-                    tUpNs: contact.tUpNs, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
+                    contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
             }
             count = table.count
         }
@@ -765,7 +764,8 @@ struct OpenContact {
     }
 
     var isOpen = false
-    var stats = ContactStatistics(id: -1, slot: -1, trackingID: -1, tool: 0, tDownNs: 0, tUpNs: -1, endNs: 0)
+    var stats = ContactStatistics(Contact(id: -1, slot: -1, trackingID: -1, tool: 0, tDownNs: 0, tUpNs: -1, firstSample: 0, lastSample: -1,
+                                          sampleCount: 0), endNs: 0)
     var id: Int32 { stats.id }
     var downX: Int32 = 0, downY: Int32 = 0
     var previousX: Int32 = 0, previousY: Int32 = 0
