@@ -104,6 +104,7 @@ public final class Recorder {
         writeOptions.latestFormat = true
         // Partial chunks flushed for durability, in SWMR mode: HDF5 writes them.
         writeOptions.compressOnWorker = false
+        writeOptions.openChunks = true
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
         let output = try AtomicOutput(path: path, replace: replace,
