@@ -102,7 +102,7 @@ public final class Recorder {
         self.options = options
         var writeOptions = TraceWriteOptions()
         writeOptions.latestFormat = true
-        // Partial chunks flushed for durability, in SWMR mode: HDF5 writes them.
+        // Partial chunks flushed for durability, in SWMR mode: written whole, cheaply deflated (OpenChunkWriter).
         writeOptions.compressOnWorker = false
         writeOptions.openChunks = true
         writeOptions.compression = options.compression
