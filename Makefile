@@ -162,7 +162,7 @@ bench: bench-tools
 # The same benchmark code on tiny inputs, so it cannot rot; make test runs it.
 # Its times mean nothing.
 bench-smoke: bench-tools
-	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --presses 60,60x2 --repeat 1 --out out/bench-smoke
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --presses 60,60x2 --repeat 1 --recorder-seconds 5 --out out/bench-smoke
 
 # The Python package's timed promises (Tests/bench/bench_python.py): to_xarray
 # against samples, distributed.report on 64 files against one report call.

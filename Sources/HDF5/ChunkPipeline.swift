@@ -148,12 +148,17 @@ final class ChunkEncoder {
             let id = try job.handle.validID(job.displayPath)
             var extent = hsize_t((job.index + 1) * job.chunkRows)
             try checkStatus(H5Dset_extent(id, &extent), "H5Dset_extent", job.displayPath)
-            var offset = hsize_t(job.index * job.chunkRows)
-            let status = compressed.withUnsafeBytes {
-                H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, stored, $0.baseAddress)
-            }
-            try checkStatus(status, "H5Dwrite_chunk", job.displayPath)
+            try storeEncoded(id, row: job.index * job.chunkRows, stored: stored, mask: mask, displayPath: job.displayPath)
         }
+    }
+
+    /// Stores the chunk `encode` left as the one starting at `row` of dataset `id`.
+    func storeEncoded(_ id: hid_t, row: Int, stored: Int, mask: UInt32, displayPath: String) throws {
+        var offset = hsize_t(row)
+        let status = compressed.withUnsafeBytes {
+            H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, stored, $0.baseAddress)
+        }
+        try checkStatus(status, "H5Dwrite_chunk", displayPath)
     }
 
     /// One chunk as the dataset's filters would store it, in `compressed`:

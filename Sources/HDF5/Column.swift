@@ -53,7 +53,9 @@ public struct DatasetStorage: Sendable {
 /// Appends are buffered and written a whole chunk at a time, because writing
 /// a partial compressed chunk and then rewriting it leaves the old copy as
 /// dead space in the file. `flush()` writes a partial chunk when durability
-/// matters more than size (the live recorder).
+/// matters more than size (the live recorder). A column given an
+/// `OpenChunkWriter` writes that partial chunk whole and keeps its rows
+/// until it fills (see there).
 ///
 /// A deferred column (`Group.createColumn(deferred: true)`) makes its dataset
 /// only when its first chunk fills or it is flushed: a table that ends
@@ -68,15 +70,21 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     @exclusivity(unchecked) public private(set) var chunkRows: Int
     /// Makes the dataset with the given rows per chunk; nil once it exists.
     private var create: ((Int) throws -> hid_t)?
-    /// Rows already in the file (or queued for it in `pipeline`).
+    /// Rows already in the file (or queued for it in `pipeline`); with
+    /// `openChunks`, the rows of full chunks.
     @exclusivity(unchecked) public private(set) var storedCount: Int
     @exclusivity(unchecked) @usableFromInline var pending: [Element] = []
     /// Where full chunks go to be compressed off this thread; nil: `H5Dwrite`.
     let pipeline: ChunkPipeline?
+    /// Writes the chunk being filled whole; its rows stay in `pending`.
+    let openChunks: OpenChunkWriter?
+    /// Rows of `pending` the file holds already (with `openChunks`).
+    private var pendingWritten = 0
     let compression: Compression
 
     init(id: hid_t, fileHandle: Handle, name: String, displayPath: String, chunkRows: Int, storedCount: Int,
-         pipeline: ChunkPipeline? = nil, compression: Compression = .none) {
+         pipeline: ChunkPipeline? = nil, openChunks: OpenChunkWriter? = nil, compression: Compression = .none) {
+        precondition(openChunks == nil || storedCount % chunkRows == 0, "an open chunk starts at a chunk boundary")
         self.handle = Handle(id, kind: "D", name: displayPath, file: fileHandle, closer: H5Dclose)
         self.fileHandle = fileHandle
         self.name = name
@@ -84,6 +92,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         self.chunkRows = chunkRows
         self.storedCount = storedCount
         self.pipeline = pipeline
+        self.openChunks = openChunks
         self.compression = compression
         pending.reserveCapacity(chunkRows)
         // Weak: a column being dropped on another thread while the file
@@ -141,6 +150,21 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         let sizedToTable = create != nil && pending.count < chunkRows
         try makeDataset()
         guard !pending.isEmpty else { return }
+        if let openChunks {
+            guard pending.count > pendingWritten else { return }
+            try pending.withUnsafeBytes {
+                try openChunks.write(handle, displayPath: displayPath, index: storedCount / chunkRows, chunkRows: chunkRows,
+                                     elementSize: MemoryLayout<Element>.size, compression: compression, values: $0)
+            }
+            if pending.count == chunkRows {
+                storedCount += chunkRows
+                pending.removeAll(keepingCapacity: true)
+                pendingWritten = 0
+            } else {
+                pendingWritten = pending.count
+            }
+            return
+        }
         if let pipeline, !sizedToTable, pending.count == chunkRows, storedCount % chunkRows == 0, pipeline.isRunning {
             let full = pending
             pending = []
@@ -313,10 +337,13 @@ extension Group {
     ///   - deferred: make the dataset on the first write, sized to the
     ///     table if it ends within its first chunk (see `Column`). Not for
     ///     SWMR writers, which cannot make datasets once SWMR starts.
+    ///   - openChunks: write each partial chunk whole through it (a SWMR
+    ///     writer's flushes); only for a compressed column, not deferred.
     public func createColumn<Element: HDF5Scalar>(_ name: String, of type: Element.Type = Element.self,
                                                   chunkRows: Int = 16384,
                                                   compression: Compression = .standard,
                                                   pipeline: ChunkPipeline? = nil,
+                                                  openChunks: OpenChunkWriter? = nil,
                                                   attributes: [(String, AttributeValue)] = [],
                                                   deferred: Bool = false) throws -> Column<Element> {
         let where_ = childDisplay(name)
@@ -342,12 +369,14 @@ extension Group {
                 return id
             }
         }
+        let openChunks = compression.deflateLevel > 0 ? openChunks : nil
+        precondition(openChunks == nil || !deferred && pipeline == nil, "open chunks are for a SWMR writer's columns")
         if deferred {
             return Column(deferred: create, fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows,
                           pipeline: pipeline, compression: compression)
         }
         return Column(id: try create(chunkRows), fileHandle: fileHandle, name: name, displayPath: where_, chunkRows: chunkRows,
-                      storedCount: 0, pipeline: pipeline, compression: compression)
+                      storedCount: 0, pipeline: pipeline, openChunks: openChunks, compression: compression)
     }
 
     /// Opens a one-dimensional dataset as a column of `Element`, converting on read.

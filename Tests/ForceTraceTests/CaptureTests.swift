@@ -262,6 +262,23 @@ final class CaptureTests: XCTestCase {
         XCTAssertEqual(trace.stopReason, .maxEvents)
     }
 
+    func testAPacedReplayIsTakenInBatchesNotFrameByFrame() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let output = directory.appendingPathComponent("batched.h5").path
+        let recording = try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path)
+        var options = RecorderOptions()
+        options.durationNs = 1_000_000_000
+        // 120 Hz frames at 8 times their pace: one about every millisecond while a finger is down.
+        let recorder = try Recorder(source: ReplaySource(recording: recording, speed: 8), path: output, options: options)
+        var passes = 0
+        let result = try recorder.run(stop: nil) { _ in passes += 1 }
+        // A pass per batch interval, plus per flush one whose pause the flush cut short and one that
+        // only waited for it, plus the first and the last.
+        let bound = Int(result.elapsedNs / options.batchIntervalNs) + 2 * result.flushes + 2
+        XCTAssertLessThanOrEqual(passes, bound)
+        XCTAssertGreaterThan(result.summary.events, 1000)
+    }
+
     func testStopSignalEndsAPacedReplayCleanly() throws {
         let directory = try makeTemporaryDirectory(self)
         let output = directory.appendingPathComponent("stopped.h5").path

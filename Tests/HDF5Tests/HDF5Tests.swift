@@ -356,6 +356,52 @@ final class HDF5Tests: XCTestCase {
         try writer.close()
     }
 
+    /// A SWMR writer's chunk still filling is written whole at each flush,
+    /// deflated at level 1; once full, it is written once more at the file's
+    /// level. A SWMR reader sees every row throughout.
+    func testOpenChunksAreDeflatedCheaplyUntilFull() throws {
+        let filePath = path("open-chunks.h5")
+        let writer = try File.create(filePath, latestFormat: true)
+        let column: Column<Int64> = try writer.root.createColumn("t", chunkRows: 64, compression: .standard,
+                                                                 openChunks: OpenChunkWriter())
+        try writer.startSWMRWrite()
+        // The zlib header's second byte gives the level: 0x01 fastest (level 0 or 1), 0x5e levels 2 to 5.
+        func levelByte(_ index: Int) throws -> UInt8 {
+            try withHDF5 {
+                var raw = RawChunk()
+                let layout = RawChunkLayout(chunkRows: 64, elementSize: 8, shuffleStage: 0, deflateStage: 1)
+                guard raw.read(dataset: try column.handle.validID(column.displayPath), index: index, layout: layout) else { return 0 }
+                XCTAssertEqual(raw.filterMask, 0, "shuffled and deflated")
+                return raw.bytes[1]
+            }
+        }
+        let values = (0..<100).map { Int64($0 * 1_000_003) }
+        try column.append(contentsOf: values[0..<40])
+        try column.flush()
+        try writer.sync()
+        let reader = try File.open(filePath, mode: .swmrRead)
+        let seen: Column<Int64> = try reader.root.openColumn("t")
+        XCTAssertEqual(try seen.readAll(), Array(values[0..<40]))
+        XCTAssertEqual(try levelByte(0), 0x01)
+        // Nothing new: nothing rewritten.
+        try column.flush()
+        try column.append(contentsOf: values[40..<100])
+        try column.flush()
+        try writer.sync()
+        try seen.refresh()
+        XCTAssertEqual(seen.count, 100)
+        XCTAssertEqual(try seen.readAll(), values)
+        XCTAssertEqual(try levelByte(0), 0x5e, "the full chunk at the file's level 4")
+        XCTAssertEqual(try levelByte(1), 0x01)
+        XCTAssertEqual(column.storedCount, 64)
+        XCTAssertEqual(try column.read(60..<70), Array(values[60..<70]))
+        try reader.close()
+        try column.close()
+        try writer.close()
+        let closed = try File.open(filePath)
+        XCTAssertEqual(try closed.root.readArray("t", of: Int64.self), values)
+    }
+
     /// A live SWMR writer's file is marked in its superblock (the flags a
     /// killed writer leaves too); a closed one, a default-format file and a
     /// file that is not HDF5 are not. TraceReader relies on this to read a

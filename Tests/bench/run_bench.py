@@ -19,7 +19,9 @@ Yardsticks, all in the same run:
     the floor the summary is held to (issue 25: within 1.25× of it);
   - gzip -1 and gzip -6 of the evemu text, for import time and for size;
   - the summary itself, for --html, --json and --save (output_ratios.py:
-    interleaved turns, each ratio against the summary's median of those turns).
+    interleaved turns, each ratio against the summary's median of those turns);
+  - for the live recorder, its target itself: % of one core at 10 k events/s
+    against 1 % (recorder_cpu.py, a paced replay, the replay's parser left out).
 """
 import argparse
 import json
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 
 import output_ratios
+import recorder_cpu
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -172,6 +175,8 @@ def main():
                              "(the default is about 1.4 M, 7 M and 14 M samples)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=str(ROOT / "out" / "bench"))
+    parser.add_argument("--recorder-seconds", type=float, default=60.0,
+                        help="window of the recorder's CPU measurement, a paced replay (0 leaves it out)")
     parser.add_argument("--check", metavar="TRACE", help=argparse.SUPPRESS)
     parser.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -228,6 +233,14 @@ def main():
         gz6 = gzip_bytes(recording, 6) * copies
         row(label, "bytes/event, trace tables", stored / events, "evemu + gzip -6", gz6 / events, f"{stored / gz6:.2f}×", "≤ 4.0 B/event")
         row(label, "bytes/event, whole file", trace.stat().st_size / events, "", 0, "")
+
+    if args.recorder_seconds > 0:
+        print(f"bench: the recorder at 10 k events/s, {args.repeat} × {args.recorder_seconds:g} s", flush=True)
+        live = recorder_cpu.measure(args.forcetrace, seconds=args.recorder_seconds, repeat=args.repeat, out=out)
+        percent, target = live["recorder_percent"], live["target_percent"]
+        rows.append((f"{live['rate']:,.0f} events/s, {args.recorder_seconds:g} s paced replay",
+                     "recorder CPU, % of a core at 10 k events/s", percent, "the target", target,
+                     f"{percent / target:.2f}×", f"≤ {target:g} %", f"{live['us_per_event']:.2f} µs/event"))
 
     lines = ["| input | task | forcetrace | yardstick | yardstick value | ratio | target | CPU s, ours / yardstick |",
              "|---|---|---|---|---|---|---|---|"]

@@ -128,7 +128,10 @@ final class DeviceReader: @unchecked Sendable {
         self.evdev = evdev
         (readyDescriptor, readyWriteEnd) = try Syscall.pipe()
         (stopReadEnd, stopWriteEnd) = try Syscall.pipe()
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            nameCurrentThread("ft evdev reader")
+            run()
+        }
         thread.name = "forcetrace evdev reader"
         thread.start()
     }
@@ -339,6 +342,7 @@ final class ReplayFeed: RecordingSink, @unchecked Sendable {
 
     init(path: String, format: RecordingFormat?, options: DecodeOptions) {
         let thread = Thread { [self] in
+            nameCurrentThread("ft replay parse")
             do {
                 let source = try ByteSource(path: path)
                 condition.withLock { input = source; inputSize = source.size }

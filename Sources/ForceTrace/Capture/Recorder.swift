@@ -10,6 +10,11 @@ public struct RecorderOptions: Sendable {
     public var maxEvents: Int64?
     /// Flush and fsync at least this often.
     public var flushIntervalNs: Int64 = 250_000_000
+    /// After taking events, wait this long for more before reading again:
+    /// woken for every frame (1000 a second on a busy screen), the wake-ups
+    /// cost more CPU than writing the events. The source holds them meanwhile
+    /// (a live device's reader thread drains the kernel's buffer at once).
+    public var batchIntervalNs: Int64 = 40_000_000
     public var compression: Compression = .standard
     /// Rows per chunk. Every flush rewrites the partial chunk at the end of
     /// each table, so live files use smaller chunks than imports.
@@ -99,8 +104,9 @@ public final class Recorder {
         self.options = options
         var writeOptions = TraceWriteOptions()
         writeOptions.latestFormat = true
-        // Partial chunks flushed for durability, in SWMR mode: HDF5 writes them.
+        // Partial chunks flushed for durability, in SWMR mode: written whole, cheaply deflated (OpenChunkWriter).
         writeOptions.compressOnWorker = false
+        writeOptions.openChunks = true
         writeOptions.compression = options.compression
         writeOptions.chunkRows = options.chunkRows
         let output = try AtomicOutput(path: path, replace: replace,
@@ -224,8 +230,8 @@ public final class Recorder {
                 if let maximum = options.maxEvents, eventsRead >= maximum { reason = .maxEvents; break loop }
                 var timeout = min(lastFlush + options.flushIntervalNs - now, 100_000_000)
                 if let duration = options.durationNs { timeout = min(timeout, start + duration - now) }
-                let limit = options.maxEvents.map { Int(clamping: max(1, $0 - eventsRead)) } ?? 4096
-                let (items, end) = try source.read(timeoutNs: max(0, timeout), wakeDescriptor: stop?.descriptor, limit: min(limit, 4096))
+                let limit = min(options.maxEvents.map { Int(clamping: max(1, $0 - eventsRead)) } ?? 4096, 4096)
+                let (items, end) = try source.read(timeoutNs: max(0, timeout), wakeDescriptor: stop?.descriptor, limit: limit)
                 for item in items { try apply(item) }
                 now = Syscall.monotonicNs()
                 if now - lastFlush >= options.flushIntervalNs {
@@ -247,6 +253,14 @@ public final class Recorder {
                     case .sessionComplete: reason = .sessionComplete
                     }
                     break loop
+                }
+                // Events came and the source had no more: let the next ones gather (a stop signal still wakes it).
+                if !items.isEmpty && items.count < limit {
+                    var pause = min(options.batchIntervalNs, lastFlush + options.flushIntervalNs - now)
+                    if let duration = options.durationNs { pause = min(pause, start + duration - now) }
+                    if pause > 0 {
+                        _ = try Syscall.poll(stop.map { [$0.descriptor] } ?? [], timeoutMs: Int32(clamping: (pause + 999_999) / 1_000_000))
+                    }
                 }
             }
         } catch {

@@ -54,11 +54,13 @@ struct ColumnLayout {
     let chunkRows: Int
     let compression: Compression
     let pipeline: ChunkPipeline?
+    /// A SWMR writer's: partial chunks written whole, cheaply deflated.
+    var openChunks: OpenChunkWriter? = nil
     let deferred: Bool
 
     func create<Element>(_ table: Group, _ column: TypedColumn<Element>, chunkRows: Int? = nil) throws -> Column<Element> {
         try table.createColumn(column, chunkRows: chunkRows ?? self.chunkRows, compression: compression, pipeline: pipeline,
-                               deferred: deferred)
+                               openChunks: openChunks, deferred: deferred)
     }
 }
 

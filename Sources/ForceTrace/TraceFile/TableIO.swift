@@ -6,8 +6,8 @@ extension Group {
     /// Creates an empty extendible column, with its `units` and `long_name`.
     /// - Parameter deferred: see `Group.createColumn`.
     func createColumn<Element>(_ column: TypedColumn<Element>, chunkRows: Int, compression: Compression,
-                               pipeline: ChunkPipeline? = nil, deferred: Bool = false) throws -> Column<Element> {
-        try createColumn(column.name, chunkRows: chunkRows, compression: compression, pipeline: pipeline,
+                               pipeline: ChunkPipeline? = nil, openChunks: OpenChunkWriter? = nil, deferred: Bool = false) throws -> Column<Element> {
+        try createColumn(column.name, chunkRows: chunkRows, compression: compression, pipeline: pipeline, openChunks: openChunks,
                          attributes: [("units", .string(column.schema.units)), ("long_name", .string(column.schema.longName))],
                          deferred: deferred)
     }

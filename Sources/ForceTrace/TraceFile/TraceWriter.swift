@@ -14,6 +14,9 @@ public struct TraceWriteOptions: Sendable {
     /// one parses and decodes. The live recorder, which flushes partial
     /// chunks for durability and writes in SWMR mode, turns it off.
     public var compressOnWorker = true
+    /// Write each partial chunk whole, deflated at level 1 until it fills
+    /// (`OpenChunkWriter`): for the live recorder, which flushes them.
+    public var openChunks = false
     /// The samples table's columns (tests add one to check that a column
     /// needs nothing beyond its entry and its `Sample` field).
     public var sampleColumns = TraceSchema.Samples.fields
@@ -223,8 +226,9 @@ public final class RecordingWriter {
         // whole 65536-row chunk per column made a short recording cost 100 KB
         // and 27 ms, most of it deflating padding. SWMR, which needs the
         // newest format, forbids making datasets later: not there.
-        let layout = ColumnLayout(chunkRows: chunk, compression: options.compression, pipeline: pipeline,
+        var layout = ColumnLayout(chunkRows: chunk, compression: options.compression, pipeline: pipeline,
                                   deferred: !options.latestFormat)
+        if options.openChunks { layout.openChunks = OpenChunkWriter() }
         func column<Element>(_ table: Group, _ schema: TypedColumn<Element>, chunkRows: Int = chunk) throws -> Column<Element> {
             try layout.create(table, schema, chunkRows: chunkRows)
         }
