@@ -9,8 +9,7 @@ import Glibc
 /// which Swift's Glibc module lacks; a failure only leaves the name as it was.
 func nameCurrentThread(_ name: StaticString) {
     precondition(name.utf8CodeUnitCount <= 15, "a thread name holds at most 15 bytes")
-    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    _ = write(descriptor, name.utf8Start, name.utf8CodeUnitCount)
-    close(descriptor)
+    guard let comm = try? FileDescriptor.open("/proc/thread-self/comm", O_WRONLY) else { return }
+    _ = try? comm.write(name.utf8Start, count: name.utf8CodeUnitCount)
+    comm.closeIgnoringErrors()
 }
