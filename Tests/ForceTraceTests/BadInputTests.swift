@@ -170,7 +170,8 @@ final class BadInputTests: XCTestCase {
         let midLine = lines[..<cutLine].joined(separator: "\n") + "\n" + lines[cutLine].prefix(18)
         let atLineEnd = lines[..<cutLine].joined(separator: "\n") + "\n"
         let expected = completeFrames(Array(events[..<30]))
-        for (name, text) in [("midline.yml", midLine), ("lineend.yml", atLineEnd)] {
+        // Blank lines after the cut (spaces, CR) are not content: the file still ends at the cut.
+        for (name, text) in [("midline.yml", midLine), ("lineend.yml", atLineEnd), ("blanks.yml", atLineEnd + "   \n  \r\n  ")] {
             let file = try write(String(text), name)
             let stderr = try assertImportFails([file], messages: ["\(name):", "--salvage"])
             XCTAssertTrue(stderr.contains("cut off") || stderr.contains("truncated"), stderr)

@@ -107,4 +107,30 @@ final class MutantKill4Tests: XCTestCase {
             XCTAssertEqual(FileManager.default.fileExists(atPath: temporary), occupied)
         }
     }
+
+    /// On a device without slots the finger count comes from BTN_TOOL_*: a
+    /// three-finger trial counts 3 contacts, and the next trial, whose frame
+    /// says BTN_TOOL_FINGER 1, counts 1 again (a kernel leaves the old tool
+    /// bit to the frame that sets the new one, so FINGER 1 must reset it).
+    func testOneFingerAfterThreeCountsOneOnASingleTouchDevice() throws {
+        var device = DeviceDescription(name: "single-touch pad")
+        device.axes = [AxisInfo(code: AbsoluteAxis.x, minimum: 0, maximum: 1000), AxisInfo(code: AbsoluteAxis.y, minimum: 0, maximum: 1000),
+                       AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 255)]
+        XCTAssertEqual(device.contactProtocol, .singleTouch)
+        func frame(_ ms: Int64, _ events: [(UInt16, UInt16, Int32)]) -> [InputEvent] {
+            events.map { InputEvent(timeNs: ms * 1_000_000, type: $0.0, code: $0.1, value: $0.2) }
+                + [InputEvent(timeNs: ms * 1_000_000, type: EventType.syn, code: Synchronization.report, value: 0)]
+        }
+        let abs = EventType.abs, key = EventType.key
+        let events = frame(0, [(key, Button.touch, 1), (key, 0x14e, 1), (abs, AbsoluteAxis.pressure, 40)])
+            + frame(10, [(abs, AbsoluteAxis.pressure, 50)])
+            + frame(20, [(key, Button.touch, 0), (abs, AbsoluteAxis.pressure, 0)])
+            + frame(500, [(key, Button.touch, 1), (key, 0x14e, 0), (key, Button.toolFinger, 1), (abs, AbsoluteAxis.pressure, 30)])
+            + frame(510, [(abs, AbsoluteAxis.pressure, 60)])
+            + frame(520, [(key, Button.touch, 0), (key, Button.toolFinger, 0), (abs, AbsoluteAxis.pressure, 0)])
+        var tracker = TrialTracker(device: device)
+        let trials = events.compactMap { tracker.feed($0) }
+        XCTAssertEqual(trials.map(\.maxContacts), [3, 1])
+        XCTAssertEqual(trials.map(\.peak), [50, 60])
+    }
 }
