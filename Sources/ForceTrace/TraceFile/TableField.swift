@@ -1,0 +1,157 @@
+import HDF5
+
+/// A column of a table bound to the field of the table's row type that it
+/// holds (`Sample`, `InputEvent`, `Contact`, `Marker`). The writer appends
+/// and the reader fills rows from every entry of a table's list of these
+/// (`TraceSchema.Samples.fields`, `.Events.fields`, ...), so a new column is
+/// one entry there and one field of the row type.
+public struct TableField<Row>: @unchecked Sendable {  // key paths and closures are immutable
+    public let schema: ColumnSchema
+    /// Files of this format version all have it. A column added within a
+    /// version is not: the reader skips it where a file lacks it.
+    public let isRequired: Bool
+    /// Makes the column in a new table group (rows per chunk given); what
+    /// appends rows to it.
+    let create: (Group, ColumnLayout, Int) throws -> RowSink<Row>
+    /// Opens the column for the block reader, with its rows.
+    let open: (Group) throws -> (column: BlockColumn, rows: Int)
+    /// Opens the column for reading ranges of it into rows; nil for a field
+    /// that cannot be set (a computed one): written, not read back.
+    let openSource: ((Group) throws -> RowSource<Row>)?
+
+    /// A field copied from its byte offset where it is stored (no key-path
+    /// lookup per row), through its key path otherwise; read back into rows
+    /// only if it can be set.
+    public init<Element>(_ column: TypedColumn<Element>, _ field: KeyPath<Row, Element>, isRequired: Bool = true) {
+        let stride = MemoryLayout<Row>.stride
+        guard let offset = MemoryLayout<Row>.offset(of: field) else {
+            self.init(column, isRequired: isRequired, append: { target, rows in
+                for row in rows { try target.append(row[keyPath: field]) }
+            }, fill: (field as? WritableKeyPath<Row, Element>).map { writable in
+                { rows, values in for index in values.indices { rows[index][keyPath: writable] = values[index] } }
+            })
+            return
+        }
+        self.init(column, isRequired: isRequired, append: { target, rows in
+            let bytes = UnsafeRawBufferPointer(rows)
+            for row in 0..<rows.count { try target.append(bytes.load(fromByteOffset: row * stride + offset, as: Element.self)) }
+        }, fill: { rows, values in
+            let bytes = UnsafeMutableRawBufferPointer(rows)
+            for index in values.indices { bytes.storeBytes(of: values[index], toByteOffset: index * stride + offset, as: Element.self) }
+        })
+    }
+
+    /// A field stored as another type than the column's (`Marker.kind`, an
+    /// enum): converted by `get` and `set`.
+    public init<Element>(_ column: TypedColumn<Element>, isRequired: Bool = true, get: @escaping (Row) -> Element,
+                         set: @escaping (inout Row, Element) -> Void) {
+        self.init(column, isRequired: isRequired, append: { target, rows in
+            for row in rows { try target.append(get(row)) }
+        }, fill: { rows, values in for index in values.indices { set(&rows[index], values[index]) } })
+    }
+
+    /// `append` copies a batch of rows' field into the column, `fill` a
+    /// range of the column's values into rows' field.
+    private init<Element>(_ column: TypedColumn<Element>, isRequired: Bool,
+                          append: @escaping (Column<Element>, UnsafeBufferPointer<Row>) throws -> Void,
+                          fill: ((UnsafeMutableBufferPointer<Row>, [Element]) -> Void)?) {
+        schema = column.schema
+        self.isRequired = isRequired
+        create = { group, layout, chunkRows in
+            let target = try layout.create(group, column, chunkRows: chunkRows)
+            return RowSink(append: { rows in try append(target, rows) }, flush: target.flush)
+        }
+        open = { group in
+            let opened = try group.open(column)
+            return (BlockColumn(opened), opened.count)
+        }
+        openSource = fill.map { fill in
+            { group in
+                let opened = try group.open(column)
+                return RowSource(rows: opened.count) { range, rows in
+                    precondition(range.count <= rows.count, "\(column.name): more values than rows")
+                    fill(rows, try opened.read(range))
+                }
+            }
+        }
+    }
+
+    public var name: String { schema.name }
+}
+
+/// Appends one column's values from a batch of rows.
+struct RowSink<Row> {
+    let append: (UnsafeBufferPointer<Row>) throws -> Void
+    let flush: () throws -> Void
+}
+
+/// One column opened for reading: `read` stores rows `range` of it into the
+/// field of the first `range.count` rows given.
+struct RowSource<Row> {
+    let rows: Int
+    let read: (Range<Int>, UnsafeMutableBufferPointer<Row>) throws -> Void
+}
+
+/// A table's columns opened by name through its fields, read into rows.
+struct TableRows<Row> {
+    /// The rows each column holds, in the fields' order.
+    let lengths: [Int]
+    private let sources: [RowSource<Row>]
+    /// Every field's value starts as this row's (a field not read keeps it).
+    private let blank: Row
+
+    /// Opens `fields` in `table`: the optional ones it lacks and the ones that
+    /// cannot be set are left out.
+    init(_ table: Group, _ fields: [TableField<Row>], blank: Row) throws {
+        sources = try fields.filter { $0.isRequired || table.contains($0.schema) }.compactMap { try $0.openSource?(table) }
+        lengths = sources.map(\.rows)
+        self.blank = blank
+    }
+
+    /// Rows `range`, which every column must hold.
+    func read(_ range: Range<Int>) throws -> [Row] {
+        var rows = [Row](repeating: blank, count: range.count)
+        try rows.withUnsafeMutableBufferPointer { buffer in
+            for source in sources { try source.read(range, buffer) }
+        }
+        return rows
+    }
+}
+
+/// How the writer makes a table's columns: the file's compression, full
+/// chunks through the pipeline, deferred where the format allows.
+struct ColumnLayout {
+    let chunkRows: Int
+    let compression: Compression
+    let pipeline: ChunkPipeline?
+    let deferred: Bool
+
+    func create<Element>(_ table: Group, _ column: TypedColumn<Element>, chunkRows: Int? = nil) throws -> Column<Element> {
+        try table.createColumn(column, chunkRows: chunkRows ?? self.chunkRows, compression: compression, pipeline: pipeline,
+                               deferred: deferred)
+    }
+}
+
+/// One block of rows of the samples table, one view per column read into the
+/// block reader's buffers (`TraceRecording.forEachSampleBuffer`): valid only
+/// inside its `body`. Columns are found by name.
+public struct SampleBuffers {
+    public let rows: Range<Int>
+    let block: ColumnBlocks.Block
+    /// The columns read, in the block's order.
+    let columns: [ColumnSchema]
+
+    /// Whether the block has `column`: an optional one the file lacks is not read.
+    public func contains<Element>(_ column: TypedColumn<Element>) -> Bool {
+        columns.contains { $0.name == column.name }
+    }
+
+    /// `column`'s values for `rows`; it must be one of the columns read.
+    public subscript<Element>(column: TypedColumn<Element>) -> UnsafeBufferPointer<Element> {
+        guard let index = columns.firstIndex(where: { $0.name == column.name }) else {
+            preconditionFailure("samples/\(column.name) was not read")
+        }
+        precondition(columns[index].element == column.schema.element, "samples/\(column.name) read as another type")
+        return block.values(index, as: Element.self)
+    }
+}
