@@ -34,7 +34,7 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
         }
         self.init(column, isRequired: isRequired, append: { target, rows in
             let bytes = UnsafeRawBufferPointer(rows)
-            for row in 0..<rows.count { try target.append(bytes.load(fromByteOffset: row * stride + offset, as: Element.self)) }
+            try target.append(count: rows.count) { bytes.load(fromByteOffset: $0 * stride + offset, as: Element.self) }
         }, fill: { rows, values in
             let bytes = UnsafeMutableRawBufferPointer(rows)
             for index in values.indices { bytes.storeBytes(of: values[index], toByteOffset: index * stride + offset, as: Element.self) }
