@@ -147,16 +147,24 @@ public enum TraceSchema {
         public static let peak = TypedColumn<Int32>(.labels, "peak", units: device,
                                                     "largest raw pressure of the trial (a hover: the noise), -1 when unknown")
         public static let tEndNs = TypedColumn<Int64>(.labels, "t_end_ns", units: nanoseconds, "time the trial ended since t0_ns")
-        public static let all = [contact.schema, slot.schema, trackingID.schema, tNs.schema, pressClass.schema,
-                                 kind.schema, intendedPeak.schema]
-        /// Present only in a calibration's labels table, besides `all`.
-        public static let calibrationOnly = [peak.schema, tEndNs.schema]
+        /// Each column with the `LabelRow` field it holds, in the file's order;
+        /// `kind` and `intended_peak` came within the version (FORMAT.md's history).
+        public static let fields = [TableField(contact, \LabelRow.contact), TableField(slot, \.slot),
+                                    TableField(trackingID, \.trackingID), TableField(tNs, \.tNs),
+                                    TableField(pressClass, \.pressClass), TableField(kind, \.kind, isRequired: false),
+                                    TableField(intendedPeak, \.intendedPeak, isRequired: false)]
+        public static let all = fields.map(\.schema)
+        /// Present only in a calibration's labels table, besides `fields`.
+        public static let calibrationFields = [TableField(peak, \LabelRow.peak), TableField(tEndNs, \.tEndNs)]
+        public static let calibrationOnly = calibrationFields.map(\.schema)
         /// `levels` sessions only (docs/FORMAT.md, "labels").
         public static let level = TypedColumn<Int16>(.labels, "level", units: "1", "level asked for, 1 = the lightest")
         public static let levelCount = TypedColumn<Int16>(.labels, "level_count", units: "1", "how many levels the trial's set has")
         public static let held = TypedColumn<Int32>(.labels, "held", units: device,
                                                     "highest raw pressure the trial kept for 300 ms (largest 300 ms median)")
-        public static let levelsOnly = [level.schema, levelCount.schema, held.schema]
+        public static let levelsFields = [TableField(level, \LabelRow.level), TableField(levelCount, \.levelCount),
+                                          TableField(held, \.held)]
+        public static let levelsOnly = levelsFields.map(\.schema)
     }
 
     /// CF/udunits spelling, which xarray decodes as a time span.

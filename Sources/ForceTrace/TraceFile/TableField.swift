@@ -1,10 +1,11 @@
 import HDF5
 
 /// A column of a table bound to the field of the table's row type that it
-/// holds (`Sample`, `InputEvent`, `Contact`, `Marker`). The writer appends
-/// and the reader fills rows from every entry of a table's list of these
-/// (`TraceSchema.Samples.fields`, `.Events.fields`, ...), so a new column is
-/// one entry there and one field of the row type.
+/// holds (`Sample`, `InputEvent`, `Contact`, `Marker`, `LabelRow`). The
+/// writer appends (or, for labels, writes whole) and the reader fills rows
+/// from every entry of a table's list of these (`TraceSchema.Samples.fields`,
+/// `.Events.fields`, ...), so a new column is one entry there and one field
+/// of the row type.
 public struct TableField<Row>: @unchecked Sendable {  // key paths and closures are immutable
     public let schema: ColumnSchema
     /// Files of this format version all have it. A column added within a
@@ -13,6 +14,8 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
     /// Makes the column in a new table group (rows per chunk given); what
     /// appends rows to it.
     let create: (Group, ColumnLayout, Int) throws -> RowSink<Row>
+    /// Writes a short table's column whole (labels).
+    let write: (Group, UnsafeBufferPointer<Row>) throws -> Void
     /// Opens the column for the block reader, with its rows.
     let open: (Group) throws -> (column: BlockColumn, rows: Int)
     /// Opens the column for reading ranges of it into rows; nil for a field
@@ -27,7 +30,7 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
         guard let offset = MemoryLayout<Row>.offset(of: field) else {
             self.init(column, isRequired: isRequired, append: { target, rows in
                 for row in rows { try target.append(row[keyPath: field]) }
-            }, fill: (field as? WritableKeyPath<Row, Element>).map { writable in
+            }, values: { rows in rows.map { $0[keyPath: field] } }, fill: (field as? WritableKeyPath<Row, Element>).map { writable in
                 { rows, values in for index in values.indices { rows[index][keyPath: writable] = values[index] } }
             })
             return
@@ -35,7 +38,7 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
         self.init(column, isRequired: isRequired, append: { target, rows in
             let bytes = UnsafeRawBufferPointer(rows)
             try target.append(count: rows.count) { bytes.load(fromByteOffset: $0 * stride + offset, as: Element.self) }
-        }, fill: { rows, values in
+        }, values: { rows in rows.map { $0[keyPath: field] } }, fill: { rows, values in
             let bytes = UnsafeMutableRawBufferPointer(rows)
             for index in values.indices { bytes.storeBytes(of: values[index], toByteOffset: index * stride + offset, as: Element.self) }
         })
@@ -47,13 +50,14 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
                          set: @escaping (inout Row, Element) -> Void) {
         self.init(column, isRequired: isRequired, append: { target, rows in
             for row in rows { try target.append(get(row)) }
-        }, fill: { rows, values in for index in values.indices { set(&rows[index], values[index]) } })
+        }, values: { rows in rows.map(get) }, fill: { rows, values in for index in values.indices { set(&rows[index], values[index]) } })
     }
 
     /// `append` copies a batch of rows' field into the column, `fill` a
     /// range of the column's values into rows' field.
     private init<Element>(_ column: TypedColumn<Element>, isRequired: Bool,
                           append: @escaping (Column<Element>, UnsafeBufferPointer<Row>) throws -> Void,
+                          values: @escaping (UnsafeBufferPointer<Row>) -> [Element],
                           fill: ((UnsafeMutableBufferPointer<Row>, [Element]) -> Void)?) {
         schema = column.schema
         self.isRequired = isRequired
@@ -61,6 +65,7 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
             let target = try layout.create(group, column, chunkRows: chunkRows)
             return RowSink(append: { rows in try append(target, rows) }, flush: target.flush)
         }
+        write = { group, rows in try group.write(column, values(rows)) }
         open = { group in
             let opened = try group.open(column)
             return (BlockColumn(opened), opened.count)
@@ -72,6 +77,23 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
                     precondition(range.count <= rows.count, "\(column.name): more values than rows")
                     fill(rows, try opened.read(range))
                 }
+            }
+        }
+    }
+
+    /// A column of strings, which only short tables have (labels): written
+    /// and read whole.
+    public init(_ column: StringColumn, _ field: WritableKeyPath<Row, String>, isRequired: Bool = true) {
+        schema = column.schema
+        self.isRequired = isRequired
+        create = { _, _, _ in preconditionFailure("\(column.name): a string column is written whole") }
+        write = { group, rows in try group.write(column, rows.map { $0[keyPath: field] }) }
+        open = { _ in preconditionFailure("\(column.name): a string column is read whole") }
+        openSource = { group in
+            let values = try group.read(column)
+            return RowSource(rows: values.count) { range, rows in
+                precondition(range.count <= rows.count, "\(column.name): more values than rows")
+                for (index, value) in values[range].enumerated() { rows[index][keyPath: field] = value }
             }
         }
     }
@@ -94,8 +116,10 @@ struct RowSource<Row> {
 
 /// A table's columns opened by name through its fields, read into rows.
 struct TableRows<Row> {
-    /// The rows each column holds, in the fields' order.
+    /// The rows each required column holds, in the fields' order.
     let lengths: [Int]
+    /// Optional columns may hold fewer rows (older files): the rows past
+    /// their end keep the blank row's value.
     private let sources: [RowSource<Row>]
     /// Every field's value starts as this row's (a field not read keeps it).
     private let blank: Row
@@ -103,16 +127,25 @@ struct TableRows<Row> {
     /// Opens `fields` in `table`: the optional ones it lacks and the ones that
     /// cannot be set are left out.
     init(_ table: Group, _ fields: [TableField<Row>], blank: Row) throws {
-        sources = try fields.filter { $0.isRequired || table.contains($0.schema) }.compactMap { try $0.openSource?(table) }
-        lengths = sources.map(\.rows)
+        var sources: [RowSource<Row>] = [], lengths: [Int] = []
+        for field in fields where field.isRequired || table.contains(field.schema) {
+            guard let source = try field.openSource?(table) else { continue }
+            sources.append(source)
+            if field.isRequired { lengths.append(source.rows) }
+        }
+        self.sources = sources
+        self.lengths = lengths
         self.blank = blank
     }
 
-    /// Rows `range`, which every column must hold.
+    /// Rows `range`, which every required column must hold.
     func read(_ range: Range<Int>) throws -> [Row] {
         var rows = [Row](repeating: blank, count: range.count)
         try rows.withUnsafeMutableBufferPointer { buffer in
-            for source in sources { try source.read(range, buffer) }
+            for source in sources {
+                let held = range.clamped(to: 0..<source.rows)
+                if !held.isEmpty { try source.read(held, buffer) }
+            }
         }
         return rows
     }
