@@ -53,9 +53,11 @@ public enum CalibrationLabels {
             session(index, &row)
             return row
         }
+        // The session's attributes between the calibration's columns and its own, as they always were.
+        try table.write(rows, L.fields + L.calibrationFields)
         try attributes(table)
+        try table.write(rows, sessionFields)
         let fields = L.fields + L.calibrationFields + sessionFields
-        try table.write(rows, fields)
         // The file is compacted already; give the new table its dimension scale as compaction gives the others.
         try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count, to: fields.map(\.name))
         try file.sync()
