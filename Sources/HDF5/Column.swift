@@ -136,6 +136,21 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         for value in values { try append(value) }
     }
 
+    /// Appends `count` values, `value(0)` first, writing every chunk that
+    /// fills: one capacity and chunk check per run up to a chunk's end, not
+    /// per value (a batch of table rows copied field by field).
+    @inlinable
+    public func append(count: Int, _ value: (Int) -> Element) throws {
+        var index = 0
+        while index < count {
+            let run = Swift.min(chunkRows - (storedCount + pending.count) % chunkRows, count - index)
+            let start = index
+            pending.append(contentsOf: (start..<start + run).lazy.map(value))
+            index += run
+            if (storedCount + pending.count) % chunkRows == 0 { try writePending() }
+        }
+    }
+
     /// Writes buffered rows to the file, even if they fill only part of a
     /// chunk, after every chunk queued in the pipeline.
     public func flush() throws {

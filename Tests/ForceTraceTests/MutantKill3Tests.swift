@@ -24,7 +24,7 @@ final class MutantKill3Tests: XCTestCase {
         observation.trackingID = 5
         observation.peak = 0
         try CalibrationLabels.write([(TrialClass.tap, observation)], protocol: CalibrationProtocol.app.rawValue,
-                                    intendedPeaks: [.nan], toFile: path, recording: name) { _ in [] }
+                                    toFile: path, recording: name)
         let trace = try TraceReader(path: path).recording(name)
         XCTAssertEqual(try trace.read(TraceSchema.Labels.contact), [0], "the label is matched to the contact")
         let trials = try trace.labelledTrials(for: .app)

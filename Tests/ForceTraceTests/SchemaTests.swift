@@ -83,11 +83,11 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try trace.rowCount(.labels), recording.groundTruth.labels.count)
     }
 
-    /// A samples column is one `SampleColumn` and one field of `Sample`: here
+    /// A samples column is one `TableField<Sample>` and one field of `Sample`: here
     /// one made from fields the decoder fills, passed through the options.
     func testAColumnAddedToTheSampleFieldsIsWrittenReadByNameAndSeenByPython() throws {
         let sum = TypedColumn<Int64>(.samples, "x_plus_y", units: "device units", "x + y, a test column")
-        let xPlusY = SampleColumn(sum, \.xPlusY)
+        let xPlusY = TableField(sum, \Sample.xPlusY)
         var options = TraceWriteOptions()
         options.sampleColumns.append(xPlusY)
         let directory = try makeTemporaryDirectory(self)
@@ -131,7 +131,7 @@ final class SchemaTests: XCTestCase {
         let plain = try TraceReader(path: try importedSample("touchscreen-mixed"))
         let older = try plain.recording(plain.recordingNames[0])
         var blocks = 0
-        try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [SampleColumn(sum, \.xPlusY, isRequired: false)]) { block in
+        try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [TableField(sum, \Sample.xPlusY, isRequired: false)]) { block in
             XCTAssertFalse(block.contains(sum))
             XCTAssertTrue(block.contains(TraceSchema.Samples.x))
             blocks += 1
@@ -139,11 +139,75 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(blocks, 1)
         XCTAssertThrowsError(try older.forEachSampleBuffer(columns: TraceSchema.Samples.fields + [xPlusY]) { _ in })
     }
+
+    /// Every other table goes by its field list the same way: a column added
+    /// to the contacts' and the events' lists reaches the file with its units
+    /// and long name, reads back by name, and Python's `contacts()` and
+    /// `events()` show it as stored.
+    func testAColumnAddedToTheContactAndEventFieldsIsWrittenReadByNameAndSeenByPython() throws {
+        let span = TypedColumn<Int64>(.contacts, "span_ns", units: "nanoseconds", "t_up_ns - t_down_ns, a test column")
+        let key = TypedColumn<UInt32>(.events, "type_code", units: "1", "type * 65536 + code, a test column")
+        var options = TraceWriteOptions()
+        options.contactColumns.append(TableField(span, \Contact.spanNs))
+        options.eventColumns.append(TableField(key, \InputEvent.typeCode))
+        let directory = try makeTemporaryDirectory(self)
+        let path = directory.appendingPathComponent("widened.h5").path
+        let writer = try TraceWriter(creating: path, options: options)
+        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path))
+        try writer.close()
+
+        let reader = try TraceReader(path: path)
+        let trace = try reader.recording(reader.recordingNames[0])
+        let contacts = try trace.contacts()
+        XCTAssertFalse(contacts.isEmpty)
+        XCTAssertEqual(try trace.read(span), contacts.map(\.spanNs))
+        var events: [InputEvent] = []
+        try trace.forEachEventBlock { events += $0 }
+        XCTAssertGreaterThan(events.count, contacts.count)
+        XCTAssertEqual(try trace.read(key), events.map(\.typeCode))
+        let file = try File.open(path)
+        let group = try file.root.openGroup("\(TraceSchema.recordingsGroup)/\(reader.recordingNames[0])")
+        for (table, column) in [("contacts", span.schema), ("events", key.schema)] {
+            let members = try group.openGroup(table)
+            XCTAssertEqual(try members.attribute("units", ofMember: column.name), .string(column.units))
+            XCTAssertEqual(try members.attribute("long_name", ofMember: column.name), .string(column.longName))
+        }
+        try file.close()
+        try reader.close()
+        try runPython("""
+            import sys
+            sys.path.insert(0, "\(packageRoot.appendingPathComponent("python").path)")
+            import numpy as np, forcetrace as ft
+            with ft.open(sys.argv[1]) as trace:
+                recording = trace[trace.recordings[0]]
+                contacts, events = recording.contacts(), recording.events()
+            assert "span_ns" in contacts.columns, list(contacts.columns)
+            assert contacts["span_ns"].dtype == np.int64, contacts["span_ns"].dtype
+            up, down = contacts["t_up"].to_numpy().astype(np.int64), contacts["t_down"].to_numpy().astype(np.int64)
+            np.testing.assert_array_equal(contacts["span_ns"].to_numpy(), up - down)
+            assert contacts.attrs["units"]["span_ns"] == "nanoseconds"
+            assert contacts.attrs["long_name"]["span_ns"] == "t_up_ns - t_down_ns, a test column"
+            assert "type_code" in events.columns, list(events.columns)
+            assert events["type_code"].dtype == np.uint32, events["type_code"].dtype
+            np.testing.assert_array_equal(events["type_code"].to_numpy(),
+                                          events["type_id"].to_numpy().astype(np.uint32) * 65536 + events["code_id"])
+            assert events.attrs["units"]["type_code"] == "1"
+            assert events.attrs["long_name"]["type_code"] == "type * 65536 + code, a test column"
+            """, path)
+    }
 }
 
-/// A value the decoder path computes from fields it fills, for the added-column test.
+/// Values computed from fields the decoder path fills, for the added-column tests.
 private extension Sample {
     var xPlusY: Int64 { Int64(x) + Int64(y) }
+}
+
+private extension Contact {
+    var spanNs: Int64 { tUpNs - tDownNs }
+}
+
+private extension InputEvent {
+    var typeCode: UInt32 { UInt32(type) << 16 | UInt32(code) }
 }
 
 /// One rendering for every user-facing failure: "file: message", a hint.

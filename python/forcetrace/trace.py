@@ -25,6 +25,9 @@ MAXIMUM_POSSIBLE_FORCE = 6.667
 #: The samples columns every trace has (docs/FORMAT.md, `samples`); `samples()`
 #: also keeps any other column the file holds, with its own units and long name.
 SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
+#: Likewise for `events()` and `markers()`.
+EVENT_COLUMNS = ("t_ns", "type", "code", "value")
+MARKER_COLUMNS = ("t_ns", "kind", "event_index")
 TABLES = ("samples", "contacts", "events", "markers", "axes", "capabilities", "labels")
 
 # One row of each table is one of these (the xarray dimension names).
@@ -490,6 +493,7 @@ class Recording:
         frame["value"] = raw["value"]
         frame["type_id"] = types
         frame["code_id"] = codes_
+        self._add_unknown(frame, raw, EVENT_COLUMNS)
         return self._described(frame, "events")
 
     def markers(self) -> pd.DataFrame:
@@ -501,7 +505,15 @@ class Recording:
                               "kind": pd.Categorical(kinds, categories=sorted(set(names.values()) | set(kinds))),
                               "kind_id": raw.get("kind", np.zeros(0, np.uint8)),
                               "event_index": raw.get("event_index", np.zeros(0, np.int64))})
+        self._add_unknown(frame, raw, MARKER_COLUMNS)
         return self._described(frame, "markers")
+
+    @staticmethod
+    def _add_unknown(frame: pd.DataFrame, raw: Mapping[str, np.ndarray], known: Iterable[str]) -> None:
+        """Appends to `frame` each column of `raw` this package does not know, as stored."""
+        for name, values in raw.items():
+            if name not in known and name not in frame:
+                frame[name] = values
 
     def attrs_of(self, table: str) -> dict[str, Any]:
         group = self.group.get(table)

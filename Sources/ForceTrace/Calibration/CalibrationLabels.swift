@@ -8,15 +8,17 @@ public enum CalibrationLabels {
     /// id, touch-down within 100 ms; -1 for hovers).
     public static func write(_ trials: [CalibrationTrial], protocol calibrationProtocol: CalibrationProtocol,
                              toFile path: String, recording name: String) throws {
-        try write(trials.map { ($0.trialClass, $0.observation) }, protocol: calibrationProtocol.rawValue,
-                  intendedPeaks: trials.map { _ in .nan }, toFile: path, recording: name) { _ in [] }
+        try write(trials.map { ($0.trialClass, $0.observation) }, protocol: calibrationProtocol.rawValue, toFile: path,
+                  recording: name)
     }
 
-    /// The table of any guided session (calibrations, `levels`): `extra`
-    /// writes the session's own columns and returns them for the dimension scale.
+    /// The table of any guided session (calibrations, `levels`): `session`
+    /// fills trial N's row beyond the calibration's fields (`intended_peak`
+    /// is NaN unless it sets it) and names the session's own columns,
+    /// `attributes` writes its table attributes.
     static func write(_ trials: [(trialClass: TrialClass, observation: TrialObservation)], protocol protocolName: String,
-                      intendedPeaks: [Double], toFile path: String, recording name: String,
-                      extra: (Group) throws -> [ColumnSchema]) throws {
+                      toFile path: String, recording name: String, sessionFields: [TableField<LabelRow>] = [],
+                      session: (Int, inout LabelRow) -> Void = { _, _ in }, attributes: (Group) throws -> Void = { _ in }) throws {
         typealias C = TraceSchema.Contacts
         typealias L = TraceSchema.Labels
         let file = try File.open(path, mode: .readWrite)
@@ -37,19 +39,27 @@ public enum CalibrationLabels {
         }
         let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
         try table.setAttribute(RecordingAttribute.calibrationProtocol, .string(protocolName))
-        try table.write(L.contact, matched)
-        try table.write(L.slot, trials.map(\.observation.slot))
-        try table.write(L.trackingID, trials.map(\.observation.trackingID))
-        try table.write(L.tNs, trials.map { $0.observation.startNs - t0Ns })
-        try table.write(L.pressClass, trials.map(\.trialClass.rawValue))
-        try table.write(L.kind, trials.map { _ in "calibration" })
-        try table.write(L.intendedPeak, intendedPeaks)
-        try table.write(L.peak, trials.map(\.observation.peak))
-        try table.write(L.tEndNs, trials.map { $0.observation.endNs - t0Ns })
-        let own = try extra(table)
+        let rows = zip(trials, matched).enumerated().map { index, trialAndContact in
+            let (trial, contact) = trialAndContact
+            var row = LabelRow()
+            row.contact = contact
+            row.slot = trial.observation.slot
+            row.trackingID = trial.observation.trackingID
+            row.tNs = trial.observation.startNs - t0Ns
+            row.pressClass = trial.trialClass.rawValue
+            row.kind = "calibration"
+            row.peak = trial.observation.peak
+            row.tEndNs = trial.observation.endNs - t0Ns
+            session(index, &row)
+            return row
+        }
+        // The session's attributes between the calibration's columns and its own, as they always were.
+        try table.write(rows, L.fields + L.calibrationFields)
+        try attributes(table)
+        try table.write(rows, sessionFields)
+        let fields = L.fields + L.calibrationFields + sessionFields
         // The file is compacted already; give the new table its dimension scale as compaction gives the others.
-        try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count,
-                                       to: (L.all + L.calibrationOnly + own).map(\.name))
+        try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count, to: fields.map(\.name))
         try file.sync()
         try file.close()
     }

@@ -10,17 +10,18 @@ public enum LevelsLabels {
     public static func write(_ trials: [LevelTrial], plan: LevelsPlan, axis: AxisInfo, toFile path: String, recording name: String) throws {
         typealias L = TraceSchema.Labels
         let centres = trials.map { LevelBands(count: $0.target.count, range: plan.range, axis: axis).centre($0.target.level) }
-        try CalibrationLabels.write(trials.map { (TrialClass.level, $0.observation) }, protocol: protocolName,
-                                    intendedPeaks: centres, toFile: path, recording: name) { table in
+        try CalibrationLabels.write(trials.map { (TrialClass.level, $0.observation) }, protocol: protocolName, toFile: path,
+                                    recording: name, sessionFields: L.levelsFields, session: { index, row in
+            row.intendedPeak = centres[index]
+            row.level = Int16(trials[index].target.level)
+            row.levelCount = Int16(trials[index].target.count)
+            row.held = trials[index].held
+        }, attributes: { table in
             try table.setAttribute(RecordingAttribute.levelsSeed, .int(Int64(bitPattern: plan.seed)))
             try table.setAttribute(RecordingAttribute.levelCounts, .ints(plan.counts.map(Int64.init)))
             try table.setAttribute(RecordingAttribute.trialsPerLevel, .int(Int64(plan.trialsPerLevel)))
             try table.setAttribute(RecordingAttribute.levelRange, .doubles([plan.range.low, plan.range.high]))
-            try table.write(L.level, trials.map { Int16($0.target.level) })
-            try table.write(L.levelCount, trials.map { Int16($0.target.count) })
-            try table.write(L.held, trials.map(\.held))
-            return L.levelsOnly
-        }
+        })
     }
 }
 

@@ -7,6 +7,30 @@ public enum LabelTable {
     public static let matchWindowNs: Int64 = 100_000_000
 }
 
+/// One row of the `labels` table as stored (times since t0_ns); the
+/// session-only fields are written by calibrations and `levels` only.
+public struct LabelRow: Equatable, Sendable {
+    /// Matched contact id, -1 where none matches.
+    public var contact: Int32 = -1
+    public var slot: Int16 = -1
+    public var trackingID: Int32 = -1
+    public var tNs: Int64 = 0
+    public var pressClass = ""
+    /// "" when unknown.
+    public var kind = ""
+    /// NaN when unknown.
+    public var intendedPeak = Double.nan
+    /// Calibrations: the trial's largest raw pressure and its end.
+    public var peak: Int32 = -1
+    public var tEndNs: Int64 = 0
+    /// `levels` sessions.
+    public var level: Int16 = 0
+    public var levelCount: Int16 = 0
+    public var held: Int32 = 0
+
+    public init() {}
+}
+
 extension RecordingWriter {
     /// Writes `truth` as the `labels` table, matching each label to the
     /// contact with its slot and tracking id whose touch-down is nearest
@@ -40,13 +64,18 @@ extension RecordingWriter {
         let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
         if let peek = truth.peek { try table.setAttribute(RecordingAttribute.peek, .double(peek)) }
         if let pop = truth.pop { try table.setAttribute(RecordingAttribute.pop, .double(pop)) }
-        try table.write(L.contact, matched)
-        try table.write(L.slot, truth.labels.map(\.slot))
-        try table.write(L.trackingID, truth.labels.map(\.trackingID))
-        try table.write(L.tNs, truth.labels.map { $0.tNs - t0Ns })
-        try table.write(L.pressClass, truth.labels.map(\.label.rawValue))
-        try table.write(L.kind, truth.labels.map { $0.kind ?? "" })
-        try table.write(L.intendedPeak, truth.labels.map { $0.intendedPeak ?? .nan })
+        let rows = zip(truth.labels, matched).map { label, contact in
+            var row = LabelRow()
+            row.contact = contact
+            row.slot = label.slot
+            row.trackingID = label.trackingID
+            row.tNs = label.tNs - t0Ns
+            row.pressClass = label.label.rawValue
+            row.kind = label.kind ?? ""
+            row.intendedPeak = label.intendedPeak ?? .nan
+            return row
+        }
+        try table.write(rows, L.fields)
     }
 }
 
@@ -59,16 +88,14 @@ extension TraceRecording {
         let table = try open(.labels)
         var truth = GroundTruth(peek: try table.attribute(RecordingAttribute.peek)?.doubleValue,
                                 pop: try table.attribute(RecordingAttribute.pop)?.doubleValue)
-        let classes = try table.read(L.pressClass)
-        let slots = try table.read(L.slot)
-        let tracking = try table.read(L.trackingID)
-        let times = try table.read(L.tNs)
-        try TraceValidation.checkTimes(times, table: TraceSchema.Table.labels.rawValue, firstRow: 0, file: filePath, recording: name)
-        let kinds = table.contains(L.kind.schema) ? try table.read(L.kind) : []
-        let peaks = table.contains(L.intendedPeak.schema) ? try table.read(L.intendedPeak) : []
-        guard [slots.count, tracking.count, times.count].allSatisfy({ $0 == classes.count }) else {
+        // `kind` and `intended_peak`, which old files lack or may hold fewer of, read as unknown there.
+        let labels = try TableRows(table, L.fields, blank: LabelRow())
+        guard Set(labels.lengths).count <= 1 else {
             throw ForceTraceError(file: filePath, "recording '\(name)': the labels columns differ in length")
         }
+        let rows = try labels.read(0..<(labels.lengths.first ?? 0))
+        try TraceValidation.checkTimes(rows.lazy.map(\.tNs), table: TraceSchema.Table.labels.rawValue, firstRow: 0, file: filePath, recording: name)
+        let classes = rows.map(\.pressClass)
         // The same check as contactLabels: a class outside the documented ones is damage, not a label.
         // Calibration classes other than the app's (light, palm, hover, ...) are no press labels: skipped.
         var parsed = LabelClasses()
@@ -77,11 +104,11 @@ extension TraceRecording {
             throw ForceTraceError(file: filePath, "recording '\(name)': labels/class has '\(classes[bad])'",
                                   hint: "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)")
         }
-        truth.labels = classes.indices.filter { !kindsOfClass[$0].calibrationOnly }.map { row in
+        truth.labels = rows.indices.filter { !kindsOfClass[$0].calibrationOnly }.map { index in
+            let row = rows[index]
             // Canonical: old files may hold "deep" or "pop" (FORMAT.md, history); checked above.
-            ContactLabel(slot: slots[row], trackingID: tracking[row], tNs: times[row] + t0Ns, label: kindsOfClass[row].pressClass!,
-                         kind: row < kinds.count && !kinds[row].isEmpty ? kinds[row] : nil,
-                         intendedPeak: row < peaks.count && !peaks[row].isNaN ? peaks[row] : nil)
+            return ContactLabel(slot: row.slot, trackingID: row.trackingID, tNs: row.tNs + t0Ns, label: kindsOfClass[index].pressClass!,
+                                kind: row.kind.isEmpty ? nil : row.kind, intendedPeak: row.intendedPeak.isNaN ? nil : row.intendedPeak)
         }
         return truth
     }

@@ -74,7 +74,11 @@ public enum TraceSchema {
         public static let type = TypedColumn<UInt16>(.events, "type", units: "1", "EV_* event type")
         public static let code = TypedColumn<UInt16>(.events, "code", units: "1", "event code within the type")
         public static let value = TypedColumn<Int32>(.events, "value", units: device, "event value as the kernel sent it")
-        public static let all = [tNs.schema, type.schema, code.schema, value.schema]
+        /// Each column with the `InputEvent` field it holds (times relative
+        /// to t0_ns), in the file's order: the writer and the reader go through this list.
+        public static let fields = [TableField(tNs, \InputEvent.timeNs), TableField(type, \.type), TableField(code, \.code),
+                                    TableField(value, \.value)]
+        public static let all = fields.map(\.schema)
     }
 
     /// `samples`: one row per contact per frame that changed it.
@@ -90,9 +94,9 @@ public enum TraceSchema {
                                                      "bits: 1 down, 2 x/y changed, 4 pressure changed, 8 after SYN_DROPPED")
         /// Each column with the `Sample` field it holds, in the file's order:
         /// the writer and the reader go through this list.
-        public static let fields = [SampleColumn(tNs, \.tNs), SampleColumn(contact, \.contact), SampleColumn(slot, \.slot),
-                                    SampleColumn(x, \.x), SampleColumn(y, \.y), SampleColumn(pressure, \.pressure),
-                                    SampleColumn(flags, \.flags.rawValue)]
+        public static let fields = [TableField(tNs, \Sample.tNs), TableField(contact, \.contact), TableField(slot, \.slot),
+                                    TableField(x, \.x), TableField(y, \.y), TableField(pressure, \.pressure),
+                                    TableField(flags, \.flags.rawValue)]
         public static let all = fields.map(\.schema)
     }
 
@@ -107,8 +111,12 @@ public enum TraceSchema {
         public static let firstSample = TypedColumn<Int64>(.contacts, "first_sample", units: "1", "row of its down sample in samples")
         public static let lastSample = TypedColumn<Int64>(.contacts, "last_sample", units: "1", "row of its last sample in samples")
         public static let sampleCount = TypedColumn<Int64>(.contacts, "n_samples", units: "1", "its number of rows in samples")
-        public static let all = [id.schema, slot.schema, trackingID.schema, tool.schema, tDownNs.schema, tUpNs.schema,
-                                 firstSample.schema, lastSample.schema, sampleCount.schema]
+        /// Each column with the `Contact` field it holds, in the file's order.
+        public static let fields = [TableField(id, \Contact.id), TableField(slot, \.slot), TableField(trackingID, \.trackingID),
+                                    TableField(tool, \.tool), TableField(tDownNs, \.tDownNs), TableField(tUpNs, \.tUpNs),
+                                    TableField(firstSample, \.firstSample), TableField(lastSample, \.lastSample),
+                                    TableField(sampleCount, \.sampleCount)]
+        public static let all = fields.map(\.schema)
     }
 
     /// `markers`: gaps in the stream.
@@ -116,7 +124,13 @@ public enum TraceSchema {
         public static let tNs = TypedColumn<Int64>(.markers, "t_ns", units: nanoseconds, "time of the marked event since t0_ns")
         public static let kind = TypedColumn<UInt8>(.markers, "kind", units: "1", "1 syn_dropped, 2 resync, 3 initial_state")
         public static let eventIndex = TypedColumn<Int64>(.markers, "event_index", units: "1", "row in events of the event that caused it")
-        public static let all = [tNs.schema, kind.schema, eventIndex.schema]
+        /// Each column with the `Marker` field it holds, in the file's order.
+        /// A kind this forcetrace does not know leaves the row's as it was
+        /// (`TraceRecording.markers()` drops such rows).
+        public static let fields = [TableField(tNs, \Marker.tNs),
+                                    TableField(kind, get: { $0.kind.rawValue }, set: { $0.kind = MarkerKind(rawValue: $1) ?? $0.kind }),
+                                    TableField(eventIndex, \.eventIndex)]
+        public static let all = fields.map(\.schema)
     }
 
     /// `labels`: optional ground truth per contact.
@@ -133,16 +147,24 @@ public enum TraceSchema {
         public static let peak = TypedColumn<Int32>(.labels, "peak", units: device,
                                                     "largest raw pressure of the trial (a hover: the noise), -1 when unknown")
         public static let tEndNs = TypedColumn<Int64>(.labels, "t_end_ns", units: nanoseconds, "time the trial ended since t0_ns")
-        public static let all = [contact.schema, slot.schema, trackingID.schema, tNs.schema, pressClass.schema,
-                                 kind.schema, intendedPeak.schema]
-        /// Present only in a calibration's labels table, besides `all`.
-        public static let calibrationOnly = [peak.schema, tEndNs.schema]
+        /// Each column with the `LabelRow` field it holds, in the file's order;
+        /// `kind` and `intended_peak` came within the version (FORMAT.md's history).
+        public static let fields = [TableField(contact, \LabelRow.contact), TableField(slot, \.slot),
+                                    TableField(trackingID, \.trackingID), TableField(tNs, \.tNs),
+                                    TableField(pressClass, \.pressClass), TableField(kind, \.kind, isRequired: false),
+                                    TableField(intendedPeak, \.intendedPeak, isRequired: false)]
+        public static let all = fields.map(\.schema)
+        /// Present only in a calibration's labels table, besides `fields`.
+        public static let calibrationFields = [TableField(peak, \LabelRow.peak), TableField(tEndNs, \.tEndNs)]
+        public static let calibrationOnly = calibrationFields.map(\.schema)
         /// `levels` sessions only (docs/FORMAT.md, "labels").
         public static let level = TypedColumn<Int16>(.labels, "level", units: "1", "level asked for, 1 = the lightest")
         public static let levelCount = TypedColumn<Int16>(.labels, "level_count", units: "1", "how many levels the trial's set has")
         public static let held = TypedColumn<Int32>(.labels, "held", units: device,
                                                     "highest raw pressure the trial kept for 300 ms (largest 300 ms median)")
-        public static let levelsOnly = [level.schema, levelCount.schema, held.schema]
+        public static let levelsFields = [TableField(level, \LabelRow.level), TableField(levelCount, \.levelCount),
+                                          TableField(held, \.held)]
+        public static let levelsOnly = levelsFields.map(\.schema)
     }
 
     /// CF/udunits spelling, which xarray decodes as a time span.

@@ -24,6 +24,13 @@ extension Group {
         try describe(column.schema)
     }
 
+    /// Writes a short table whole, one column per field, in the fields' order.
+    func write<Row>(_ rows: [Row], _ fields: [TableField<Row>]) throws {
+        try rows.withUnsafeBufferPointer { rows in
+            for field in fields { try field.write(self, rows) }
+        }
+    }
+
     func open<Element>(_ column: TypedColumn<Element>) throws -> Column<Element> {
         try openColumn(column.name)
     }

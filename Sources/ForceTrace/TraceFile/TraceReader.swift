@@ -222,25 +222,16 @@ public final class TraceRecording {
     /// Streams the events table in blocks of `blockRows`; times are `t_ns`
     /// (relative to the first event).
     public func forEachEventBlock(blockRows: Int = 65536, _ body: ([InputEvent]) throws -> Void) throws {
-        let time = try open(TraceSchema.Events.tNs)
-        let type = try open(TraceSchema.Events.type)
-        let code = try open(TraceSchema.Events.code)
-        let value = try open(TraceSchema.Events.value)
-        let lengths = [time.count, type.count, code.count, value.count]
+        let events = try TableRows(try open(.events), TraceSchema.Events.fields, blank: InputEvent(timeNs: 0, type: 0, code: 0, value: 0))
         // A writer that was killed may have flushed some columns further than
         // others: what all of them hold is what it kept.
-        guard isUnfinished || Set(lengths).count == 1 else { throw fail("the events columns differ in length") }
-        let count = lengths.min()!
+        guard isUnfinished || Set(events.lengths).count <= 1 else { throw fail("the events columns differ in length") }
+        let count = events.lengths.min() ?? 0
         var start = 0
         while start < count {
             let range = start..<min(count, start + blockRows)
-            let times = try time.read(range), types = try type.read(range), codes = try code.read(range), values = try value.read(range)
-            try TraceValidation.checkTimes(times, table: "events", firstRow: range.lowerBound, file: filePath, recording: name)
-            var block: [InputEvent] = []
-            block.reserveCapacity(range.count)
-            for index in 0..<range.count {
-                block.append(InputEvent(timeNs: times[index], type: types[index], code: codes[index], value: values[index]))
-            }
+            let block = try events.read(range)
+            try TraceValidation.checkTimes(block.lazy.map(\.timeNs), table: "events", firstRow: range.lowerBound, file: filePath, recording: name)
             try body(block)
             start = range.upperBound
         }
@@ -262,7 +253,7 @@ public final class TraceRecording {
     /// `SampleBuffers` is valid only until `body` returns. `columns` are the
     /// ones read (all of the schema's by default, less optional ones the
     /// file lacks), found in it by name.
-    public func forEachSampleBuffer(columns wanted: [SampleColumn] = TraceSchema.Samples.fields, blockRows: Int = 65536,
+    public func forEachSampleBuffer(columns wanted: [TableField<Sample>] = TraceSchema.Samples.fields, blockRows: Int = 65536,
                                     _ body: (SampleBuffers) throws -> Void) throws {
         let samples = try open(.samples)
         let columns = wanted.filter { $0.isRequired || samples.contains($0.schema) }
@@ -279,38 +270,24 @@ public final class TraceRecording {
     }
 
     public func contacts() throws -> [Contact] {
-        typealias S = TraceSchema.Contacts
-        let contacts = try open(.contacts)
-        let id = try contacts.read(S.id)
-        let slot = try contacts.read(S.slot)
-        let tracking = try contacts.read(S.trackingID)
-        let tool = try contacts.read(S.tool)
-        let down = try contacts.read(S.tDownNs)
-        let up = try contacts.read(S.tUpNs)
-        let first = try contacts.read(S.firstSample)
-        let last = try contacts.read(S.lastSample)
-        let count = try contacts.read(S.sampleCount)
-        guard [slot.count, tracking.count, tool.count, down.count, up.count, first.count, last.count, count.count].allSatisfy({ $0 == id.count }) else {
-            throw fail("the contacts columns differ in length")
-        }
-        let result = id.indices.map {
-            Contact(id: id[$0], slot: slot[$0], trackingID: tracking[$0], tool: tool[$0], tDownNs: down[$0], tUpNs: up[$0],
-                    firstSample: first[$0], lastSample: last[$0], sampleCount: count[$0])
-        }
+        let contacts = try TableRows(try open(.contacts), TraceSchema.Contacts.fields,
+                                     blank: Contact(id: 0, slot: 0, trackingID: 0, tool: 0, tDownNs: 0, tUpNs: 0, firstSample: 0,
+                                                    lastSample: 0, sampleCount: 0))
+        guard Set(contacts.lengths).count <= 1 else { throw fail("the contacts columns differ in length") }
+        let result = try contacts.read(0..<(contacts.lengths.first ?? 0))
         try TraceValidation.checkContacts(result, sampleRows: try rowCount(.samples), file: filePath, recording: name)
         return result
     }
 
+    /// The markers of a kind this forcetrace knows.
     public func markers() throws -> [Marker] {
-        typealias S = TraceSchema.Markers
-        let markers = try open(.markers)
-        let time = try markers.read(S.tNs)
-        let kind = try markers.read(S.kind)
-        let index = try markers.read(S.eventIndex)
-        guard kind.count == time.count, index.count == time.count else { throw fail("the markers columns differ in length") }
-        return time.indices.compactMap { row in
-            MarkerKind(rawValue: kind[row]).map { Marker(tNs: time[row], kind: $0, eventIndex: index[row]) }
-        }
+        let table = try open(.markers)
+        let markers = try TableRows(table, TraceSchema.Markers.fields, blank: Marker(tNs: 0, kind: .synDropped, eventIndex: 0))
+        guard Set(markers.lengths).count <= 1 else { throw fail("the markers columns differ in length") }
+        let rows = try markers.read(0..<(markers.lengths.first ?? 0))
+        // An unknown kind leaves the row's blank one: its rows are dropped by the stored codes.
+        let kinds = try table.read(TraceSchema.Markers.kind)
+        return rows.indices.filter { MarkerKind(rawValue: kinds[$0]) != nil }.map { rows[$0] }
     }
 
     /// SYN_REPORT events, counted by streaming the type and code columns.

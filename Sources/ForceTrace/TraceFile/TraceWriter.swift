@@ -17,9 +17,12 @@ public struct TraceWriteOptions: Sendable {
     /// Write each partial chunk whole, deflated at level 1 until it fills
     /// (`OpenChunkWriter`): for the live recorder, which flushes them.
     public var openChunks = false
-    /// The samples table's columns (tests add one to check that a column
-    /// needs nothing beyond its entry and its `Sample` field).
+    /// Each long or decoded table's columns (tests add one to check that a
+    /// column needs nothing beyond its entry and its row type's field).
+    public var eventColumns = TraceSchema.Events.fields
     public var sampleColumns = TraceSchema.Samples.fields
+    public var contactColumns = TraceSchema.Contacts.fields
+    public var markerColumns = TraceSchema.Markers.fields
 
     public init() {}
 }
@@ -156,29 +159,18 @@ public final class RecordingWriter {
     @exclusivity(unchecked) private var markerCount: Int64 = 0
     private var finished = false
 
-    private let eventTime: Column<Int64>
-    private let eventType: Column<UInt16>
-    private let eventCode: Column<UInt16>
-    private let eventValue: Column<Int32>
-    /// One per `options.sampleColumns` entry.
-    private let sampleColumns: [SampleSink]
-    /// Decoded rows not yet in `sampleColumns`: handed over in batches, so
-    /// the call per column (and its retains) is paid per batch, not per frame.
-    /// `flush()` and `finish()` write them.
+    /// One per `options.eventColumns` entry, and so on.
+    private let eventColumns: [RowSink<InputEvent>]
+    private let sampleColumns: [RowSink<Sample>]
+    private let contactColumns: [RowSink<Contact>]
+    private let markerColumns: [RowSink<Marker>]
+    /// Rows (event times relative) not yet in `eventColumns` and
+    /// `sampleColumns`: handed over in batches, so the call per column (and
+    /// its retains) is paid per batch, not per row or frame. `flush()` and
+    /// `finish()` write them.
+    @exclusivity(unchecked) private var events: [InputEvent] = []
     @exclusivity(unchecked) private var samples: [Sample] = []
-    private static let sampleBatch = 4096
-    private let contactID: Column<Int32>
-    private let contactSlot: Column<Int16>
-    private let contactTrackingID: Column<Int32>
-    private let contactTool: Column<UInt16>
-    private let contactDown: Column<Int64>
-    private let contactUp: Column<Int64>
-    private let contactFirst: Column<Int64>
-    private let contactLast: Column<Int64>
-    private let contactCount: Column<Int64>
-    private let markerTime: Column<Int64>
-    private let markerKind: Column<UInt8>
-    private let markerEvent: Column<Int64>
+    private static let batchRows = 4096
 
     init(group: Group, device: DeviceDescription, source: RecordingSource, clock: RecordingClock, t0Ns: Int64,
          options: TraceWriteOptions, pipeline: ChunkPipeline? = nil, synDroppedPolicy: TraceDecoder.SynDroppedPolicy) throws {
@@ -229,35 +221,20 @@ public final class RecordingWriter {
         var layout = ColumnLayout(chunkRows: chunk, compression: options.compression, pipeline: pipeline,
                                   deferred: !options.latestFormat)
         if options.openChunks { layout.openChunks = OpenChunkWriter() }
-        func column<Element>(_ table: Group, _ schema: TypedColumn<Element>, chunkRows: Int = chunk) throws -> Column<Element> {
-            try layout.create(table, schema, chunkRows: chunkRows)
+        func table<Row>(_ table: S.Table, _ fields: [TableField<Row>], chunkRows: Int = chunk) throws -> [RowSink<Row>] {
+            let created = try group.createGroup(table.rawValue)
+            return try fields.map {
+                precondition($0.schema.table == table, "\($0.name) is not a \(table.rawValue) column")
+                return try $0.create(created, layout, chunkRows)
+            }
         }
-        let events = try group.createGroup(S.Table.events.rawValue)
-        eventTime = try column(events, S.Events.tNs)
-        eventType = try column(events, S.Events.type)
-        eventCode = try column(events, S.Events.code)
-        eventValue = try column(events, S.Events.value)
-
-        let samples = try group.createGroup(S.Table.samples.rawValue)
-        sampleColumns = try options.sampleColumns.map { try $0.create(samples, layout) }
-
+        eventColumns = try table(.events, options.eventColumns)
+        sampleColumns = try table(.samples, options.sampleColumns)
         // Contacts and markers are short tables: smaller chunks.
         let small = max(1, min(chunk, 4096))
-        let contacts = try group.createGroup(S.Table.contacts.rawValue)
-        contactID = try column(contacts, S.Contacts.id, chunkRows: small)
-        contactSlot = try column(contacts, S.Contacts.slot, chunkRows: small)
-        contactTrackingID = try column(contacts, S.Contacts.trackingID, chunkRows: small)
-        contactTool = try column(contacts, S.Contacts.tool, chunkRows: small)
-        contactDown = try column(contacts, S.Contacts.tDownNs, chunkRows: small)
-        contactUp = try column(contacts, S.Contacts.tUpNs, chunkRows: small)
-        contactFirst = try column(contacts, S.Contacts.firstSample, chunkRows: small)
-        contactLast = try column(contacts, S.Contacts.lastSample, chunkRows: small)
-        contactCount = try column(contacts, S.Contacts.sampleCount, chunkRows: small)
-
-        let markers = try group.createGroup(S.Table.markers.rawValue)
-        markerTime = try column(markers, S.Markers.tNs, chunkRows: small)
-        markerKind = try column(markers, S.Markers.kind, chunkRows: small)
-        markerEvent = try column(markers, S.Markers.eventIndex, chunkRows: small)
+        contactColumns = try table(.contacts, options.contactColumns, chunkRows: small)
+        markerColumns = try table(.markers, options.markerColumns, chunkRows: small)
+        let markers = try group.openGroup(S.Table.markers.rawValue)
         try markers.setAttribute(RecordingAttribute.markerKinds, .strings(MarkerKind.allCases.map { "\($0.rawValue)=\($0.name)" }))
     }
 
@@ -284,10 +261,8 @@ public final class RecordingWriter {
         var relative = event
         relative.timeNs = event.timeNs - t0Ns
         lastTimeNs = relative.timeNs
-        try eventTime.append(relative.timeNs)
-        try eventType.append(event.type)
-        try eventCode.append(event.code)
-        try eventValue.append(event.value)
+        events.append(relative)
+        if events.count >= Self.batchRows { try writeEvents() }
         decoder.feed(relative, index: eventCount)
         eventCount += 1
         if relative.isSynReport || event.type == EventType.syn { try drainDecoder() }
@@ -300,49 +275,45 @@ public final class RecordingWriter {
     }
 
     private func writeMarker(_ marker: Marker) throws {
-        try markerTime.append(marker.tNs)
-        try markerKind.append(marker.kind.rawValue)
-        try markerEvent.append(marker.eventIndex)
+        try write([marker], to: markerColumns)
         markerCount += 1
+    }
+
+    private func write<Row>(_ rows: [Row], to columns: [RowSink<Row>]) throws {
+        guard !rows.isEmpty else { return }
+        try rows.withUnsafeBufferPointer { rows in
+            for column in columns { try column.append(rows) }
+        }
     }
 
     private func drainDecoder() throws {
         let output = decoder.takeOutput()
         samples.append(contentsOf: output.samples)
-        if samples.count >= Self.sampleBatch { try writeSamples() }
-        for contact in output.contacts {
-            try contactID.append(contact.id)
-            try contactSlot.append(contact.slot)
-            try contactTrackingID.append(contact.trackingID)
-            try contactTool.append(contact.tool)
-            try contactDown.append(contact.tDownNs)
-            try contactUp.append(contact.tUpNs)
-            try contactFirst.append(contact.firstSample)
-            try contactLast.append(contact.lastSample)
-            try contactCount.append(contact.sampleCount)
-        }
-        for marker in output.markers { try writeMarker(marker) }
+        if samples.count >= Self.batchRows { try writeSamples() }
+        try write(output.contacts, to: contactColumns)
+        try write(output.markers, to: markerColumns)
+        markerCount += Int64(output.markers.count)
+    }
+
+    private func writeEvents() throws {
+        try write(events, to: eventColumns)
+        events.removeAll(keepingCapacity: true)
     }
 
     private func writeSamples() throws {
-        guard !samples.isEmpty else { return }
-        try samples.withUnsafeBufferPointer { rows in
-            for column in sampleColumns { try column.append(rows) }
-        }
+        try write(samples, to: sampleColumns)
         samples.removeAll(keepingCapacity: true)
     }
 
     private var allColumns: [() throws -> Void] {
-        [eventTime.flush, eventType.flush, eventCode.flush, eventValue.flush] + sampleColumns.map(\.flush) +
-        [contactID.flush, contactSlot.flush, contactTrackingID.flush, contactTool.flush, contactDown.flush,
-         contactUp.flush, contactFirst.flush, contactLast.flush, contactCount.flush,
-         markerTime.flush, markerKind.flush, markerEvent.flush]
+        eventColumns.map(\.flush) + sampleColumns.map(\.flush) + contactColumns.map(\.flush) + markerColumns.map(\.flush)
     }
 
     /// Writes every buffered row, including partial chunks: for durability
     /// during a live capture. Costs file size if called often.
     public func flush() throws {
         try drainDecoder()
+        try writeEvents()
         try writeSamples()
         for flush in allColumns { try flush() }
     }
