@@ -133,4 +133,28 @@ final class MutantKill4Tests: XCTestCase {
         XCTAssertEqual(trials.map(\.maxContacts), [3, 1])
         XCTAssertEqual(trials.map(\.peak), [50, 60])
     }
+
+    /// Detection takes a first line `key:` as libinput YAML from a key of two
+    /// letters on; one letter is an evemu line ("E: 0.1 ...", "N: name").
+    func testLibinputDetectionNeedsAKeyOfTwoLetters() {
+        func recognized(_ text: String) -> Bool { LibinputCodec().recognizes(RecordingHead(ArraySlice(Array(text.utf8)), complete: true)) }
+        XCTAssertTrue(recognized("ab: 1\n"))
+        XCTAssertTrue(recognized("version: 1\n"))
+        XCTAssertFalse(recognized("E: 0.000001 0003 0035 7\n"))
+        XCTAssertFalse(recognized("a: 1\n"))
+    }
+
+    /// `report FOLDER` walks it: trace files in it and in its subfolders,
+    /// not hidden ones nor other files, in name order.
+    func testReportInputsWalkAFolder() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let sub = directory.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        for name in ["b.h5", "a.hdf5", ".hidden.h5", "notes.txt", "sub/c.h5"] {
+            try Data().write(to: directory.appendingPathComponent(name))
+        }
+        var notes: [String] = []
+        let found = try ReportInputs.expand([directory.path], note: { notes.append($0.rendered) })
+        XCTAssertEqual(found.map { String($0.dropFirst(directory.path.count + 1)) }.sorted(), ["a.hdf5", "b.h5", "sub/c.h5"], "\(notes)")
+    }
 }
