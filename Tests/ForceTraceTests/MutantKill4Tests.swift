@@ -157,4 +157,13 @@ final class MutantKill4Tests: XCTestCase {
         let found = try ReportInputs.expand([directory.path], note: { notes.append($0.rendered) })
         XCTAssertEqual(found.map { String($0.dropFirst(directory.path.count + 1)) }.sorted(), ["a.hdf5", "b.h5", "sub/c.h5"], "\(notes)")
     }
+
+    /// An integer field takes up to 18 digits (every one fits in Int64) and
+    /// refuses 19, which could overflow, as not a number.
+    func testDecimalFieldsTakeEighteenDigits() {
+        XCTAssertEqual(FieldScanner.parseDecimal(ArraySlice(Array("999999999999999999".utf8))), 999_999_999_999_999_999)
+        XCTAssertEqual(FieldScanner.parseDecimal(ArraySlice(Array("-999999999999999999".utf8))), -999_999_999_999_999_999)
+        XCTAssertNil(FieldScanner.parseDecimal(ArraySlice(Array("1000000000000000000".utf8))))
+        XCTAssertNil(FieldScanner.parseDecimal(ArraySlice(Array("+9999999999999999999".utf8))))
+    }
 }
