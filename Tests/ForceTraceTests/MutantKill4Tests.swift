@@ -166,4 +166,17 @@ final class MutantKill4Tests: XCTestCase {
         XCTAssertNil(FieldScanner.parseDecimal(ArraySlice(Array("1000000000000000000".utf8))))
         XCTAssertNil(FieldScanner.parseDecimal(ArraySlice(Array("+9999999999999999999".utf8))))
     }
+
+    /// The fast evemu parser reads only the line it is given: a space or tab
+    /// just past its end (the next line's, or the buffer's) neither ends a
+    /// field nor counts as trailing blank. The line is one view of a larger
+    /// buffer, followed by a blank.
+    func testFastEventReadsNothingPastTheLine() throws {
+        let line = "E: 1.000001 0003 0035 7"
+        for after in [" ", "\t", " 9"] {
+            let buffer = Array((line + after).utf8)
+            let parsed = buffer.withUnsafeBufferPointer { Evemu.fastEvent(UnsafeBufferPointer(rebasing: $0[..<line.utf8.count])) }
+            XCTAssertEqual(parsed, InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x35, value: 7), "followed by \(after.debugDescription)")
+        }
+    }
 }
