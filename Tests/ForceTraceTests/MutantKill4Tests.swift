@@ -179,4 +179,13 @@ final class MutantKill4Tests: XCTestCase {
             XCTAssertEqual(parsed, InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x35, value: 7), "followed by \(after.debugDescription)")
         }
     }
+
+    /// Terminal text joins with the separator between the parts only.
+    func testTerminalTextJoinsBetweenTheParts() {
+        let parts: [TerminalText] = ["a", "b", "c"]
+        XCTAssertEqual(parts.joined(separator: ", ").rendered, "a, b, c")
+        let one: TerminalText = "one"
+        XCTAssertEqual([one].joined(separator: ", ").rendered, "one")
+        XCTAssertEqual([TerminalText]().joined(separator: ", ").rendered, "")
+    }
 }

@@ -43,14 +43,6 @@ public enum StandardOutput {
         if fputs(text, stream) == EOF, firstErrno == 0 { firstErrno = errno }
     }
 
-    /// Writes `bytes` to standard output, like `write(_:)` for text.
-    /// The corresponding C function is `fwrite(3)`.
-    public static func write(_ bytes: [UInt8]) {
-        guard let stream = cStandardOutput() else { FileHandle.standardOutput.write(Data(bytes)); return }
-        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stream) }
-        if written < bytes.count, firstErrno == 0 { firstErrno = errno }
-    }
-
     /// Writes `buffer` to standard output without copying it first (the
     /// JSON report hands over a megabyte at a time).
     public static func write(_ buffer: UnsafeRawBufferPointer) {
