@@ -137,6 +137,21 @@ final class BadInputTests: XCTestCase {
         XCTAssertGreaterThan(salvaged.events.count, 10)
     }
 
+    /// Salvage keeps a recording from its first complete frame on: one frame
+    /// before the damage is kept (none would be refused).
+    func testEvemuSalvageKeepsASingleCompleteFrame() throws {
+        let events = press(frames: 3)
+        let firstFrame = Array(events[...(events.firstIndex(where: \.isSynReport)!)])
+        let text = evemuText(events)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstEvent = lines.firstIndex { $0.hasPrefix("E: ") }!
+        // The first frame's lines, then half of the next event line.
+        let cut = lines[..<(firstEvent + firstFrame.count)].joined(separator: "\n") + "\n" + lines[firstEvent + firstFrame.count].prefix(8)
+        let file = try write(String(cut), "one-frame.evemu")
+        let (_, salvaged) = try salvage([file])
+        XCTAssertEqual(salvaged.events, firstFrame)
+    }
+
     func testEvemuEndingMidFrameAtALineEndIsKeptWithAWarning() throws {
         let events = press(frames: 20)
         let keep = events.count - 3

@@ -128,10 +128,15 @@ final class MutantKill4Tests: XCTestCase {
             + frame(500, [(key, Button.touch, 1), (key, 0x14e, 0), (key, Button.toolFinger, 1), (abs, AbsoluteAxis.pressure, 30)])
             + frame(510, [(abs, AbsoluteAxis.pressure, 60)])
             + frame(520, [(key, Button.touch, 0), (key, Button.toolFinger, 0), (abs, AbsoluteAxis.pressure, 0)])
+            // Two fingers (DOUBLETAP 1), then one again (DOUBLETAP 0 with FINGER 1).
+            + frame(900, [(key, Button.touch, 1), (key, Button.toolDoubleTap, 1), (abs, AbsoluteAxis.pressure, 45)])
+            + frame(920, [(key, Button.touch, 0), (key, Button.toolDoubleTap, 0), (abs, AbsoluteAxis.pressure, 0)])
+            + frame(1300, [(key, Button.touch, 1), (key, Button.toolFinger, 1), (abs, AbsoluteAxis.pressure, 35)])
+            + frame(1320, [(key, Button.touch, 0), (key, Button.toolFinger, 0), (abs, AbsoluteAxis.pressure, 0)])
         var tracker = TrialTracker(device: device)
         let trials = events.compactMap { tracker.feed($0) }
-        XCTAssertEqual(trials.map(\.maxContacts), [3, 1])
-        XCTAssertEqual(trials.map(\.peak), [50, 60])
+        XCTAssertEqual(trials.map(\.maxContacts), [3, 1, 2, 1])
+        XCTAssertEqual(trials.map(\.peak), [50, 60, 45, 35])
     }
 
     /// Detection takes a first line `key:` as libinput YAML from a key of two
@@ -187,5 +192,43 @@ final class MutantKill4Tests: XCTestCase {
         let one: TerminalText = "one"
         XCTAssertEqual([one].joined(separator: ", ").rendered, "one")
         XCTAssertEqual([TerminalText]().joined(separator: ", ").rendered, "")
+    }
+
+    private static let evemuHeader = """
+    # EVEMU 1.3
+    N: Test Pad
+    I: 0003 056a 4200 0110
+    P: 02 00 00 00 00 00 00 00
+    B: 00 0b 00 00 00 00 00 00 00
+    B: 03 03 00 00 01 00 00 00 00
+    A: 00 0 59674 4 0 100
+    A: 01 0 33566 4 0 100
+    A: 18 0 4095 0 0
+
+    """
+
+    /// An LED or switch state line takes any 16-bit code, 0xffff included,
+    /// and refuses 0x10000.
+    func testStateLinesTakeSixteenBitCodes() throws {
+        let header = Self.evemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: ffff 1\nS: fffe 0\nA: 00 ")
+        let parsed = try Evemu.parse(Array((header + "E: 0.000001 0000 0000 0\n").utf8), file: "states.evemu")
+        XCTAssertEqual(parsed.device.ledStates.map { [Int64($0.0), Int64($0.1)] }, [[0xffff, 1]])
+        XCTAssertEqual(parsed.device.switchStates.map { [Int64($0.0), Int64($0.1)] }, [[0xfffe, 0]])
+        let wide = Self.evemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: 10000 1\nA: 00 ")
+        XCTAssertThrowsError(try Evemu.parse(Array((wide + "E: 0.000001 0000 0000 0\n").utf8), file: "wide.evemu"))
+    }
+
+    /// A pen axis whose range is one value (minimum = maximum) gives the
+    /// curve over the usable range but none over the axis (no division by 0).
+    func testPenCurveOverADegenerateAxisHasNoAxisFit() {
+        func trials(_ trialClass: TrialClass, _ peaks: [Int32]) -> [LabelledTrial] {
+            peaks.map { LabelledTrial(trialClass: trialClass, peak: $0, startNs: 0, curve: [PressurePoint(tNs: 0, pressure: $0)]) }
+        }
+        let all = trials(.strokeLight, [10, 12]) + trials(.strokeNormal, [20, 22]) + trials(.strokeFirm, [30, 32]) + trials(.fullPress, [40])
+        let flat = PenProfile(trials: all, axis: AxisInfo(code: AbsoluteAxis.pressure, minimum: 100, maximum: 100))
+        XCTAssertNotNil(flat.rangeFit)
+        XCTAssertNil(flat.axisFit)
+        let usable = PenProfile(trials: all, axis: AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 1))
+        XCTAssertNotNil(usable.axisFit)
     }
 }
