@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, SAMPLES, run
 
 sys.path.insert(0, str(ROOT / "python"))
-from forcetrace import _report_layout as L  # noqa: E402
+from forcetrace._report_layout import Layout as L  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import _report_layout as L
+from ._report_layout import Layout as L
 from ._h5 import attr, attrs, column, column_names, is_dimension_only, is_scale, open_file
 
 if TYPE_CHECKING:
