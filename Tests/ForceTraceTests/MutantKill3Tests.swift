@@ -62,7 +62,7 @@ final class MutantKill3Tests: XCTestCase {
         let event = InputEvent(timeNs: 1_000_001_000, type: 3, code: 0x35, value: 7)
         for line in ["E: 1.000001 0003 0035 7\t", "E: 1.000001 0003 0035 7 \t ", "E: 1.000001 0003 0035 7\t\t"] {
             XCTAssertEqual(fast(line), event, line)
-            XCTAssertEqual(try Evemu.parse(Array((Self.evemuHeader + line + "\n").utf8), file: "tab.evemu").events, [event], line)
+            XCTAssertEqual(try Evemu.parse(Array((testPadEvemuHeader + line + "\n").utf8), file: "tab.evemu").events, [event], line)
         }
     }
 
@@ -74,21 +74,8 @@ final class MutantKill3Tests: XCTestCase {
         XCTAssertNil(fast("E: 1.5a 0000 1"))
         XCTAssertNil(fast("E: 1.5 000a0000 1"))
         XCTAssertEqual(fast("E: 1.5 a 0000 1"), InputEvent(timeNs: 1_500_000_000, type: 0xa, code: 0, value: 1))
-        XCTAssertThrowsError(try Evemu.parse(Array((Self.evemuHeader + "E: 1.5a 0000 1\n").utf8), file: "glued.evemu"))
+        XCTAssertThrowsError(try Evemu.parse(Array((testPadEvemuHeader + "E: 1.5a 0000 1\n").utf8), file: "glued.evemu"))
     }
-
-    private static let evemuHeader = """
-    # EVEMU 1.3
-    N: Test Pad
-    I: 0003 056a 4200 0110
-    P: 02 00 00 00 00 00 00 00
-    B: 00 0b 00 00 00 00 00 00 00
-    B: 03 03 00 00 01 00 00 00 00
-    A: 00 0 59674 4 0 100
-    A: 01 0 33566 4 0 100
-    A: 18 0 4095 0 0
-
-    """
 
     /// The highest absolute axis code, ABS_MAX (0x3f), gets its range
     /// checked like any other: with range 0..10, the value 10 is inside and

@@ -194,27 +194,14 @@ final class MutantKill4Tests: XCTestCase {
         XCTAssertEqual([TerminalText]().joined(separator: ", ").rendered, "")
     }
 
-    private static let evemuHeader = """
-    # EVEMU 1.3
-    N: Test Pad
-    I: 0003 056a 4200 0110
-    P: 02 00 00 00 00 00 00 00
-    B: 00 0b 00 00 00 00 00 00 00
-    B: 03 03 00 00 01 00 00 00 00
-    A: 00 0 59674 4 0 100
-    A: 01 0 33566 4 0 100
-    A: 18 0 4095 0 0
-
-    """
-
     /// An LED or switch state line takes any 16-bit code, 0xffff included,
     /// and refuses 0x10000.
     func testStateLinesTakeSixteenBitCodes() throws {
-        let header = Self.evemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: ffff 1\nS: fffe 0\nA: 00 ")
+        let header = testPadEvemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: ffff 1\nS: fffe 0\nA: 00 ")
         let parsed = try Evemu.parse(Array((header + "E: 0.000001 0000 0000 0\n").utf8), file: "states.evemu")
         XCTAssertEqual(parsed.device.ledStates.map { [Int64($0.0), Int64($0.1)] }, [[0xffff, 1]])
         XCTAssertEqual(parsed.device.switchStates.map { [Int64($0.0), Int64($0.1)] }, [[0xfffe, 0]])
-        let wide = Self.evemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: 10000 1\nA: 00 ")
+        let wide = testPadEvemuHeader.replacingOccurrences(of: "A: 00 ", with: "L: 10000 1\nA: 00 ")
         XCTAssertThrowsError(try Evemu.parse(Array((wide + "E: 0.000001 0000 0000 0\n").utf8), file: "wide.evemu"))
     }
 

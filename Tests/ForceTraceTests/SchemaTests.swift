@@ -85,18 +85,21 @@ final class SchemaTests: XCTestCase {
 
     /// A samples column is one `TableField<Sample>` and one field of `Sample`: here
     /// one made from fields the decoder fills, passed through the options.
+    /// The mixed sample written with `options` (columns added), and a reader of it.
+    private func writeWidened(_ options: TraceWriteOptions) throws -> (path: String, reader: TraceReader) {
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("widened.h5").path
+        let writer = try TraceWriter(creating: path, options: options)
+        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path))
+        try writer.close()
+        return (path, try TraceReader(path: path))
+    }
+
     func testAColumnAddedToTheSampleFieldsIsWrittenReadByNameAndSeenByPython() throws {
         let sum = TypedColumn<Int64>(.samples, "x_plus_y", units: "device units", "x + y, a test column")
         let xPlusY = TableField(sum, \Sample.xPlusY)
         var options = TraceWriteOptions()
         options.sampleColumns.append(xPlusY)
-        let directory = try makeTemporaryDirectory(self)
-        let path = directory.appendingPathComponent("widened.h5").path
-        let writer = try TraceWriter(creating: path, options: options)
-        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path))
-        try writer.close()
-
-        let reader = try TraceReader(path: path)
+        let (path, reader) = try writeWidened(options)
         let trace = try reader.recording(reader.recordingNames[0])
         let x = try trace.read(TraceSchema.Samples.x), y = try trace.read(TraceSchema.Samples.y)
         XCTAssertFalse(x.isEmpty)
@@ -150,13 +153,7 @@ final class SchemaTests: XCTestCase {
         var options = TraceWriteOptions()
         options.contactColumns.append(TableField(span, \Contact.spanNs))
         options.eventColumns.append(TableField(key, \InputEvent.typeCode))
-        let directory = try makeTemporaryDirectory(self)
-        let path = directory.appendingPathComponent("widened.h5").path
-        let writer = try TraceWriter(creating: path, options: options)
-        try writer.write(try Evemu.read(packageRoot.appendingPathComponent("samples/touchscreen-mixed.evemu").path))
-        try writer.close()
-
-        let reader = try TraceReader(path: path)
+        let (path, reader) = try writeWidened(options)
         let trace = try reader.recording(reader.recordingNames[0])
         let contacts = try trace.contacts()
         XCTAssertFalse(contacts.isEmpty)

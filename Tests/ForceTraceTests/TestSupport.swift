@@ -67,3 +67,18 @@ func decode(_ events: [InputEvent], device: DeviceDescription,
     decoder.finish()
     return (decoder.takeOutput(), decoder)
 }
+
+/// An evemu header of a pen tablet with x, y and pressure, for tests that
+/// parse a few event lines after it.
+let testPadEvemuHeader = """
+# EVEMU 1.3
+N: Test Pad
+I: 0003 056a 4200 0110
+P: 02 00 00 00 00 00 00 00
+B: 00 0b 00 00 00 00 00 00 00
+B: 03 03 00 00 01 00 00 00 00
+A: 00 0 59674 4 0 100
+A: 01 0 33566 4 0 100
+A: 18 0 4095 0 0
+
+"""
