@@ -17,7 +17,9 @@ import resource
 import shutil
 import signal
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import python_mutants  # noqa: E402
@@ -205,6 +207,18 @@ class Runner:
         self.py_lines, self.py_seconds = {}, {}
         self.pytest_reached = {}
         self.flaky = []  # tests failing with no mutant active
+        # Each of the --jobs workers writes its own logs: a slot number is taken per run.
+        self.slots, self.local = list(range(arguments.jobs)), threading.local()
+        self.slot_lock = threading.Lock()
+
+    def slot(self):
+        with self.slot_lock:
+            self.local.slot = self.slots.pop(0)
+        return self.local.slot
+
+    def release(self):
+        with self.slot_lock:
+            self.slots.append(self.local.slot)
 
     # -- coverage ----------------------------------------------------------------
     def swift_coverage(self):
@@ -226,23 +240,36 @@ class Runner:
             return False
         trace = WORK / "trace"
         shutil.rmtree(trace, ignore_errors=True)
-        began = time.monotonic()
-        for number, test in enumerate(tests):
+        began, done, lock = time.monotonic(), [0], threading.Lock()
+
+        def trace_one(number, test):
             directory = trace / str(number)
             directory.mkdir(parents=True)
-            status, seconds, first = curated.run([str(XCTEST_BINARY), test], self.arguments.timeout, "trace.log",
-                                                 False, {"FORCETRACE_MUTANT_TRACE": str(directory)})
-            if status != 0:
-                # It cannot judge a mutant: left out of every covering set, and reported.
-                log(f"  {test} fails with no mutant active ({first}): left out; see {WORK / 'trace.log'}")
-                self.flaky.append(f"XCTest {test}")
-                continue
-            self.xctest_seconds[test] = round(seconds, 2)
+            log_name = f"trace-{self.slot()}.log"
+            try:
+                status, seconds, first = curated.run([str(XCTEST_BINARY), test], self.arguments.timeout, log_name,
+                                                     False, {"FORCETRACE_MUTANT_TRACE": str(directory)})
+            finally:
+                self.release()
             # One file per process the test ran (the test itself, the CLI it started).
-            for id in {int(i) for ids in directory.glob("*.ids") for i in ids.read_text().split()}:
-                self.reached.setdefault(id, []).append(test)
-            if (number + 1) % 25 == 0 or number + 1 == len(tests):
-                log(f"  XCTest coverage: {number + 1} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
+            ids = {int(i) for ids in directory.glob("*.ids") for i in ids.read_text().split()}
+            with lock:
+                done[0] += 1
+                if status != 0:
+                    # It cannot judge a mutant: left out of every covering set, and reported.
+                    log(f"  {test} fails with no mutant active ({first}): left out; see {WORK / log_name}")
+                    self.flaky.append(f"XCTest {test}")
+                else:
+                    self.xctest_seconds[test] = round(seconds, 2)
+                    for id in ids:
+                        self.reached.setdefault(id, []).append(test)
+                if done[0] % 25 == 0 or done[0] == len(tests):
+                    log(f"  XCTest coverage: {done[0]} of {len(tests)} tests, {time.monotonic() - began:.0f} s")
+
+        with ThreadPoolExecutor(self.arguments.jobs) as pool:
+            for future in [pool.submit(trace_one, number, test) for number, test in enumerate(tests)]:
+                future.result()
+        self.reached = {id: sorted(tests) for id, tests in self.reached.items()}
         cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds,
                                      "failed": self.flaky}))
         return True
@@ -332,16 +359,20 @@ class Runner:
         timeout = int(3 * sum(self.xctest_seconds.get(t, 1) for t in tests) + 30)
         # XCTest logs every test's start and end: silence longer than 3x the slowest test + 30 s is a hang.
         quiet = int(3 * max(self.xctest_seconds.get(t, 1) for t in tests) + 30)
-        status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, "xctest.log", True,
-                                       {"FORCETRACE_MUTANT": str(site.id)}, quiet_limit=quiet)
-        if status != 0:
-            return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
-        if not self.arguments.no_confirm:
-            command = ["swift", "test", "--skip-build", "--disable-swift-testing"]
-            status, _, first = curated.run(command, self.arguments.timeout, "xctest.log", True,
-                                           {"FORCETRACE_MUTANT": str(site.id)})
+        log_name = f"xctest-{self.slot()}.log"
+        try:
+            status, _, first = curated.run([str(XCTEST_BINARY), ",".join(tests)], timeout, log_name, True,
+                                           {"FORCETRACE_MUTANT": str(site.id)}, quiet_limit=quiet)
             if status != 0:
-                return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}
+                return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
+            if not self.arguments.no_confirm:
+                # The test binary itself, not `swift test`: two SwiftPM runs would wait on each other's .build lock.
+                status, _, first = curated.run([str(XCTEST_BINARY)], self.arguments.timeout, log_name, True,
+                                               {"FORCETRACE_MUTANT": str(site.id)})
+                if status != 0:
+                    return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}
+        finally:
+            self.release()
         return self.swift_pytest(site, {"status": "SURVIVED", "reached": len(tests)})
 
     def swift_pytest(self, site, survived):
@@ -407,6 +438,8 @@ def main():
                              "pytest suite is traced once for that); the report then gives both scores")
     parser.add_argument("--recheck-equivalents", action="store_true",
                         help="run the mutants reviewed as equivalent (equivalent.json) too; a killed one then counts as killed")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="Swift mutants (and the coverage pass) run on this many workers at once (default: 2)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
     parser.add_argument("--report-only", action="store_true",
                         help="render the report from .build/mutation/rules-results.json (an interrupted run's results "
@@ -479,10 +512,9 @@ def main():
     covered = time.monotonic()
 
     equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
-    results, started = [], time.monotonic()
-    for number, site in enumerate(chosen, 1):
-        if getattr(site, "disabled", False):
-            continue  # rolled back: counted as skipped
+    results, started, lock = [], time.monotonic(), threading.Lock()
+
+    def run_one(number, site):
         log(f"[{number}/{len(chosen)}] #{site.id} {site.path}:{site.line} {site.rule}: {site.original} -> {site.mutated}")
         began = time.monotonic()
         if site.key in equivalent and not arguments.recheck_equivalents:
@@ -497,10 +529,22 @@ def main():
         outcome |= {"id": site.id, "key": site.key, "file": site.path, "line": site.line, "rule": site.rule,
                     "original": site.original, "mutated": site.mutated, "seconds": round(time.monotonic() - began, 1),
                     "module": module_of(site.path)}
-        log(f"  {outcome['status']}" + (f" by {outcome['by']} ({outcome.get('first')})" if "by" in outcome else "")
-            + (f" ({outcome['note']})" if "note" in outcome else "") + f" in {outcome['seconds']:.0f} s")
-        results.append(outcome)
-        (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
+        with lock:
+            log(f"  #{site.id} {outcome['status']}"
+                + (f" by {outcome['by']} ({outcome.get('first')})" if "by" in outcome else "")
+                + (f" ({outcome['note']})" if "note" in outcome else "") + f" in {outcome['seconds']:.0f} s")
+            results.append(outcome)
+            (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
+
+    numbered = [(n, s) for n, s in enumerate(chosen, 1) if not getattr(s, "disabled", False)]  # rolled back: skipped
+    # Swift mutants on --jobs workers (each process reads its own FORCETRACE_MUTANT); the Python ones
+    # rewrite the copy's files, so they run after, one at a time.
+    with ThreadPoolExecutor(arguments.jobs) as pool:
+        for future in [pool.submit(run_one, n, s) for n, s in numbered if s.path.endswith(".swift")]:
+            future.result()
+    for n, s in numbered:
+        if not s.path.endswith(".swift"):
+            run_one(n, s)
     timing = {"build": built - wall, "coverage": covered - built, "mutants": time.monotonic() - started,
               "wall": time.monotonic() - wall, "cpu": children_cpu() - cpu}
     report = render_report(results, summary, timing, arguments, equivalent)
