@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// Survivors of the seed-26 sample run on two workers (2026-12-03, issue 26):
+/// each test pins the boundary or case one of them moved.
+final class MutantKill5Tests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// One press: 30 → 70 → 90 of 0...100, so normalized 0.3, 0.7, 0.9; it
+    /// crosses peek (0.60) and pop (0.80).
+    private func onePress() throws -> RecordingAnalysis {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.p, 70)])
+        builder.frame(20, [(F.p, 90)])
+        builder.frame(30, [(F.id, -1)])
+        return try F.analyze(builder.recording)
+    }
+
+    /// A fraction over exactly one contact is that contact's 0 or 1, not
+    /// "no data": the denominator's boundary is 0, not 1.
+    func testFractionsOverASingleContact() throws {
+        let statistics = try onePress().statistics
+        XCTAssertEqual(statistics.contactsWithPressure, 1)
+        XCTAssertEqual(statistics.reachedPeek, 1)
+        XCTAssertEqual(statistics.reachedPeekFraction, 1.0)
+        XCTAssertEqual(statistics.reachedPopFraction, 1.0)
+        XCTAssertNil(statistics.fraction(0, of: 0))
+        XCTAssertEqual(statistics.fraction(0, of: 1), 0.0)
+    }
+
+    /// The "(n of m contacts shown)" line appears only when some are hidden:
+    /// a limit of m − 1 shows it, a limit of m or none does not.
+    func testShownLineOnlyWhenContactsAreHidden() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.id, -1)])
+        builder.frame(100, [(F.slot, 0), (F.id, 2), (F.x, 300), (F.y, 300), (F.p, 40)])
+        builder.frame(110, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.contacts.count, 2)
+        let report = PressureReport(options: AnalysisOptions(), files: [FileAnalysis(file: analysis.file, recordings: [analysis])])
+        XCTAssertTrue(report.text(contactLimit: 1).rendered.contains("(1 of 2 contacts shown;"))
+        for limit in [2, 3, nil] as [Int?] {
+            XCTAssertFalse(report.text(contactLimit: limit).rendered.contains("contacts shown"), "limit \(String(describing: limit))")
+        }
+    }
+
+    /// JSON's two-character escapes are used where they exist (RFC 8259 §7),
+    /// and \u00XX only for the other controls: the bytes are part of the
+    /// byte-identical output, not only what a parser reads back.
+    func testJSONStringEscapesByteForByte() {
+        var writer = JSONWriter()
+        writer.beginArray(flat: true)
+        writer.string("a\nb\rc\td\"e\\f\u{01}g\u{1f}h\u{7f}é")
+        writer.endArray()
+        XCTAssertEqual(writer.text(), "[\"a\\nb\\rc\\td\\\"e\\\\f\\u0001g\\u001fh\u{7f}é\"]\n")
+    }
+}
