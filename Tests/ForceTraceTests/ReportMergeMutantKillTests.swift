@@ -58,6 +58,24 @@ final class ReportMergeMutantKillTests: XCTestCase {
         }
     }
 
+    /// The pressure axis code is the device's contact pressure axis (58, ABS_MT_PRESSURE, for the
+    /// simulator's slotted screen) or -1. 0 (ABS_X), 24 (ABS_PRESSURE, absent here) and a code past
+    /// UInt16 (which used to trap) are refused by name; -1 merges without a pressure axis.
+    func testAPressureAxisCodeOtherThanTheDevicesIsRefused() throws {
+        for code: Int64 in [0, 24, 70_000, -2] {
+            let a = try part("a", seed: 3, options: AnalysisOptions())
+            let group = try File.open(a.path).root.openGroup("recordings").memberNames()[0]
+            try plant(a.path, "pressure_axis_code", .int(code), group: group)
+            let text = message { _ = try ReportMerge.read([a.path], curves: false) }
+            XCTAssertTrue(text.contains("recordings/\(group): 'pressure_axis_code' is \(code), but the recording's pressure axis is code 58"), text)
+        }
+        let a = try part("a", seed: 3, options: AnalysisOptions())
+        let group = try File.open(a.path).root.openGroup("recordings").memberNames()[0]
+        XCTAssertEqual(try ReportMerge.read([a.path], curves: false).recordings.first?.analysis.pressureAxis?.code, AbsoluteAxis.mtPressure)
+        try plant(a.path, "pressure_axis_code", .int(-1), group: group)
+        XCTAssertNil(try ReportMerge.read([a.path], curves: false).recordings.first?.analysis.pressureAxis)
+    }
+
     func testNoPartsIsAnError() {
         XCTAssertTrue(message { _ = try ReportMerge.read([], curves: false) }.contains("no part files given"))
     }

@@ -440,6 +440,9 @@ def main():
                         help="run the mutants reviewed as equivalent (equivalent.json) too; a killed one then counts as killed")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="Swift mutants (and the coverage pass) run on this many workers at once (default: 2)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the kills of the last run's results (.build/mutation/rules-results.json) for the same "
+                             "mutants, and run the rest: its survivors (against the tests added since) and those it did not reach")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per whole-suite run (a timeout is a kill)")
     parser.add_argument("--report-only", action="store_true",
                         help="render the report from .build/mutation/rules-results.json (an interrupted run's results "
@@ -513,6 +516,16 @@ def main():
 
     equivalent = {e["key"]: e["why"] for e in json.loads(EQUIVALENT.read_text())} if EQUIVALENT.exists() else {}
     results, started, lock = [], time.monotonic(), threading.Lock()
+    if arguments.resume and (WORK / "rules-results.json").exists():
+        # Killed mutants of the same generation stay killed (tests were only added since, or the kill
+        # would be rechecked with the sources); survivors and mutants not run yet run now.
+        keys = {s.id: s.key for s in chosen}
+        results = [r for r in json.loads((WORK / "rules-results.json").read_text())
+                   if r["status"] == "killed" and keys.get(r["id"]) == r["key"]]
+        log(f"resuming: {len(results)} mutant(s) killed before are kept; the rest run")
+    kept = {r["id"] for r in results}
+    summary["resumed"] = len(kept)
+    (WORK / "rules-run.json").write_text(json.dumps(summary))
 
     def run_one(number, site):
         log(f"[{number}/{len(chosen)}] #{site.id} {site.path}:{site.line} {site.rule}: {site.original} -> {site.mutated}")
@@ -536,7 +549,8 @@ def main():
             results.append(outcome)
             (WORK / "rules-results.json").write_text(json.dumps(results, indent=1))
 
-    numbered = [(n, s) for n, s in enumerate(chosen, 1) if not getattr(s, "disabled", False)]  # rolled back: skipped
+    numbered = [(n, s) for n, s in enumerate(chosen, 1)
+                if not getattr(s, "disabled", False) and s.id not in kept]  # rolled back: counted as skipped
     # Swift mutants on --jobs workers (each process reads its own FORCETRACE_MUTANT); the Python ones
     # rewrite the copy's files, so they run after, one at a time.
     with ThreadPoolExecutor(arguments.jobs) as pool:
@@ -609,6 +623,8 @@ def render_report(results, summary, timing, arguments, equivalent):
              f"Time: the mutants took {timing['mutants'] / 60:.1f} min wall (build and coverage not included)."),
             "Survivors of the reaching tests were " + ("not run again against the whole XCTest suite (--no-confirm)."
                                                        if summary["no_confirm"] else "run again against the whole XCTest suite."),
+            *([f"Resumed (--resume): {summary['resumed']} kills were kept from the earlier pass over the same mutants; "
+               "its survivors ran again with the tests added since."] if summary.get("resumed") else []),
             ""]
     by = {}
     for r in results:
@@ -618,7 +634,7 @@ def render_report(results, summary, timing, arguments, equivalent):
     if survivors:
         out += ["## Survivors", ""]
         for r in survivors:
-            line = (ROOT / r["file"]).read_text().split("\n")[r["line"] - 1].strip()
+            line = r["key"].split("|")[1]  # the site's text when generated (the line may have moved since)
             out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}, reached by {r.get('reached', 0)} test(s)): "
                     f"`{r['original']}` -> `{r['mutated']}` in `{line}`", f"  key: `{r['key']}`"]
         out.append("")

@@ -178,6 +178,17 @@ public enum ReportMerge {
                      value: Int32(truncatingIfNeeded: axes[row + 6]))
         }
         let pressureCode = try group.required(Recording.pressureAxisCode, part: part, where: place)
+        // The analysis stores its device's contact pressure axis or -1 (none); any other code is a damaged part.
+        let pressureAxis: AxisInfo?
+        if pressureCode == -1 {
+            pressureAxis = nil
+        } else if let axis = device.contactPressureAxis, Int64(axis.code) == pressureCode {
+            pressureAxis = axis
+        } else {
+            throw ForceTraceError(file: part, "\(place): 'pressure_axis_code' is \(pressureCode), but the recording's pressure axis is "
+                                  + (device.contactPressureAxis.map { "code \($0.code)" } ?? "absent")
+                                  + "; a saved part holds that code or -1 (none). Save the part again with report --save.")
+        }
         let positions = device.positionAxes
         var statistics = try ReportFile.readStatistics(from: group, file: part, place: place)
         if !curves {
@@ -188,7 +199,7 @@ public enum ReportMerge {
         let scriptedPop = try group.optional(Recording.scriptedPop, part: part, where: place)
         let analysis = RecordingAnalysis(
             file: try group.required(Recording.file, part: part, where: place), name: try group.required(Recording.name, part: part, where: place),
-            device: device, pressureAxis: pressureCode >= 0 ? device.axis(UInt16(pressureCode)) : nil, options: options,
+            device: device, pressureAxis: pressureAxis, options: options,
             lanes: ToleranceLanes(options.tolerance, xAxis: positions.x, yAxis: positions.y), contacts: [],
             curves: [], alignedCurves: [], statistics: statistics, scriptedPeek: scriptedPeek, scriptedPop: scriptedPop,
             durationNs: try group.required(Recording.durationNs, part: part, where: place),
