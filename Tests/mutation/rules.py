@@ -6,6 +6,7 @@ ones one at a time, and runs for each mutant first the tests that cover its
 file, then, if those pass, the full XCTest and pytest suites.
 See Tests/mutation/README.md."""
 import argparse
+import fcntl
 import fnmatch
 import hashlib
 import json
@@ -42,6 +43,12 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
+def sample_rank(seed, site):
+    """A site's place in the seeded sample: a hash of the seed and its key (file, line text, rule,
+    operator, ordinal) and, for identical lines, which of them it is."""
+    return hashlib.sha256(f"{seed}|{site.key}|{site.repeat}".encode()).hexdigest()
+
+
 def module_of(path):
     parts = pathlib.Path(path).parts
     return "python" if parts[0] == "python" else parts[2]
@@ -67,13 +74,16 @@ class Mutants:
 
     def __init__(self, files):
         self.swift, self.python, self.all = {}, {}, []
-        number = 1
+        number, seen = 1, {}
         for path in files:
             source = (ROOT / path).read_text()
             analysed = (swift_schemata if path.endswith(".swift") else python_mutants).analyse(path, source)
             (self.swift if path.endswith(".swift") else self.python)[path] = analysed
             for site in analysed.sites:
                 site.id, site.path = number, path
+                # Identical lines share a key: which of them a site is keeps it apart in samples and resumes.
+                site.repeat = seen.get(site.key, 0)
+                seen[site.key] = site.repeat + 1
                 number += 1
                 self.all.append(site)
 
@@ -458,11 +468,12 @@ def main():
     chosen = mutants.all
     ids = {int(i) for i in arguments.only.split(",")} if arguments.only else set()
     if arguments.sample and arguments.sample < len(chosen):
-        # The sample, plus any --only ids.
-        sample = {s.id for s in random.Random(arguments.seed).sample(chosen, arguments.sample)}
-        chosen = [s for s in chosen if s.id in sample | ids]
-        # In a seeded random order: the mutants run before an interruption are a random sample too.
-        random.Random(arguments.seed).shuffle(chosen)
+        # The sample, plus any --only ids: the sites whose seeded hash of their key is smallest, so an
+        # edit adds or drops only the sites it touches and leaves the rest of the sample as it was.
+        # In that (random) order: the mutants run before an interruption are a random sample too.
+        ranked = sorted(chosen, key=lambda s: sample_rank(arguments.seed, s))
+        sample = {s.id for s in ranked[:arguments.sample]}
+        chosen = [s for s in ranked if s.id in sample | ids]
     elif ids:
         chosen = [s for s in chosen if s.id in ids]
     log(f"{len(mutants.all)} rule-made mutants in {len(files)} file(s); running {len(chosen)}"
@@ -493,6 +504,13 @@ def main():
 
     wall, cpu = time.monotonic(), children_cpu()
     WORK.mkdir(parents=True, exist_ok=True)
+    # Two runs would rebuild and rewrite the same copy under each other's tests.
+    lock = open(WORK / "run.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"another mutation run is using {WORK}: wait for it to end, or stop it")
+        return 2
     summary = run_summary(mutants, chosen, arguments)
     (WORK / "rules-run.json").write_text(json.dumps(summary))
     log(f"syncing the source into {TREE}")
@@ -519,9 +537,12 @@ def main():
     if arguments.resume and (WORK / "rules-results.json").exists():
         # Killed mutants of the same generation stay killed (tests were only added since, or the kill
         # would be rechecked with the sources); survivors and mutants not run yet run now.
-        keys = {s.id: s.key for s in chosen}
-        results = [r for r in json.loads((WORK / "rules-results.json").read_text())
-                   if r["status"] == "killed" and keys.get(r["id"]) == r["key"]]
+        sites = {(s.key, s.repeat): s for s in chosen}
+        results = []
+        for r in json.loads((WORK / "rules-results.json").read_text()):
+            site = sites.get((r["key"], r.get("repeat", 0)))
+            if r["status"] == "killed" and site:
+                results.append(r | {"id": site.id, "line": site.line})  # ids move with edits elsewhere
         log(f"resuming: {len(results)} mutant(s) killed before are kept; the rest run")
     kept = {r["id"] for r in results}
     summary["resumed"] = len(kept)
@@ -539,7 +560,7 @@ def main():
             outcome = runner.python_mutant(site, mutants.python[site.path], covering[site.path])
         if outcome["status"] == "SURVIVED" and site.key in equivalent:
             outcome = {"status": "equivalent", "why": equivalent[site.key], "reached": outcome.get("reached")}
-        outcome |= {"id": site.id, "key": site.key, "file": site.path, "line": site.line, "rule": site.rule,
+        outcome |= {"id": site.id, "key": site.key, "repeat": site.repeat, "file": site.path, "line": site.line, "rule": site.rule,
                     "original": site.original, "mutated": site.mutated, "seconds": round(time.monotonic() - began, 1),
                     "module": module_of(site.path)}
         with lock:
