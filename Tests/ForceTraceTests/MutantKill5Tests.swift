@@ -58,3 +58,74 @@ final class MutantKill5Tests: XCTestCase {
         XCTAssertEqual(writer.text(), "[\"a\\nb\\rc\\td\\\"e\\\\f\\u0001g\\u001fh\u{7f}é\"]\n")
     }
 }
+
+/// More survivors of the same run (Analysis and Calibration).
+final class MutantKill5CalibrationTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// Tracking ID 0 is a contact like any other (the kernel hands out ids
+    /// from 0); -1 is the only "no contact". The live bar shows its pressure.
+    func testTrackingIDZeroIsAContactDown() {
+        var tracker = TrialTracker(device: RecordingBuilder().device)
+        func frame(_ pairs: [(UInt16, Int32)]) {
+            for (code, value) in pairs { _ = tracker.feed(InputEvent(timeNs: 0, type: EventType.abs, code: code, value: value)) }
+            _ = tracker.feed(InputEvent(timeNs: 0, type: EventType.syn, code: Synchronization.report, value: 0))
+        }
+        XCTAssertNil(tracker.currentPressure)
+        frame([(F.slot, 0), (F.id, 0), (F.x, 100), (F.y, 100), (F.p, 42)])
+        XCTAssertEqual(tracker.contactsDown, 1)
+        XCTAssertEqual(tracker.currentPressure, 42)
+        frame([(F.id, -1)])
+        XCTAssertEqual(tracker.contactsDown, 0)
+        XCTAssertNil(tracker.currentPressure)
+    }
+
+    /// Holds are a touchpad session's only: the app and pen protocols have
+    /// none, so `--holds` adds nothing to their schedule.
+    func testOnlyTheTouchpadHasHoldClasses() {
+        XCTAssertEqual(CalibrationProtocol.touchpad.holdClasses, [.holdLight, .holdNormal])
+        XCTAssertEqual(CalibrationProtocol.app.holdClasses, [])
+        XCTAssertEqual(CalibrationProtocol.pen.holdClasses, [])
+        XCTAssertEqual(CalibrationProtocol.app.schedule(trials: 1, holds: true), [.tap, .peekPress, .popPress])
+        XCTAssertEqual(CalibrationProtocol.touchpad.schedule(trials: 1, holds: true),
+                       [.light, .normal, .thumb, .palm, .holdLight, .holdNormal])
+    }
+
+    /// The inflation sweep's lanes apply when they saw motion events (a
+    /// contact's frames after touch-down), or when the recording has none at
+    /// all: a touch-down and a lift only. Without a resolution the lanes above
+    /// 0 mm see none while the recording has some: they do not apply.
+    func testSweepLanesApplyWithoutAnyMotion() throws {
+        var still = RecordingBuilder()
+        still.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        still.frame(30, [(F.id, -1)])
+        let quiet = try F.analyze(still.recording).statistics
+        XCTAssertEqual(quiet.motionEvents, 0)
+        XCTAssertEqual(quiet.inflationSweep.count, AnalysisOptions.sweepTolerancesMM.count)
+        for lane in quiet.inflationSweep { XCTAssertNotNil(lane.stationary, "\(lane.toleranceMM) mm") }
+
+        var moving = RecordingBuilder(resolution: 0)
+        moving.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        moving.frame(10, [(F.x, 140), (F.p, 50)])
+        moving.frame(20, [(F.id, -1)])
+        let unscaled = try F.analyze(moving.recording).statistics
+        XCTAssertGreaterThan(unscaled.motionEvents, 0)
+        XCTAssertNotNil(unscaled.inflationSweep[0].stationary)
+        for lane in unscaled.inflationSweep.dropFirst() { XCTAssertNil(lane.stationary, "\(lane.toleranceMM) mm") }
+    }
+
+    /// A contact lifted at 0 ns (the relative clock's first instant) ends
+    /// there: its duration is 0, not the time to the recording's end.
+    func testAContactLiftedAtTimeZeroEndsThere() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(0, [(F.id, -1)])
+        builder.frame(100, [(F.slot, 0), (F.id, 2), (F.x, 300), (F.y, 300), (F.p, 40)])
+        builder.frame(110, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.contacts.count, 2)
+        XCTAssertEqual(analysis.contacts[0].tUpNs, 0)
+        XCTAssertEqual(analysis.contacts[0].durationNs, 0)
+        XCTAssertEqual(analysis.contacts[1].durationNs, 10_000_000)
+    }
+}
