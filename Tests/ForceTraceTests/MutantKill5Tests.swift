@@ -128,4 +128,20 @@ final class MutantKill5CalibrationTests: XCTestCase {
         XCTAssertEqual(analysis.contacts[0].durationNs, 0)
         XCTAssertEqual(analysis.contacts[1].durationNs, 10_000_000)
     }
+
+    /// The configured tolerance's description: 0 mm needs no resolution and
+    /// says so plainly; 1 mm (the step above) names each axis's own units,
+    /// on axes whose resolutions differ (16 and 15 units/mm, as the shared
+    /// Cypress recording has): 16 x units and 15 y units. 0.5 mm gives 8 and 7.5.
+    func testToleranceDescriptionsAtZeroAndOneMillimetre() {
+        let x = AxisInfo(code: AbsoluteAxis.mtPositionX, minimum: 0, maximum: 1000, resolution: 16)
+        let y = AxisInfo(code: AbsoluteAxis.mtPositionY, minimum: 0, maximum: 1000, resolution: 15)
+        XCTAssertEqual(ToleranceLanes(.millimetres(0), xAxis: x, yAxis: y).configuredDescription, "0 mm")
+        XCTAssertEqual(ToleranceLanes(.millimetres(0), xAxis: nil, yAxis: nil).configuredDescription, "0 mm")
+        let one = ToleranceLanes(.millimetres(1), xAxis: x, yAxis: y)
+        XCTAssertEqual(one.configuredDescription, "1 mm (16 x units, 15 y units)")
+        XCTAssertEqual(one.x[0], 16)
+        XCTAssertEqual(one.y[0], 15)
+        XCTAssertEqual(ToleranceLanes(.millimetres(0.5), xAxis: x, yAxis: y).configuredDescription, "0.5 mm (8 x units, 7.5 y units)")
+    }
 }
