@@ -144,4 +144,15 @@ final class MutantKill5CalibrationTests: XCTestCase {
         XCTAssertEqual(one.y[0], 15)
         XCTAssertEqual(ToleranceLanes(.millimetres(0.5), xAxis: x, yAxis: y).configuredDescription, "0.5 mm (8 x units, 7.5 y units)")
     }
+
+    /// `report`'s progress: four files weigh a quarter each. One not opened
+    /// (0), one empty (done: 1), one half done (100 of 200 samples: 0.5) and
+    /// one past its total (capped at 1): (0 + 1 + 0.5 + 1) / 4 = 0.625.
+    func testReportProgressSharesOfEachFile() {
+        XCTAssertEqual(ParallelState.fraction(totals: [nil, 0, 200, 10], finished: [0, 0, 60, 10], current: [0, 0, 40, 5]), 0.625)
+        XCTAssertEqual(ParallelState.fraction(totals: [nil], finished: [0], current: [0]), 0)
+        XCTAssertEqual(ParallelState.fraction(totals: [0], finished: [0], current: [0]), 1)
+        XCTAssertEqual(ParallelState.fraction(totals: [1], finished: [0], current: [1]), 1)
+    }
 }
+

@@ -112,7 +112,7 @@ extension Array where Element == UInt8 {
 
 
 /// Results of the parallel analysis, and the samples done, behind a lock.
-private final class ParallelState: @unchecked Sendable {
+final class ParallelState: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Result<FileAnalysis, any Error>?]
     private let label: TerminalText
@@ -150,12 +150,20 @@ private final class ParallelState: @unchecked Sendable {
         guard line.isEnabled else { return }
         lock.lock(); defer { lock.unlock() }
         current[index] = done
+        let done = zip(finished, current).reduce(0) { $0 + $1.0 + $1.1 }
+        line.count(label, done: Int64(done), unit: "samples",
+                   fraction: Self.fraction(totals: totals, finished: finished, current: current))
+    }
+
+    /// The share of the work done: each file weighs the same, an opened file
+    /// its samples done over its total (an empty file is done), a file not
+    /// yet opened none.
+    static func fraction(totals: [Int?], finished: [Int], current: [Int]) -> Double {
         let shares = totals.indices.map { file -> Double in
             guard let total = totals[file], total > 0 else { return totals[file] == 0 ? 1 : 0 }
             return min(1, Double(finished[file] + current[file]) / Double(total))
         }
-        let done = zip(finished, current).reduce(0) { $0 + $1.0 + $1.1 }
-        line.count(label, done: Int64(done), unit: "samples", fraction: shares.reduce(0, +) / Double(shares.count))
+        return shares.reduce(0, +) / Double(shares.count)
     }
 
     var results: [Result<FileAnalysis, any Error>?] {
