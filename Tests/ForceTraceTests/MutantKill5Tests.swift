@@ -1,4 +1,5 @@
 import Foundation
+import HDF5
 import XCTest
 @testable import ForceTrace
 
@@ -101,6 +102,7 @@ final class MutantKill5CalibrationTests: XCTestCase {
         still.frame(30, [(F.id, -1)])
         let quiet = try F.analyze(still.recording).statistics
         XCTAssertEqual(quiet.motionEvents, 0)
+        XCTAssertNil(quiet.pressureOnlyFraction, "no motion events: no fraction (not 0/0)")
         XCTAssertEqual(quiet.inflationSweep.count, AnalysisOptions.sweepTolerancesMM.count)
         for lane in quiet.inflationSweep { XCTAssertNotNil(lane.stationary, "\(lane.toleranceMM) mm") }
 
@@ -153,6 +155,53 @@ final class MutantKill5CalibrationTests: XCTestCase {
         XCTAssertEqual(ParallelState.fraction(totals: [nil], finished: [0], current: [0]), 0)
         XCTAssertEqual(ParallelState.fraction(totals: [0], finished: [0], current: [0]), 1)
         XCTAssertEqual(ParallelState.fraction(totals: [1], finished: [0], current: [1]), 1)
+    }
+
+    /// Overlapping classes: lower [10, 20], upper [11, 30]. The candidates
+    /// 9, 10, 11, 19, 20, 29, 30 give balanced accuracy 0.5, 0.75, 0.5, 0.5,
+    /// 0.75, 0.75, 0.5 (at 10: 1/2 and 2/2; at 20 and 29: 2/2 and 1/2), so
+    /// three tie at 0.75 and the middle one, 20, is the threshold.
+    func testTiedSeparationTakesTheMiddleOfThree() throws {
+        let separation = try XCTUnwrap(Separation.best(lower: [10, 20], upper: [11, 30]))
+        XCTAssertEqual(separation.balancedAccuracy, 0.75)
+        XCTAssertEqual(separation.threshold, 20)
+        XCTAssertTrue(separation.overlaps)
+    }
+
+    /// A levels session's `level_range` must lie within 0...1 with LOW < HIGH:
+    /// [0, 1] and [0.2, 0.9] read back; a HIGH past 1 (1.5), a LOW below 0
+    /// and LOW = HIGH are refused as damaged labels, naming the attribute.
+    func testLevelRangeOutside0To1IsRefused() throws {
+        let plan = LevelsPlan(counts: [2, 3], trialsPerLevel: 2, seed: 11)
+        let simulation = LevelsSimulator.run(device: .touchscreen, plan: plan, person: SimulatedLevelsPerson(capacity: 3))
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("levels.h5").path
+        let axis = try XCTUnwrap(simulation.recording.device.contactPressureAxis)
+        let source = LevelsSource(ReplaySource(recording: simulation.recording, speed: nil), plan: simulation.plan, axis: axis)
+        _ = try Recorder(source: source, path: path, name: "session").run(stop: nil)
+        try LevelsLabels.write(source.session.trials, plan: simulation.plan, axis: axis, toFile: path, recording: "session")
+        func result(_ range: [Double]) -> String {
+            do {
+                let file = try File.open(path, mode: .readWrite)
+                try file.root.openGroup("recordings").openGroup("session").openGroup("labels").setAttribute("level_range", .doubles(range))
+                try file.close()
+                _ = try TraceReader(path: path).recording("session").levelsResult()
+                return "read"
+            } catch { return "\(error)" }
+        }
+        XCTAssertEqual(result([0, 1]), "read")
+        XCTAssertEqual(result([0.2, 0.9]), "read")
+        for range in [[0.2, 1.5], [-0.1, 0.5], [0.5, 0.5]] {
+            XCTAssertTrue(result(range).contains("level_range is not LOW < HIGH within 0..1"), "\(range)")
+        }
+    }
+
+    /// A device name holding U+FFFD (bytes that were not UTF-8) cannot be
+    /// matched by a quirks MatchName: the name's real bytes are unknown.
+    /// U+FFFC and U+FFFE beside it are ordinary characters.
+    func testReplacementCharacterMakesTheNameUnusable() {
+        XCTAssertEqual(QuirksSection.namePattern("pad \u{FFFD}x"), .failure(.notUTF8))
+        XCTAssertEqual(QuirksSection.namePattern("pad \u{FFFC}x"), .success("pad \u{FFFC}x"))
+        XCTAssertEqual(QuirksSection.namePattern("pad \u{FFFE}x"), .success("pad \u{FFFE}x"))
     }
 }
 
