@@ -203,5 +203,32 @@ final class MutantKill5CalibrationTests: XCTestCase {
         XCTAssertEqual(QuirksSection.namePattern("pad \u{FFFC}x"), .success("pad \u{FFFC}x"))
         XCTAssertEqual(QuirksSection.namePattern("pad \u{FFFE}x"), .success("pad \u{FFFE}x"))
     }
+
+    /// An object's closing brace goes on its own line once it has a member,
+    /// the first one included; an empty object stays "{}".
+    func testOneMemberObjectClosesOnItsOwnLine() {
+        var one = JSONWriter()
+        one.beginObject(); one.key("i"); one.int(1); one.endObject()
+        XCTAssertEqual(one.text(), "{\n  \"i\": 1\n}\n")
+        var two = JSONWriter()
+        two.beginObject(); two.key("i"); two.int(1); two.key("j"); two.int(2); two.endObject()
+        XCTAssertEqual(two.text(), "{\n  \"i\": 1,\n  \"j\": 2\n}\n")
+        var none = JSONWriter()
+        none.beginObject(); none.endObject()
+        XCTAssertEqual(none.text(), "{}\n")
+    }
+
+    /// The classes a curve figure shows are those with a curve: one light
+    /// press (30 → 40 of 100, below peek) makes taps only.
+    func testClassesPresentAreThoseWithACurve() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.p, 40)])
+        builder.frame(20, [(F.id, -1)])
+        let statistics = try F.analyze(builder.recording).statistics
+        XCTAssertEqual(statistics.curveBands.classesPresent, [.tap])
+        XCTAssertEqual(statistics.alignedBands.classesPresent, [.tap])
+        XCTAssertEqual(CurveBands(points: 4).classesPresent, [])
+    }
 }
 
