@@ -87,7 +87,8 @@ def test_figures_carry_units_and_long_names(saved):
 
 def test_large_arrays_are_deflated_in_chunks_and_small_ones_stay_contiguous(saved):
     """Arrays of 1024 elements or more (the curve bands in state/, the curve
-    matrices) are chunked with shuffle and deflate; smaller ones contiguous."""
+    matrices) are chunked with shuffle and deflate at level 1 (ReportFile.compression);
+    smaller ones contiguous."""
     import h5py
 
     report, _ = saved
@@ -104,6 +105,7 @@ def test_large_arrays_are_deflated_in_chunks_and_small_ones_stay_contiguous(save
         assert "total/state/aligned_bands" in big and "total/state/class_counts" in small
         for name in big:
             assert sizes[name].chunks and sizes[name].compression == "gzip" and sizes[name].shuffle, name
+            assert sizes[name].compression_opts == 1, name
         for name in small:
             assert sizes[name].chunks is None, name
         bands = f["total/state/aligned_bands"]
