@@ -142,6 +142,67 @@ final class AnalysisLanesTests: XCTestCase {
         }
     }
 
+    /// `LaneBands` (its own layout, the bin kept while a value is held)
+    /// gives the bands of `CurveBands.add`, on random sample-and-hold
+    /// curves with NaN gaps, runs at both ends, -0.0 beside 0.0, values on
+    /// and beside bin edges, far out of range, a one-point grid.
+    func testLaneBandsEqualPointByPointBands() {
+        var generator = SystemRandomNumberGenerator()
+        let special: [Float] = [0, -0.0, 0.01, 0.0099999, 0.5, 0.99, 1, 1.5, -0.2, 3, -1, .nan,
+                                Float.leastNonzeroMagnitude, 0.6, 0.8]
+        for points in [1, 2, 7, 64, 200] {
+            var lane = LaneBands(points: points), reference = CurveBands(points: points)
+            for _ in 0..<400 {
+                var curve: [Float] = []
+                while curve.count < points {
+                    let value = Bool.random(using: &generator) ? special.randomElement(using: &generator)!
+                                                               : Float.random(in: -0.1...1.1, using: &generator)
+                    curve += Array(repeating: value, count: Int.random(in: 1...max(1, points / 3), using: &generator))
+                }
+                // Sometimes longer than the grid (the extra points are not added), sometimes shorter.
+                let length = Int.random(in: max(0, points - 2)...(points + 2), using: &generator)
+                curve = Array(curve.prefix(length))
+                let pressClass = PressClass.allCases.randomElement(using: &generator)!
+                curve.withUnsafeBufferPointer { lane.add($0, as: pressClass) }
+                reference.add(curve, as: pressClass)
+            }
+            XCTAssertEqual(lane.bands.stored, reference.stored, "\(points) points")
+        }
+    }
+
+    /// `gridTime` divides in 64 bits when the product fits and in 128
+    /// otherwise; both give the 128-bit quotient, rounded toward zero, at
+    /// the overflow boundary, for spans of years, negative spans and grids
+    /// beyond the CLI's 4096 points.
+    func testGridTimeIsTheFullWidthQuotient() {
+        var generator = SystemRandomNumberGenerator()
+        func reference(_ tDown: Int64, _ duration: Int64, _ index: Int, _ points: Int) -> Int64 {
+            tDown + Int64(points).dividingFullWidth(duration.multipliedFullWidth(by: Int64(index))).quotient
+        }
+        var checked = 0
+        for points in [2, 3, 64, 200, 4096, 10_000] {
+            for index in [0, 1, points / 2, points - 1, points] {
+                var durations: [Int64] = [0, 1, -1, 999, 1_000_000_007, Int64.max / 2, Int64.max - 10, -(Int64.max / 3)]
+                if index > 1 {
+                    // The largest span whose product fits, and the next.
+                    durations += [Int64.max / Int64(index), Int64.max / Int64(index) + 1, Int64.min / Int64(index)]
+                }
+                durations += (0..<50).map { _ in Int64.random(in: -(1 << 40)...Int64.max / 2, using: &generator) }
+                for duration in durations {
+                    let tDown: Int64 = duration < 0 ? 7 : Int64.random(in: 0...(Int64.max - duration), using: &generator)
+                    var open = OpenContact()
+                    open.stats = ContactStatistics(Contact(id: 0, slot: 0, trackingID: 1, tool: 0, tDownNs: tDown, tUpNs: -1,
+                                                           firstSample: 0, lastSample: 0, sampleCount: 1),
+                                                   endNs: tDown &+ duration)
+                    XCTAssertEqual(open.gridTime(index, points: points), reference(tDown, duration, index, points),
+                                   "duration \(duration), point \(index) of \(points)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1_000)
+    }
+
     /// A contact that goes down a second time, in another slot, while still
     /// open in its first: the second beginning overwrites its curve rows, so
     /// the bands come from the finished matrices, as before.

@@ -253,46 +253,42 @@ public struct CurveBands: SummaryState {
 }
 
 /// A lane's running `CurveBands`, laid out for adding one contact at a
-/// time. A curve is sample-and-hold, so it is a few runs of one value:
-/// each run adds to its first point and takes away after its last, in
-/// difference arrays over the points (`stride` = points + 1 per row), and
-/// `bands` sums them up. The histogram is [class][bin][point] in 32 bits.
-/// Wrapping integer sums, so `bands` gives the same integers as adding
-/// the curves point by point to a `CurveBands`.
+/// time: its histogram is [class][bin][point] in 32 bits, so a curve that
+/// holds a bin over neighbouring points touches neighbouring counts (in
+/// `CurveBands`' [class][point][bin] every point was another cache line,
+/// and the misses were most of `report --html`'s time). `bands` gives the
+/// same integers as adding the curves to a `CurveBands`.
 struct LaneBands {
     let points: Int
     private var counts: [Int64], sums: [Int64]
     private var histogram: [Int32]
-    private var stride: Int { points + 1 }
 
     init(points: Int) {
         self.points = points
-        counts = [Int64](repeating: 0, count: 3 * (points + 1))
+        counts = [Int64](repeating: 0, count: 3 * points)
         sums = counts
-        histogram = [Int32](repeating: 0, count: 3 * (points + 1) * CurveBands.width)
+        histogram = [Int32](repeating: 0, count: 3 * points * CurveBands.width)
     }
 
     /// Adds one contact's curve; NaN points (after its end) are left out.
     mutating func add(_ curve: UnsafeBufferPointer<Float>, as pressClass: PressClass) {
-        let stride = self.stride, first = pressClass.index * stride, count = min(points, curve.count)
-        let histogramFirst = pressClass.index * CurveBands.width * stride
+        let points = self.points, first = pressClass.index * points, count = min(points, curve.count)
+        let histogramFirst = pressClass.index * CurveBands.width * points
         counts.withUnsafeMutableBufferPointer { counts in
             sums.withUnsafeMutableBufferPointer { sums in
                 histogram.withUnsafeMutableBufferPointer { histogram in
-                    var point = 0
-                    while point < count {
+                    var held = Float.nan.bitPattern, fixed: Int64 = 0, binStart = 0
+                    for point in 0..<count {
                         let value = curve[point]
-                        guard !value.isNaN else { point += 1; continue }
-                        // The run of this value's bits: [point, end).
-                        let bits = value.bitPattern
-                        var end = point + 1
-                        while end < count && curve[end].bitPattern == bits { end += 1 }
-                        let fixed = Int64((Double(value) * CurveBands.scale).rounded())
-                        let row = histogramFirst + ThresholdBins.bin(Double(value)) * stride
-                        counts[first + point] &+= 1; counts[first + end] &-= 1
-                        sums[first + point] &+= fixed; sums[first + end] &-= fixed
-                        histogram[row + point] &+= 1; histogram[row + end] &-= 1
-                        point = end
+                        guard !value.isNaN else { continue }
+                        if value.bitPattern != held {
+                            held = value.bitPattern
+                            fixed = Int64((Double(value) * CurveBands.scale).rounded())
+                            binStart = histogramFirst + ThresholdBins.bin(Double(value)) * points
+                        }
+                        counts[first + point] += 1
+                        sums[first + point] += fixed
+                        histogram[binStart + point] += 1
                     }
                 }
             }
@@ -302,21 +298,13 @@ struct LaneBands {
     /// The bands, in `CurveBands`' layout.
     var bands: CurveBands {
         var bands = CurveBands(points: points)
-        let width = CurveBands.width, stride = self.stride
+        bands.counts = counts
+        bands.sums = sums
+        let width = CurveBands.width
         for pressClass in 0..<3 {
-            var count: Int64 = 0, sum: Int64 = 0
-            for point in 0..<points {
-                count &+= counts[pressClass * stride + point]
-                sum &+= sums[pressClass * stride + point]
-                bands.counts[pressClass * points + point] = count
-                bands.sums[pressClass * points + point] = sum
-            }
             for bin in 0..<width {
-                let row = (pressClass * width + bin) * stride
-                var running: Int32 = 0
                 for point in 0..<points {
-                    running &+= histogram[row + point]
-                    bands.histogram[(pressClass * points + point) * width + bin] = Int64(running)
+                    bands.histogram[(pressClass * points + point) * width + bin] = Int64(histogram[(pressClass * width + bin) * points + point])
                 }
             }
         }
