@@ -241,6 +241,44 @@ final class AnalysisLanesTests: XCTestCase {
         for lanes in [1, 2] { try assertBandsOfMatrices(path, lanes: lanes, blockRows: 65_536) }
     }
 
+    /// A contacts row that no samples row names (its rows are another
+    /// contact's, which validation allows) never begins: its curve rows
+    /// are NaN, as when the matrices were filled with NaN up front
+    /// (now each row is filled where its contact begins, the rest after the pass).
+    func testAContactThatNeverBeginsHasNaNCurves() throws {
+        var simulation = SimulationOptions()
+        simulation.seed = 7
+        simulation.presses = 40
+        let path = directory.appendingPathComponent("unbegun.h5").path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(Simulator.run(simulation).recording)
+        try writer.close()
+        let name = try TraceReader(path: path).recordingNames[0]
+        // One more contacts row, a copy of the last one with the next id.
+        try runPython("""
+            import h5py, sys
+            with h5py.File(sys.argv[1], 'a') as f:
+                c = f['recordings/\(name)/contacts']
+                n = c['id'].shape[0]
+                for key in ('id', 'first_sample', 'last_sample', 'n_samples', 'slot', 't_down_ns', 't_up_ns', 'tool', 'tracking_id'):
+                    c[key].resize((n + 1,))
+                    c[key][n] = c[key][n - 1]
+                c['id'][n] = n
+            """, path)
+        for lanes in [1, 2] {
+            var options = AnalysisOptions()
+            options.lanes = lanes
+            let analysis = try analyses(path, options)[0]
+            let last = analysis.contacts.count - 1
+            XCTAssertEqual(analysis.contacts[last].samples, 0)
+            XCTAssertEqual(analysis.curves.count, analysis.contacts.count * options.curvePoints)
+            XCTAssertTrue(analysis.curves[(last * options.curvePoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
+            XCTAssertTrue(analysis.alignedCurves[(last * options.alignedPoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
+            // The contact before it began, and its curve is written.
+            XCTAssertFalse(analysis.curves[((last - 1) * options.curvePoints)..<(last * options.curvePoints)].contains(where: \.isNaN))
+        }
+    }
+
     /// The bands of an analysis with and without matrices are those summed from its matrices.
     private func assertBandsOfMatrices(_ path: String, lanes: Int, blockRows: Int) throws {
         for smoothing in [Smoothing.none, .ema(alpha: 0.3)] {
