@@ -11,7 +11,7 @@ public struct Compression: Sendable, Equatable {
     public static let none = Compression(uncheckedLevel: 0, shuffle: false)
     public static let standard = Compression(uncheckedLevel: 4, shuffle: true)
     /// Shuffle + deflate level 1: for outputs written once and read whole
-    /// (`report --save`), where level 4's extra time buys about 2.5 % of size.
+    /// (`report --save`), where level 4's extra time buys about 3 % of size.
     public static let fast = Compression(uncheckedLevel: 1, shuffle: true)
     /// Deflate level 1 without shuffle: for arrays that repeat whole values
     /// (sample-and-hold curves), whose repeats shuffle would split apart.

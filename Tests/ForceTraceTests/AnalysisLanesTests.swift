@@ -46,6 +46,18 @@ final class AnalysisLanesTests: XCTestCase {
         return paths
     }
 
+    /// A simulated trace of `presses` presses, written as `name` in the test's folder; its path.
+    private func simulatedTrace(_ name: String, seed: UInt64, presses: Int) throws -> String {
+        var simulation = SimulationOptions()
+        simulation.seed = seed
+        simulation.presses = presses
+        let path = directory.appendingPathComponent(name).path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(Simulator.run(simulation).recording)
+        try writer.close()
+        return path
+    }
+
     private func analyses(_ path: String, _ options: AnalysisOptions) throws -> [RecordingAnalysis] {
         let reader = try TraceReader(path: path)
         return try reader.recordingNames.map { try PressureAnalyzer.analyze(try reader.recording($0), options: options) }
@@ -207,13 +219,7 @@ final class AnalysisLanesTests: XCTestCase {
     /// open in its first: the second beginning overwrites its curve rows, so
     /// the bands come from the finished matrices, as before.
     func testAContactBegunTwiceGivesTheBandsOfItsMatrices() throws {
-        var simulation = SimulationOptions()
-        simulation.seed = 5
-        simulation.presses = 60
-        let path = directory.appendingPathComponent("twice.h5").path
-        let writer = try TraceWriter(creating: path)
-        try writer.write(Simulator.run(simulation).recording)
-        try writer.close()
+        let path = try simulatedTrace("twice.h5", seed: 5, presses: 60)
         // The reader closes the file before h5py opens it for writing.
         let (name, contact) = try { () throws -> (String, Contact) in
             let reader = try TraceReader(path: path)
@@ -246,13 +252,7 @@ final class AnalysisLanesTests: XCTestCase {
     /// are NaN, as when the matrices were filled with NaN up front
     /// (now each row is filled where its contact begins, the rest after the pass).
     func testAContactThatNeverBeginsHasNaNCurves() throws {
-        var simulation = SimulationOptions()
-        simulation.seed = 7
-        simulation.presses = 40
-        let path = directory.appendingPathComponent("unbegun.h5").path
-        let writer = try TraceWriter(creating: path)
-        try writer.write(Simulator.run(simulation).recording)
-        try writer.close()
+        let path = try simulatedTrace("unbegun.h5", seed: 7, presses: 40)
         let name = try TraceReader(path: path).recordingNames[0]
         // One more contacts row, a copy of the last one with the next id.
         try runPython("""

@@ -162,8 +162,8 @@ public enum ReportFile {
     /// worker threads); smaller ones stay contiguous, where chunk indexes and
     /// filters would cost more than they save.
     static let deflatedElements = 1024
-    /// Their filters: shuffle + deflate at level 1 (most of `--save`'s extra
-    /// time was deflating the curves at level 4, for 2.5 % less size).
+    /// Their filters: shuffle + deflate at level 1 (level 4 took longer
+    /// for about 3 % less size).
     static let compression = Compression.fast
     /// The curve matrices' filter: deflate at level 1, no shuffle. A curve
     /// holds each value over neighbouring points, and deflate finds those
