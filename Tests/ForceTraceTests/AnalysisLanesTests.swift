@@ -46,6 +46,18 @@ final class AnalysisLanesTests: XCTestCase {
         return paths
     }
 
+    /// A simulated trace of `presses` presses, written as `name` in the test's folder; its path.
+    private func simulatedTrace(_ name: String, seed: UInt64, presses: Int) throws -> String {
+        var simulation = SimulationOptions()
+        simulation.seed = seed
+        simulation.presses = presses
+        let path = directory.appendingPathComponent(name).path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(Simulator.run(simulation).recording)
+        try writer.close()
+        return path
+    }
+
     private func analyses(_ path: String, _ options: AnalysisOptions) throws -> [RecordingAnalysis] {
         let reader = try TraceReader(path: path)
         return try reader.recordingNames.map { try PressureAnalyzer.analyze(try reader.recording($0), options: options) }
@@ -142,17 +154,72 @@ final class AnalysisLanesTests: XCTestCase {
         }
     }
 
+    /// `LaneBands` (its own layout, the bin kept while a value is held)
+    /// gives the bands of `CurveBands.add`, on random sample-and-hold
+    /// curves with NaN gaps, runs at both ends, -0.0 beside 0.0, values on
+    /// and beside bin edges, far out of range, a one-point grid.
+    func testLaneBandsEqualPointByPointBands() {
+        var generator = SystemRandomNumberGenerator()
+        let special: [Float] = [0, -0.0, 0.01, 0.0099999, 0.5, 0.99, 1, 1.5, -0.2, 3, -1, .nan,
+                                Float.leastNonzeroMagnitude, 0.6, 0.8]
+        for points in [1, 2, 7, 64, 200] {
+            var lane = LaneBands(points: points), reference = CurveBands(points: points)
+            for _ in 0..<400 {
+                var curve: [Float] = []
+                while curve.count < points {
+                    let value = Bool.random(using: &generator) ? special.randomElement(using: &generator)!
+                                                               : Float.random(in: -0.1...1.1, using: &generator)
+                    curve += Array(repeating: value, count: Int.random(in: 1...max(1, points / 3), using: &generator))
+                }
+                // Sometimes longer than the grid (the extra points are not added), sometimes shorter.
+                let length = Int.random(in: max(0, points - 2)...(points + 2), using: &generator)
+                curve = Array(curve.prefix(length))
+                let pressClass = PressClass.allCases.randomElement(using: &generator)!
+                curve.withUnsafeBufferPointer { lane.add($0, as: pressClass) }
+                reference.add(curve, as: pressClass)
+            }
+            XCTAssertEqual(lane.bands.stored, reference.stored, "\(points) points")
+        }
+    }
+
+    /// `gridTime` divides in 64 bits when the product fits and in 128
+    /// otherwise; both give the 128-bit quotient, rounded toward zero, at
+    /// the overflow boundary, for spans of years, negative spans and grids
+    /// beyond the CLI's 4096 points.
+    func testGridTimeIsTheFullWidthQuotient() {
+        var generator = SystemRandomNumberGenerator()
+        func reference(_ tDown: Int64, _ duration: Int64, _ index: Int, _ points: Int) -> Int64 {
+            tDown + Int64(points).dividingFullWidth(duration.multipliedFullWidth(by: Int64(index))).quotient
+        }
+        var checked = 0
+        for points in [2, 3, 64, 200, 4096, 10_000] {
+            for index in [0, 1, points / 2, points - 1, points] {
+                var durations: [Int64] = [0, 1, -1, 999, 1_000_000_007, Int64.max / 2, Int64.max - 10, -(Int64.max / 3)]
+                if index > 1 {
+                    // The largest span whose product fits, and the next.
+                    durations += [Int64.max / Int64(index), Int64.max / Int64(index) + 1, Int64.min / Int64(index)]
+                }
+                durations += (0..<50).map { _ in Int64.random(in: -(1 << 40)...Int64.max / 2, using: &generator) }
+                for duration in durations {
+                    let tDown: Int64 = duration < 0 ? 7 : Int64.random(in: 0...(Int64.max - duration), using: &generator)
+                    var open = OpenContact()
+                    open.stats = ContactStatistics(Contact(id: 0, slot: 0, trackingID: 1, tool: 0, tDownNs: tDown, tUpNs: -1,
+                                                           firstSample: 0, lastSample: 0, sampleCount: 1),
+                                                   endNs: tDown &+ duration)
+                    XCTAssertEqual(open.gridTime(index, points: points), reference(tDown, duration, index, points),
+                                   "duration \(duration), point \(index) of \(points)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1_000)
+    }
+
     /// A contact that goes down a second time, in another slot, while still
     /// open in its first: the second beginning overwrites its curve rows, so
     /// the bands come from the finished matrices, as before.
     func testAContactBegunTwiceGivesTheBandsOfItsMatrices() throws {
-        var simulation = SimulationOptions()
-        simulation.seed = 5
-        simulation.presses = 60
-        let path = directory.appendingPathComponent("twice.h5").path
-        let writer = try TraceWriter(creating: path)
-        try writer.write(Simulator.run(simulation).recording)
-        try writer.close()
+        let path = try simulatedTrace("twice.h5", seed: 5, presses: 60)
         // The reader closes the file before h5py opens it for writing.
         let (name, contact) = try { () throws -> (String, Contact) in
             let reader = try TraceReader(path: path)
@@ -178,6 +245,38 @@ final class AnalysisLanesTests: XCTestCase {
         let analysis = try analyses(path, AnalysisOptions())[0]
         XCTAssertTrue(analysis.warnings.contains { $0.contains("contact \(contact.id) has fewer samples") }, "\(analysis.warnings)")
         for lanes in [1, 2] { try assertBandsOfMatrices(path, lanes: lanes, blockRows: 65_536) }
+    }
+
+    /// A contacts row that no samples row names (its rows are another
+    /// contact's, which validation allows) never begins: its curve rows
+    /// are NaN, as when the matrices were filled with NaN up front
+    /// (now each row is filled where its contact begins, the rest after the pass).
+    func testAContactThatNeverBeginsHasNaNCurves() throws {
+        let path = try simulatedTrace("unbegun.h5", seed: 7, presses: 40)
+        let name = try TraceReader(path: path).recordingNames[0]
+        // One more contacts row, a copy of the last one with the next id.
+        try runPython("""
+            import h5py, sys
+            with h5py.File(sys.argv[1], 'a') as f:
+                c = f['recordings/\(name)/contacts']
+                n = c['id'].shape[0]
+                for key in ('id', 'first_sample', 'last_sample', 'n_samples', 'slot', 't_down_ns', 't_up_ns', 'tool', 'tracking_id'):
+                    c[key].resize((n + 1,))
+                    c[key][n] = c[key][n - 1]
+                c['id'][n] = n
+            """, path)
+        for lanes in [1, 2] {
+            var options = AnalysisOptions()
+            options.lanes = lanes
+            let analysis = try analyses(path, options)[0]
+            let last = analysis.contacts.count - 1
+            XCTAssertEqual(analysis.contacts[last].samples, 0)
+            XCTAssertEqual(analysis.curves.count, analysis.contacts.count * options.curvePoints)
+            XCTAssertTrue(analysis.curves[(last * options.curvePoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
+            XCTAssertTrue(analysis.alignedCurves[(last * options.alignedPoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
+            // The contact before it began, and its curve is written.
+            XCTAssertFalse(analysis.curves[((last - 1) * options.curvePoints)..<(last * options.curvePoints)].contains(where: \.isNaN))
+        }
     }
 
     /// The bands of an analysis with and without matrices are those summed from its matrices.

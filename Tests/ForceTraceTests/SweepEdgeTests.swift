@@ -18,4 +18,28 @@ final class SweepEdgeTests: XCTestCase {
         XCTAssertEqual(suggestion.tiedPairs, 1)
         XCTAssertEqual(suggestion.balancedAccuracy, 1)
     }
+
+    /// `ThresholdBins.bin` (a truncated first guess, then the edges from a
+    /// table) is the largest j with j/100 ≤ value, as the division-based
+    /// definition gives: on every edge and its neighbouring doubles and
+    /// floats, below 0, above 1, -0.0, subnormals, infinities, NaN, huge
+    /// values, and random doubles and floats.
+    func testBinIsTheLargestEdgeAtOrBelow() {
+        func reference(_ value: Double) -> Int {
+            guard value.isFinite else { return value > 0 ? ThresholdBins.steps : 0 }
+            return (0...ThresholdBins.steps).last { Double($0) / Double(ThresholdBins.steps) <= value } ?? 0
+        }
+        var values: [Double] = [0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
+                                .infinity, -.infinity, .nan, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1e300, -1e300, 2, -1]
+        for j in 0...ThresholdBins.steps {
+            let edge = Double(j) / 100
+            values += [edge, edge.nextUp, edge.nextDown, Double(Float(edge)), Double(Float(edge).nextUp), Double(Float(edge).nextDown)]
+        }
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<20_000).map { _ in Double.random(in: -0.05...1.05, using: &generator) }
+        values += (0..<20_000).map { _ in Double(Float.random(in: 0...1, using: &generator)) }
+        for value in values {
+            XCTAssertEqual(ThresholdBins.bin(value), reference(value), "\(value)")
+        }
+    }
 }

@@ -138,6 +138,7 @@ public enum PressureAnalyzer {
                               setup, rows: rows, progress: progress)
             warnings += finishOpenContacts(contactLanes, slots: checks.slotCount, setup)
         }
+        buffers.fillUnbegun(curvePoints: curvePoints, alignedPoints: alignedPoints)
         if options.curves && !bandsFromMatrices && contactLanes.contains(where: { $0.reopened }) {
             var analysis = try measure(recording, table: table, options: options, labels: labelReads, bandsFromMatrices: true, progress: progress)
             if !options.curveMatrices { analysis.curves = []; analysis.alignedCurves = [] }
@@ -359,8 +360,8 @@ struct ContactBuffers {
             count = table.count
         }
         let rows = setup.keepsMatrices ? table.count : 0
-        curves = [Float](repeating: .nan, count: rows * setup.curvePoints)
-        aligned = [Float](repeating: .nan, count: rows * setup.alignedPoints)
+        curves = Self.unfilled(rows * setup.curvePoints)
+        aligned = Self.unfilled(rows * setup.alignedPoints)
         begun = [UInt8](repeating: 0, count: table.count)
         // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
         // (This line's text is the key of a reviewed mutant in Tests/mutation/equivalent.json.)
@@ -369,6 +370,23 @@ struct ContactBuffers {
         self.paths = paths ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
         lastSample = table.map(\.lastSample)
         tUp = table.map(\.tUpNs)
+    }
+
+    /// Room for a curve matrix, not yet written: a row is filled with NaN
+    /// where its contact first begins (`ContactLane.noteBegin`, on its lane,
+    /// so the lanes share the first touch of the pages), the rest by
+    /// `fillUnbegun`. The same values as a matrix filled with NaN up front.
+    private static func unfilled(_ count: Int) -> [Float] {
+        [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    }
+
+    /// NaN in the curve rows of the contacts that never began (no samples).
+    mutating func fillUnbegun(curvePoints: Int, alignedPoints: Int) {
+        guard !curves.isEmpty || !aligned.isEmpty else { return }
+        for id in begun.indices where begun[id] == 0 {
+            curves.replaceSubrange((id * curvePoints)..<((id + 1) * curvePoints), with: repeatElement(.nan, count: curvePoints))
+            aligned.replaceSubrange((id * alignedPoints)..<((id + 1) * alignedPoints), with: repeatElement(.nan, count: alignedPoints))
+        }
     }
 
     /// Runs `body` with the lanes' view of these arrays; its pointers are valid only during `body`.
@@ -462,7 +480,14 @@ final class ContactLane: @unchecked Sendable {
     /// Marks contact `id` begun; a second beginning is remembered.
     @inline(never)
     func noteBegin(_ id: Int, _ setup: LaneSetup) {
-        if setup.begun[id] != 0 { reopened = true }
+        if setup.begun[id] != 0 {
+            reopened = true
+        } else if setup.contact.keepsMatrices {
+            // The matrices start unwritten (`ContactBuffers.unfilled`).
+            let curvePoints = setup.contact.curvePoints, alignedPoints = setup.contact.alignedPoints
+            UnsafeMutableBufferPointer(rebasing: setup.curves[(id * curvePoints)..<((id + 1) * curvePoints)]).initialize(repeating: .nan)
+            UnsafeMutableBufferPointer(rebasing: setup.aligned[(id * alignedPoints)..<((id + 1) * alignedPoints)]).initialize(repeating: .nan)
+        }
         setup.begun[id] = 1
     }
 
@@ -793,6 +818,9 @@ struct OpenContact {
         // 128-bit product: a contact held across a clock jump lasts years,
         // and years × 4096 points overflow 64 bits. The quotient is at most
         // the duration, which fits (TraceValidation bounds the times).
+        // A product that fits 64 bits divides there: the same quotient, rounded toward zero.
+        let (short, overflow) = stats.durationNs.multipliedReportingOverflow(by: Int64(index))
+        if !overflow { return stats.tDownNs + short / Int64(points) }
         let product = stats.durationNs.multipliedFullWidth(by: Int64(index))
         return stats.tDownNs + Int64(points).dividingFullWidth(product).quotient
     }

@@ -11,11 +11,19 @@ public struct ThresholdBins: Equatable, Sendable {
     /// The bin of `value`: the largest j with j/100 ≤ value (0 below 0).
     public static func bin(_ value: Double) -> Int {
         guard value.isFinite else { return value > 0 ? steps : 0 }
-        var bin = Int(max(0, min(Double(steps), (value * Double(steps)).rounded(.down))))
-        while bin < steps && threshold(bin + 1) <= value { bin += 1 }
-        while bin > 0 && threshold(bin) > value { bin -= 1 }
+        // The first guess, floor(value × steps) within 0...steps; truncation is the floor at and above 0.
+        let scaled = value * Double(steps)
+        var bin = scaled < 0 ? 0 : scaled >= Double(steps) ? steps : Int(scaled)
+        // The edges looked up, not divided again: the lanes bin every curve point.
+        edges.withUnsafeBufferPointer { edges in
+            while bin < steps && edges[bin + 1] <= value { bin += 1 }
+            while bin > 0 && edges[bin] > value { bin -= 1 }
+        }
         return bin
     }
+
+    /// `threshold(j)` for j in 0...steps.
+    private static let edges = (0...steps).map(threshold)
 
     public mutating func add(_ value: Double) { counts[Self.bin(value)] += 1 }
 
