@@ -230,5 +230,34 @@ final class MutantKill5CalibrationTests: XCTestCase {
         XCTAssertEqual(statistics.alignedBands.classesPresent, [.tap])
         XCTAssertEqual(CurveBands(points: 4).classesPresent, [])
     }
+
+    /// Labels with no contacts do not count: with taps at 0.2 and peeks at
+    /// 0.7 and no pops, a peek threshold between them and a pop threshold
+    /// above 0.7 get both present classes right, balanced accuracy
+    /// (1 + 1) / 2 = 1, not NaN from the empty class's 0/0.
+    func testAnEmptyLabelClassIsLeftOutOfTheAccuracy() throws {
+        var bins = [ThresholdBins](repeating: ThresholdBins(), count: 3)
+        for _ in 0..<3 { bins[0].add(0.2); bins[1].add(0.7) }
+        let suggestion = try XCTUnwrap(ThresholdSuggestion.fromLabels(bins))
+        XCTAssertEqual(suggestion.balancedAccuracy, 1.0)
+        XCTAssertGreaterThan(suggestion.peek, 0.2)
+        XCTAssertLessThanOrEqual(suggestion.peek, 0.7)
+        XCTAssertGreaterThan(suggestion.pop, 0.7)
+    }
+
+    /// A comment longer than libinput's 510-byte line is cut to the pieces
+    /// that fit with "..." after them: "# " + 505 "a" + "..." is 510 bytes;
+    /// a line that fits is kept whole (508 "a" after "# ").
+    func testLongQuirksCommentIsCutToTheLine() {
+        var long = QuirksSection()
+        long.comment(String(repeating: "a", count: 600))
+        XCTAssertEqual(long.text, "# " + String(repeating: "a", count: 505) + "...\n")
+        var fits = QuirksSection()
+        fits.comment(String(repeating: "a", count: 508))
+        XCTAssertEqual(fits.text, "# " + String(repeating: "a", count: 508) + "\n")
+        var over = QuirksSection()
+        over.comment(String(repeating: "a", count: 509))
+        XCTAssertEqual(over.text, "# " + String(repeating: "a", count: 505) + "...\n")
+    }
 }
 
