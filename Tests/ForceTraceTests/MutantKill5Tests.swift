@@ -259,5 +259,18 @@ final class MutantKill5CalibrationTests: XCTestCase {
         over.comment(String(repeating: "a", count: 509))
         XCTAssertEqual(over.text, "# " + String(repeating: "a", count: 505) + "...\n")
     }
+
+    /// A levels stage threshold takes the middle of the whole tied run, both
+    /// ways from Separation's pick. Lower [10, 12], upper [12, 20]: accuracy
+    /// is 0.5 at 9, 0.75 from 10 through 19 ((1/2 + 2/2)/2 at 10 and 11,
+    /// (2/2 + 1/2)/2 from 12), 0.5 at 20. Separation picks 11 (the middle of
+    /// the tied candidates 10, 11, 12, 19); the run is 10...19, its middle
+    /// 10 + 9/2 = 14.
+    func testStageThresholdRunExtendsBelowThePick() throws {
+        XCTAssertEqual(Separation.best(lower: [10, 12], upper: [12, 20])?.threshold, 11)
+        let stage = try XCTUnwrap(LevelsResult.stage(lower: [10, 12], upper: [12, 20]))
+        XCTAssertEqual(stage.threshold, 14)
+        XCTAssertEqual(stage.balancedAccuracy, 0.75)
+    }
 }
 
