@@ -1,0 +1,163 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// Survivors in Formats, Support and Events of the seed-26 sample of 150
+/// (issue 26, the run of 2026-12-03 afternoon): each test pins the boundary
+/// or case one of them moved.
+final class MutantKill6Tests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// A minimal libinput record file of the fixture device, with `extra`
+    /// lines put after "ndevices: 1" (top-level keys).
+    private func libinputYAML(extra: String) -> [UInt8] {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.id, -1)])
+        var yaml = ""
+        LibinputRecord.write([builder.recording], to: &yaml)
+        return Array(yaml.replacingOccurrences(of: "\nndevices: 1\n", with: "\nndevices: 1\n" + extra).utf8)
+    }
+
+    /// A key that is a list or mapping (YAML's "? KEY : VALUE") is skipped
+    /// whole, however deep it nests: one level ([1]), two ([1, [2]]) and a
+    /// mapping holding a list. Skipping stops when the depth is back at 0; a
+    /// skip that stopped at depth 1 would leave the key's items to be read as
+    /// keys and fail at the list's end.
+    func testListAndMappingKeysAreSkippedWhole() throws {
+        for key in ["[1]", "[1, [2]]", "{a: [1]}"] {
+            let bytes = libinputYAML(extra: "? \(key)\n: 3\n")
+            XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains("\n? \(key)\n: 3\n"), key)
+            let recordings = try LibinputRecord.parse(bytes, file: "complex-key.yml")
+            XCTAssertEqual(recordings.count, 1, key)
+            XCTAssertEqual(recordings.first?.events.count, 8, key)
+        }
+    }
+
+    /// The event types up to EV_MAX (0x1f) are looked up in the device's
+    /// EV_SYN list; only above it is a type unknown by range. A device that
+    /// declares type 0x1f with code 0: an event (0x1f, 0) gives no warning;
+    /// (0x1e, 0), undeclared, is "of type ..., which the device does not
+    /// declare"; (0x20, 0), past EV_MAX, is too.
+    func testTheLastEventTypeIsLookedUpNotRefused() throws {
+        func warnings(type: UInt16) -> [String] {
+            var builder = RecordingBuilder()
+            builder.device.codes[EventType.syn, default: []].append(0x1f)
+            builder.device.codes[0x1f] = [0]
+            builder.events.append(InputEvent(timeNs: 0, type: type, code: 0, value: 1))
+            builder.frame(0, [(F.slot, 0)])
+            return StreamCheck.warnings(for: builder.recording)
+        }
+        XCTAssertEqual(warnings(type: 0x1f), [])
+        for type: UInt16 in [0x1e, 0x20] {
+            let found = warnings(type: type)
+            XCTAssertEqual(found.count, 1, "\(type): \(found)")
+            XCTAssertTrue(found.first?.hasPrefix("1 events of type \(EventNames.type(type)), which the device does not declare") ?? false,
+                          "\(type): \(found)")
+        }
+    }
+
+    /// A head's control bytes below the tab (0x08) make it binary; the tab
+    /// (0x09) and the next bytes kept in text (0x0b vertical tab; 0x0a is the
+    /// line end) do not: "\tN: x" is a text line whose first field is "N: x".
+    func testTheTabIsTextInAHead() {
+        func head(_ byte: UInt8) -> RecordingHead {
+            RecordingHead(ArraySlice([byte] + Array("N: x\n".utf8)), complete: true)
+        }
+        XCTAssertTrue(head(0x08).isBinary)
+        XCTAssertFalse(head(0x09).isBinary)
+        XCTAssertEqual(head(0x09).firstLine.map { Array($0) }, Array("N: x".utf8))
+        XCTAssertFalse(head(0x0b).isBinary)
+    }
+
+    /// The leftover of a run killed before the temporary folders came is a
+    /// bare file, ".NAME.KIND-PID" (one part after the kind); a folder is
+    /// ".NAME.KIND-PID-XXXXXX" (two parts, the second of 6 characters). Two
+    /// parts with a second of 3 characters are neither.
+    func testABareLeftoverFileHasOnePart() {
+        let bare = TemporaryFiles.leftover(named: ".out.h5.partial-123", in: "/d", outputName: "out.h5")
+        XCTAssertEqual(bare?.path, "/d/.out.h5.partial-123")
+        XCTAssertEqual(bare?.pid, 123)
+        XCTAssertEqual(bare?.isFolder, false)
+        XCTAssertNil(TemporaryFiles.leftover(named: ".out.h5.partial-123-abc", in: "/d", outputName: "out.h5"))
+        XCTAssertEqual(TemporaryFiles.leftover(named: ".out.h5.partial-123-abcdef", in: "/d", outputName: "out.h5")?.isFolder, true)
+    }
+
+    /// An input named by file only (no path) is "stdin" when the file is
+    /// "standard input", and named after the file otherwise.
+    func testStandardInputWithoutAPathIsNamedStdin() throws {
+        func name(file: String, path: String?) throws -> String? {
+            let collector = RecordingCollector()
+            let builder = ForceTrace.RecordingBuilder(sink: collector, file: file, path: path, codec: EvemuCodec(), options: DecodeOptions())
+            builder.startRecording(device: DeviceDescription(name: "d"))
+            try builder.add(InputEvent(timeNs: 0, type: EventType.syn, code: Synchronization.report, value: 0))
+            try builder.finish()
+            return collector.recordings.first?.recording.name
+        }
+        XCTAssertEqual(try name(file: "standard input", path: nil), "stdin")
+        XCTAssertEqual(try name(file: "other.evemu", path: nil), "other")
+        XCTAssertEqual(try name(file: "standard input", path: "-"), "stdin")
+    }
+
+    /// One 6631-byte write to a full device (the bash completion script,
+    /// printed at once) fails inside fputs and leaves stdio's buffer empty,
+    /// so the final flush has nothing to report: the errno kept from the
+    /// failed fputs (ENOSPC) is what names the full device.
+    func testAOneWriteOutputToAFullDeviceNamesTheFullDevice() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("/dev/full is absent") }
+        let result = try FormatTestSupport.run(["--help-completion", "bash"], stdoutFile: "/dev/full")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no space left on the device holding it"), result.stderr)
+    }
+
+    /// A trace file keeps at most 1024 LED and 1024 switch states
+    /// (`DeviceDescription.maximumStates`): 1023 and 1024 'L:' (or 'S:')
+    /// lines are read; the 1025th is refused where it stands, at line
+    /// 9 + 1025 = 1034 (the header is 9 lines), with evemu's own message.
+    func testTheStateLinesStopAtTheTraceFilesLimit() throws {
+        for field in ["L", "S"] {
+            func parse(_ count: Int) throws -> Recording {
+                let lines = (0..<count).map { String(format: "\(field): %02x 1\n", $0) }.joined()
+                return try Evemu.parse(Array((testPadEvemuHeader + lines).utf8), file: "states.evemu")
+            }
+            for count in [1023, 1024] {
+                let recording = try parse(count)
+                XCTAssertEqual(field == "L" ? recording.device.ledStates.count : recording.device.switchStates.count, count, field)
+            }
+            XCTAssertThrowsError(try parse(1025), field) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.contains("states.evemu:1034:"), text)
+                XCTAssertTrue(text.contains("more than 1024 '\(field):' lines"), text)
+            }
+        }
+    }
+
+    /// libyaml reads its input in 16384-byte blocks, and the reader lets it
+    /// read while at most 1 MiB came since the last event. After the "name"
+    /// key's event (libyaml then holds the first block) it may take 1 MiB
+    /// more and one block past it: 16384 + 1 MiB + 16384 = 1081344 bytes. A
+    /// name scalar starting at byte `offset` ends with its quote and needs one
+    /// byte of lookahead, so the longest name read is 1081344 - offset - 2;
+    /// one byte more needs another block, refused.
+    func testAScalarMayRunToTheLastBlockOfTheLimit() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0)])
+        var yaml = ""
+        LibinputRecord.write([builder.recording], to: &yaml)
+        let start = try XCTUnwrap(yaml.range(of: "      name: \""))
+        let end = try XCTUnwrap(yaml[start.upperBound...].firstIndex(of: "\n"))
+        let offset = yaml.utf8.distance(from: yaml.startIndex, to: start.upperBound)
+        XCTAssertLessThan(offset, 16384)
+        let longest = (1 << 20) + 2 * 16384 - offset - 2
+        func parse(_ length: Int) throws -> [Recording] {
+            let text = yaml[..<start.upperBound] + String(repeating: "x", count: length) + "\"" + yaml[end...]
+            return try LibinputRecord.parse(Array(text.utf8), file: "long-name.yml")
+        }
+        for length in [longest - 1, longest] {
+            XCTAssertEqual(try parse(length).first?.device.name.count, length)
+        }
+        XCTAssertThrowsError(try parse(longest + 1)) { error in
+            XCTAssertTrue("\(error)".contains("a YAML value (or the comments and blanks before one) runs over 1 MiB"), "\(error)")
+        }
+    }
+}
