@@ -160,4 +160,28 @@ final class MutantKill6Tests: XCTestCase {
             XCTAssertTrue("\(error)".contains("a YAML value (or the comments and blanks before one) runs over 1 MiB"), "\(error)")
         }
     }
+
+    /// An output file gets each full 65536-byte block as soon as it is
+    /// full, not at close: after 65535 bytes the file is still empty, after
+    /// 65536 it holds them all, and after 65537 all 65537 (a block passed).
+    /// The same for each way of writing: text, raw bytes and `append`.
+    func testAFullBlockReachesTheFileBeforeClose() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let writers: [(String, (ByteOutput, Int) throws -> Void)] = [
+            ("text", { try $0.write(String(repeating: "x", count: $1)) }),
+            ("raw", { output, count in try [UInt8](repeating: 0x78, count: count).withUnsafeBytes { try output.write($0) } }),
+            ("append", { output, count in try output.append { $0.append(contentsOf: repeatElement(0x78, count: count)) } }),
+        ]
+        for (how, write) in writers {
+            for (count, onDisk) in [(65535, 0), (65536, 65536), (65537, 65537)] {
+                let path = directory.appendingPathComponent("\(how)-\(count).out").path
+                let output = try ByteOutput(path: path)
+                try write(output, count)
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                XCTAssertEqual(size, onDisk, "\(how) \(count)")
+                try output.close()
+                XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, count, "\(how) \(count)")
+            }
+        }
+    }
 }
