@@ -184,4 +184,69 @@ final class MutantKill6Tests: XCTestCase {
             }
         }
     }
+
+    /// With standard error not a terminal the progress line is off, and
+    /// clearing a line never drawn writes nothing: import, report and export
+    /// of the sample leave standard error empty (no "\r", no ESC [ K).
+    func testAProgressLineNeverDrawnIsNotCleared() throws {
+        let sample = FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let trace = directory.appendingPathComponent("mixed.h5").path
+        let runs = [["import", sample, "-o", trace], ["report", trace],
+                    ["export", trace, "--format", "evemu", "-o", directory.appendingPathComponent("mixed.evemu").path]]
+        for arguments in runs {
+            let result = try FormatTestSupport.run(arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "", "\(arguments)")
+        }
+    }
+
+    /// A libinput record file without devices: with no "ndevices" either it
+    /// has no 'devices' list; with "ndevices: 1" it is cut (declares 1, holds
+    /// 0); with "ndevices: 0" it has no devices. Without "ndevices" but with a
+    /// device it is read.
+    func testAFileWithoutDevicesSaysWhichWay() throws {
+        func message(_ text: String) -> String {
+            do { _ = try LibinputRecord.parse(Array(text.utf8), file: "none.yml"); return "read" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(message("version: 1\n").contains("has no 'devices' list"), message("version: 1\n"))
+        XCTAssertTrue(message("version: 1\nndevices: 1\n").contains("declares ndevices: 1 but holds 0 devices"),
+                      message("version: 1\nndevices: 1\n"))
+        XCTAssertTrue(message("version: 1\nndevices: 0\n").contains("has no devices; expected at least one device"),
+                      message("version: 1\nndevices: 0\n"))
+        let withDevice = String(decoding: libinputYAML(extra: ""), as: UTF8.self).replacingOccurrences(of: "\nndevices: 1\n", with: "\n")
+        XCTAssertFalse(withDevice.contains("ndevices"))
+        XCTAssertEqual(message(withDevice), "read")
+    }
+
+    /// An evemu event's type and code are 16 bits: ffff is read, 10000
+    /// (0xffff + 1) is refused with a message (a narrowing would trap).
+    func testEventTypeAndCodeStopAt16Bits() throws {
+        func parse(_ line: String) throws -> [InputEvent] {
+            try Evemu.parse(Array((testPadEvemuHeader + line + "\n").utf8), file: "wide.evemu").events
+        }
+        XCTAssertEqual(try parse("E: 0.000001 0003 ffff 5"), [InputEvent(timeNs: 1000, type: 3, code: 0xffff, value: 5)])
+        XCTAssertEqual(try parse("E: 0.000001 ffff 0000 5"), [InputEvent(timeNs: 1000, type: 0xffff, code: 0, value: 5)])
+        XCTAssertThrowsError(try parse("E: 0.000001 0003 10000 5")) { error in
+            XCTAssertTrue("\(error)".contains("wide.evemu:10: expected the event code in hex after the type"), "\(error)")
+        }
+        XCTAssertThrowsError(try parse("E: 0.000001 10000 0000 5")) { error in
+            XCTAssertTrue("\(error)".contains("wide.evemu:10: expected the event type in hex after the timestamp"), "\(error)")
+        }
+    }
+
+    /// A description may list 4096 properties (what one HDF5 attribute
+    /// holds, `maximumProperties`): 4095 and 4096 pass, 4097 is refused.
+    func testPropertiesStopAt4096() throws {
+        func validate(_ count: Int) throws {
+            var device = DeviceDescription(name: "many properties")
+            device.properties = (0..<count).map { UInt16($0) }
+            try device.validate(file: "props.evemu")
+        }
+        XCTAssertNoThrow(try validate(4095))
+        XCTAssertNoThrow(try validate(4096))
+        XCTAssertThrowsError(try validate(4097)) { error in
+            XCTAssertTrue("\(error)".contains("the description lists 4097 properties; at most 4096 are accepted"), "\(error)")
+        }
+    }
 }
