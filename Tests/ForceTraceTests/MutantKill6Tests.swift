@@ -249,4 +249,21 @@ final class MutantKill6Tests: XCTestCase {
             XCTAssertTrue("\(error)".contains("the description lists 4097 properties; at most 4096 are accepted"), "\(error)")
         }
     }
+
+    /// The byte-level evemu parser's decimal digits are '0' (0x30) to '9'
+    /// (0x39): in the seconds, the fraction and the value, '9' is a digit
+    /// and the bytes either side, '/' (0x2f) and ':' (0x3a), end the number,
+    /// so a line with one of them there is not a plain line (nil), and the
+    /// general parser refuses it too. ":" read as digit 10 would make
+    /// "1:" 20 seconds.
+    func testFastEventDigitsStopAtNine() throws {
+        func fast(_ line: String) -> InputEvent? { Array(line.utf8).withUnsafeBufferPointer(Evemu.fastEvent) }
+        XCTAssertEqual(fast("E: 9.000009 0003 0035 9"), InputEvent(timeNs: 9_000_009_000, type: 3, code: 0x35, value: 9))
+        for bad in ["/", ":"] {
+            for line in ["E: 1\(bad) 0003 0035 7", "E: 1\(bad).000001 0003 0035 7", "E: 1.00000\(bad) 0003 0035 7", "E: 1.000001 0003 0035 7\(bad)"] {
+                XCTAssertNil(fast(line), line)
+                XCTAssertThrowsError(try Evemu.parse(Array((testPadEvemuHeader + line + "\n").utf8), file: "colon.evemu"), line)
+            }
+        }
+    }
 }
