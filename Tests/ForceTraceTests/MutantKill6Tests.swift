@@ -97,6 +97,8 @@ final class MutantKill6Tests: XCTestCase {
         XCTAssertEqual(try name(file: "standard input", path: nil), "stdin")
         XCTAssertEqual(try name(file: "other.evemu", path: nil), "other")
         XCTAssertEqual(try name(file: "standard input", path: "-"), "stdin")
+        // A path, when given, names the recording, whatever the file is called.
+        XCTAssertEqual(try name(file: "standard input", path: "in.evemu"), "in")
     }
 
     /// One 6631-byte write to a full device (the bash completion script,
@@ -265,5 +267,88 @@ final class MutantKill6Tests: XCTestCase {
                 XCTAssertThrowsError(try Evemu.parse(Array((testPadEvemuHeader + line + "\n").utf8), file: "colon.evemu"), line)
             }
         }
+    }
+
+    /// A type's 'B:' bytes may number 8192 (65536 code bits, every 16-bit
+    /// code): 8191 and 8192 are read, the 8193rd byte is refused where it
+    /// stands (line 10, after the 9 header lines).
+    func testTypeBitmaskStopsAt8192Bytes() throws {
+        func parse(_ count: Int) throws -> Recording {
+            let line = "B: 02" + String(repeating: " 00", count: count) + "\n"
+            return try Evemu.parse(Array((testPadEvemuHeader + line).utf8), file: "bits.evemu")
+        }
+        XCTAssertNoThrow(try parse(8191))
+        XCTAssertNoThrow(try parse(8192))
+        XCTAssertThrowsError(try parse(8193)) { error in
+            XCTAssertTrue("\(error)".contains("bits.evemu:10: 'B: 02' lines hold more than 65536 code bits"), "\(error)")
+        }
+    }
+
+    /// An escaped character below U+0100 is `\xHH`, from U+0100 on `\uHHHH`
+    /// (two hex digits cannot hold 0x100): with `also` naming them, U+00FF is
+    /// "\xff", U+0100 "\u0100", U+0101 "\u0101", and each reads back.
+    func testEscapesSwitchToFourDigitsAtU0100() {
+        let text = "\u{FF}\u{100}\u{101}"
+        let escaped = TextEscaping.escaped(text, also: ["\u{FF}", "\u{100}", "\u{101}"])
+        XCTAssertEqual(escaped, "\\xff\\u0100\\u0101")
+        XCTAssertEqual(TextEscaping.unescaped(escaped), text)
+    }
+
+    /// libevdev returns 0 or more on success and -errno on failure: 1 and 0
+    /// are values, -1 is EPERM, and -EINTR is retried.
+    func testLibevdevZeroIsSuccess() {
+        func result(_ values: [Int32]) -> Result<Int32, SystemCallError> {
+            var left = values
+            return Syscall.negativeErrno("libevdev_f", "/dev/input/event0") { left.removeFirst() }
+        }
+        XCTAssertEqual(try result([1]).get(), 1)
+        XCTAssertEqual(try result([0]).get(), 0)
+        XCTAssertEqual(try result([-EINTR, 0]).get(), 0)
+        guard case .failure(let error) = result([-1]) else { return XCTFail("-1 is a failure") }
+        XCTAssertEqual(error.errno, EPERM)
+    }
+
+    /// With ABS_MT_TOOL_TYPE declared, a slot's tool is its tool type:
+    /// MT_TOOL_FINGER (0) a finger, MT_TOOL_PEN (1) a pen, MT_TOOL_PALM (2)
+    /// neither (0). Without the axis every slot is a finger.
+    func testToolTypeNamesTheContactsTool() {
+        func tool(_ type: Int32, declared: Bool) -> UInt16? {
+            var device = slottedDevice()
+            if declared { device.setAxis(AxisInfo(code: AbsoluteAxis.mtToolType, minimum: 0, maximum: 2)) }
+            var script = EventScript()
+            script.abs(AbsoluteAxis.mtSlot, 0)
+            script.abs(AbsoluteAxis.mtTrackingID, 7)
+            script.abs(AbsoluteAxis.mtToolType, type)
+            script.abs(AbsoluteAxis.mtPositionX, 100)
+            script.abs(AbsoluteAxis.mtPositionY, 100)
+            script.abs(AbsoluteAxis.mtPressure, 30)
+            script.report()
+            script.abs(AbsoluteAxis.mtTrackingID, -1)
+            script.report()
+            return decode(script.events, device: device).0.contacts.first?.tool
+        }
+        XCTAssertEqual(tool(0, declared: true), Button.toolFinger)
+        XCTAssertEqual(tool(1, declared: true), Button.toolPen)
+        XCTAssertEqual(tool(2, declared: true), 0)
+        XCTAssertEqual(tool(1, declared: false), Button.toolFinger)
+    }
+
+    /// The stream check's table of declared codes holds codes 0...1023 of
+    /// each type; code 1024 is looked up in the description instead. A
+    /// device declaring EV_KEY codes 1023 and 1024 (and EV_REL with no
+    /// codes): events (EV_KEY 1023) and (EV_KEY 1024) are declared, and
+    /// (EV_REL 0), the cell just past EV_KEY's row, is not.
+    func testTheCodeTableEndsAt1023() {
+        var builder = RecordingBuilder()
+        builder.device.codes[EventType.syn, default: []].append(EventType.rel)
+        builder.device.codes[EventType.key] = [1023, 1024]
+        builder.device.codes[EventType.rel] = []
+        for (type, code) in [(EventType.key, 1023), (EventType.key, 1024), (EventType.rel, 0)] as [(UInt16, UInt16)] {
+            builder.events.append(InputEvent(timeNs: 0, type: type, code: code, value: 1))
+        }
+        builder.frame(0, [(F.slot, 0)])
+        let warnings = StreamCheck.warnings(for: builder.recording)
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?.hasPrefix("1 REL_X events, a code the device does not declare") ?? false, "\(warnings)")
     }
 }
