@@ -19,23 +19,16 @@ public enum CalibrationLabels {
     static func write(_ trials: [(trialClass: TrialClass, observation: TrialObservation)], protocol protocolName: String,
                       toFile path: String, recording name: String, sessionFields: [TableField<LabelRow>] = [],
                       session: (Int, inout LabelRow) -> Void = { _, _ in }, attributes: (Group) throws -> Void = { _ in }) throws {
-        typealias C = TraceSchema.Contacts
         typealias L = TraceSchema.Labels
         let file = try File.open(path, mode: .readWrite)
         let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(name)
         let t0Ns = try group.attribute(RecordingAttribute.t0Ns)?.intValue ?? 0
-        let contacts = try group.openGroup(TraceSchema.Table.contacts.rawValue)
-        let ids = try contacts.read(C.id), slots = try contacts.read(C.slot)
-        let tracking = try contacts.read(C.trackingID), down = try contacts.read(C.tDownNs)
+        let matcher = try ContactMatcher(contacts: group.openGroup(TraceSchema.Table.contacts.rawValue))
         let matched: [Int32] = trials.map { trial in
             guard !trial.trialClass.isHover else { return -1 }
-            let start = trial.observation.startNs - t0Ns
-            var best: (id: Int32, gap: Int64)?
-            for row in ids.indices where tracking[row] == trial.observation.trackingID && slots[row] == trial.observation.slot {
-                let gap = abs(down[row] - start)
-                if gap <= LabelTable.matchWindowNs && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
-            }
-            return best?.id ?? -1
+            // A time past Int64 from t0 matches nothing rather than trapping.
+            let (start, overflow) = trial.observation.startNs.subtractingReportingOverflow(t0Ns)
+            return overflow ? -1 : matcher.match(slot: trial.observation.slot, trackingID: trial.observation.trackingID, tNs: start)
         }
         let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
         try table.setAttribute(RecordingAttribute.calibrationProtocol, .string(protocolName))

@@ -7,6 +7,43 @@ public enum LabelTable {
     public static let matchWindowNs: Int64 = 100_000_000
 }
 
+/// Finds a label's contact: the one with its slot and tracking id whose
+/// touch-down is nearest the label's time, within `LabelTable.matchWindowNs`
+/// (the window's edge included; the earlier row wins a tie).
+struct ContactMatcher {
+    private struct Key: Hashable { let tracking: Int32; let slot: Int16 }
+    private let ids: [Int32], down: [Int64]
+    // Rows by (tracking id, slot): a scan of all contacts per label made
+    // importing 120 k labelled presses quadratic.
+    private var rowsByKey: [Key: [Int]] = [:]
+
+    init(ids: [Int32], slots: [Int16], tracking: [Int32], down: [Int64]) {
+        self.ids = ids
+        self.down = down
+        for row in ids.indices { rowsByKey[Key(tracking: tracking[row], slot: slots[row]), default: []].append(row) }
+    }
+
+    /// The matcher of a recording's `contacts` table.
+    init(contacts: Group) throws {
+        typealias C = TraceSchema.Contacts
+        self.init(ids: try contacts.read(C.id), slots: try contacts.read(C.slot),
+                  tracking: try contacts.read(C.trackingID), down: try contacts.read(C.tDownNs))
+    }
+
+    /// The contact id for a label at `tNs` (since t0), or -1.
+    func match(slot: Int16, trackingID: Int32, tNs: Int64) -> Int32 {
+        var best: (id: Int32, gap: UInt64)?
+        for row in rowsByKey[Key(tracking: trackingID, slot: slot)] ?? [] {
+            // Times from a file can be anything: a difference that overflows is no match.
+            let difference = down[row].subtractingReportingOverflow(tNs)
+            guard !difference.overflow else { continue }
+            let gap = difference.partialValue.magnitude
+            if gap <= LabelTable.matchWindowNs.magnitude && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
+        }
+        return best?.id ?? -1
+    }
+}
+
 /// One row of the `labels` table as stored (times since t0_ns); the
 /// session-only fields are written by calibrations and `levels` only.
 public struct LabelRow: Equatable, Sendable {
@@ -37,30 +74,9 @@ extension RecordingWriter {
     /// (within 100 ms); `contact` is −1 where none matches. Call after `finish()`.
     public func writeGroundTruth(_ truth: GroundTruth) throws {
         guard !truth.isEmpty else { return }
-        typealias C = TraceSchema.Contacts
         typealias L = TraceSchema.Labels
-        let contacts = try group.openGroup(TraceSchema.Table.contacts.rawValue)
-        let ids = try contacts.read(C.id)
-        let slots = try contacts.read(C.slot)
-        let tracking = try contacts.read(C.trackingID)
-        let down = try contacts.read(C.tDownNs)
-        // Contacts by (tracking id, slot): a scan of all contacts per label
-        // made importing 120 k labelled presses quadratic.
-        struct Key: Hashable { let tracking: Int32; let slot: Int16 }
-        var rowsByKey: [Key: [Int]] = [:]
-        for row in ids.indices { rowsByKey[Key(tracking: tracking[row], slot: slots[row]), default: []].append(row) }
-        var matched: [Int32] = []
-        for label in truth.labels {
-            let relative = label.tNs - t0Ns
-            var best: (id: Int32, gap: UInt64)?
-            for row in rowsByKey[Key(tracking: label.trackingID, slot: label.slot)] ?? [] {
-                let difference = down[row].subtractingReportingOverflow(relative)
-                guard !difference.overflow else { continue }
-                let gap = difference.partialValue.magnitude
-                if gap <= LabelTable.matchWindowNs.magnitude && gap < (best?.gap ?? .max) { best = (ids[row], gap) }
-            }
-            matched.append(best?.id ?? -1)
-        }
+        let matcher = try ContactMatcher(contacts: group.openGroup(TraceSchema.Table.contacts.rawValue))
+        let matched = truth.labels.map { matcher.match(slot: $0.slot, trackingID: $0.trackingID, tNs: $0.tNs - t0Ns) }
         let table = try group.createGroup(TraceSchema.Table.labels.rawValue)
         if let peek = truth.peek { try table.setAttribute(RecordingAttribute.peek, .double(peek)) }
         if let pop = truth.pop { try table.setAttribute(RecordingAttribute.pop, .double(pop)) }
