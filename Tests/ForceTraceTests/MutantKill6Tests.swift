@@ -351,4 +351,38 @@ final class MutantKill6Tests: XCTestCase {
         XCTAssertEqual(warnings.count, 1, "\(warnings)")
         XCTAssertTrue(warnings.first?.hasPrefix("1 REL_X events, a code the device does not declare") ?? false, "\(warnings)")
     }
+
+    /// An input file is read in 1 MiB blocks. A line starting 65536 bytes
+    /// before the end of the first block has, when reached, exactly 65536
+    /// bytes in the window and its newline past them: the reader reads on
+    /// and takes the line whole. Event lines there of 65535 and 65536 bytes
+    /// (the longest accepted, trailing blanks padding them) import; 65537
+    /// bytes is "longer than 65536 bytes". (Cut at the window instead, the
+    /// 65536-byte line would look unterminated: "ends in the middle of a line".)
+    func testALongestLineAtTheEndOfTheFirstBlockIsReadWhole() throws {
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        let start = (1 << 20) - 65536
+        func padded(_ text: String, to length: Int) -> String {
+            text + String(repeating: " ", count: length - 1 - text.utf8.count) + "\n"
+        }
+        func run(lineLength: Int) throws -> FormatTestSupport.Run {
+            var text = testPadEvemuHeader
+            while start - text.utf8.count > 0 {
+                let left = start - text.utf8.count
+                text += padded("E: 0.000001 0003 0000 5", to: left > 60_100 ? 60_000 : left)
+            }
+            XCTAssertEqual(text.utf8.count, start)
+            text += padded("E: 0.000002 0003 0000 6", to: lineLength + 1) + "E: 0.000002 0000 0000 0\n"
+            let input = directory.appendingPathComponent("long-\(lineLength).evemu").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: input))
+            return try FormatTestSupport.run(["import", input, "-o", directory.appendingPathComponent("long-\(lineLength).h5").path])
+        }
+        for length in [65535, 65536] {
+            let result = try run(lineLength: length)
+            XCTAssertEqual(result.status, 0, "\(length): \(result.stderr)")
+        }
+        let tooLong = try run(lineLength: 65537)
+        XCTAssertEqual(tooLong.status, 1)
+        XCTAssertTrue(tooLong.stderr.contains("line is longer than 65536 bytes"), tooLong.stderr)
+    }
 }
