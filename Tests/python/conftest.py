@@ -39,3 +39,13 @@ SHARED_NAMES = [
     "bcm5974.three-finger-click.events",
     "dell_canvas_pen.evemu",
 ]
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A dask LocalCluster of two in-process workers, one per core, for a test module."""
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()

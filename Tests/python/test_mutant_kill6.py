@@ -34,15 +34,7 @@ def test_a_band_edge_above_the_range_is_past_the_maximum():
     assert band_edges(1, 0.5, 2.0, low, high) == [high, high + 1]
 
 
-distributed = pytest.importorskip("dask.distributed")
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
+pytest.importorskip("dask.distributed")
 
 
 def test_the_other_failures_are_counted_in_the_plural(forcetrace, client, tmp_path):

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as ft  # noqa: E402
 import forcetrace.distributed  # noqa: E402,F401
 
-distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.distributed")
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +24,6 @@ def folder(forcetrace, tmp_path_factory):
         run(forcetrace, "simulate", "--seed", 40 + seed, "--presses", "6", "-o", folder / f"sim-{seed}.evemu")
         run(forcetrace, "import", folder / f"sim-{seed}.evemu", "-o", folder / f"sim-{seed}.h5")
     return folder
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
 
 
 def cli_document(forcetrace, files, *options):

@@ -27,14 +27,6 @@ def folder(forcetrace, tmp_path_factory):
     return folder
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
-
-
 def local_total(forcetrace, files, *options):
     return json.loads(run(forcetrace, "report", *files, "--json", "--contacts", "0", *options).stdout)["total"]
 
