@@ -641,7 +641,8 @@ def render_report(results, summary, timing, arguments, equivalent):
              f"{timing['coverage'] / 60:.1f}, mutants {timing['mutants'] / 60:.1f}); the child processes used "
              f"{timing['cpu'] / 60:.1f} min of CPU (user + system), load average at the end "
              f"{os.getloadavg()[0]:.1f}." if "wall" in timing else
-             f"Time: the mutants took {timing['mutants'] / 60:.1f} min wall (build and coverage not included)."),
+             f"Time: the mutants took {timing['mutants'] / 60:.1f} min of worker time, summed over the results "
+             "(build and coverage not included)."),
             "Survivors of the reaching tests were " + ("not run again against the whole XCTest suite (--no-confirm)."
                                                        if summary["no_confirm"] else "run again against the whole XCTest suite."),
             *([f"Resumed (--resume): {summary['resumed']} kills were kept from the earlier pass over the same mutants; "
