@@ -89,15 +89,6 @@ def test_load_skips_with_one_warning_per_file(folder):
         ft.load(folder, errors="ignore")
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("dask.distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with distributed.Client(cluster) as client:
-        yield client
-    cluster.close()
-
-
 def test_distributed_raises_one_error_naming_the_file(forcetrace, folder, client, caplog):
     for name in BAD:
         with caplog.at_level(logging.WARNING):
