@@ -505,9 +505,10 @@ def main():
     wall, cpu = time.monotonic(), children_cpu()
     WORK.mkdir(parents=True, exist_ok=True)
     # Two runs would rebuild and rewrite the same copy under each other's tests.
-    lock = open(WORK / "run.lock", "w")
+    # Held (bound to its own name) until the process ends: closing the file would release the lock.
+    run_lock = open(WORK / "run.lock", "w")
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(run_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         log(f"another mutation run is using {WORK}: wait for it to end, or stop it")
         return 2
