@@ -277,6 +277,20 @@ final class AnalysisLanesTests: XCTestCase {
             // The contact before it began, and its curve is written.
             XCTAssertFalse(analysis.curves[((last - 1) * options.curvePoints)..<(last * options.curvePoints)].contains(where: \.isNaN))
         }
+        // Its statistics are those before a first sample (the lanes write an
+        // entry where its contact begins, the rest are written after the pass),
+        // with curves and without.
+        let table = try TraceReader(path: path).recording(name).contacts()
+        for (lanes, curves) in [(1, false), (2, false), (2, true)] {
+            var options = AnalysisOptions()
+            options.lanes = lanes
+            options.curves = curves
+            let contacts = try analyses(path, options)[0].contacts
+            let last = table.count - 1
+            XCTAssertEqual(contacts[last], ContactStatistics(table[last], endNs: table[last].tUpNs), "\(lanes) lanes, curves \(curves)")
+            XCTAssertNil(contacts[last].pressClass)
+            XCTAssertGreaterThan(contacts[last - 1].samples, 0)
+        }
     }
 
     /// The bands of an analysis with and without matrices are those summed from its matrices.
