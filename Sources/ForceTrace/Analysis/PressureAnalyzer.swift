@@ -326,10 +326,7 @@ struct LaneSetup: @unchecked Sendable {
     let contact: OpenContact.Setup
     /// The lane that measures each contact.
     let owner: UnsafeBufferPointer<UInt8>
-    /// Each entry is written first where its contact begins (`ContactLane.noteBegin`).
     let results: UnsafeMutableBufferPointer<ContactStatistics>
-    let table: UnsafeBufferPointer<Contact>
-    let recordingEnd: Int64
     let lastSample: UnsafeBufferPointer<Int64>
     let tUp: UnsafeBufferPointer<Int64>
     let curves: UnsafeMutableBufferPointer<Float>
@@ -351,20 +348,17 @@ struct ContactBuffers {
     private(set) var curves: [Float], aligned: [Float]
     private(set) var paths: [ContactPath]
     private var begun: [UInt8]
-    private let table: [Contact], recordingEnd: Int64
     private let owner: [UInt8], lastSample: [Int64], tUp: [Int64]
 
     init(_ table: [Contact], recordingEnd: Int64, laneCount: Int, paths: Bool, setup: OpenContact.Setup) {
-        // Not written here: an entry is written where its contact begins, on its
-        // lane, so that the lanes share the first touch of its pages (tens of
-        // megabytes at 100 000 contacts, cleared by the kernel); `fillUnbegun`
-        // writes the rest. ContactStatistics is plain data: nothing to destroy unwritten.
         results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
             adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            for (index, contact) in table.enumerated() {
+                buffer.initializeElement(at: index, to: ContactStatistics(
+                    contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
+            }
             count = table.count
         }
-        self.table = table
-        self.recordingEnd = recordingEnd
         let rows = setup.keepsMatrices ? table.count : 0
         curves = Self.unfilled(rows * setup.curvePoints)
         aligned = Self.unfilled(rows * setup.alignedPoints)
@@ -386,17 +380,8 @@ struct ContactBuffers {
         [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
-    /// A contact's statistics before its first sample.
-    static func initial(_ contact: Contact, recordingEnd: Int64) -> ContactStatistics {
-        ContactStatistics(contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs))
-    }
-
-    /// The entries of the contacts that never began (no samples): their
-    /// initial statistics, and NaN in their curve rows.
+    /// NaN in the curve rows of the contacts that never began (no samples).
     mutating func fillUnbegun(curvePoints: Int, alignedPoints: Int) {
-        for id in begun.indices where begun[id] == 0 {
-            results[id] = Self.initial(table[id], recordingEnd: recordingEnd)
-        }
         guard !curves.isEmpty || !aligned.isEmpty else { return }
         for id in begun.indices where begun[id] == 0 {
             curves.replaceSubrange((id * curvePoints)..<((id + 1) * curvePoints), with: repeatElement(.nan, count: curvePoints))
@@ -415,12 +400,9 @@ struct ContactBuffers {
                             try owner.withUnsafeBufferPointer { owner in
                                 try lastSample.withUnsafeBufferPointer { lastSample in
                                     try tUp.withUnsafeBufferPointer { tUp in
-                                        try table.withUnsafeBufferPointer { table in
-                                            try body(LaneSetup(contact: contact, owner: owner, results: results, table: table,
-                                                               recordingEnd: recordingEnd, lastSample: lastSample, tUp: tUp,
-                                                               curves: curves, aligned: aligned, begun: begun, paths: paths,
-                                                               bounds: bounds, resolution: resolution))
-                                        }
+                                        try body(LaneSetup(contact: contact, owner: owner, results: results, lastSample: lastSample,
+                                                           tUp: tUp, curves: curves, aligned: aligned, begun: begun, paths: paths,
+                                                           bounds: bounds, resolution: resolution))
                                     }
                                 }
                             }
@@ -495,16 +477,13 @@ final class ContactLane: @unchecked Sendable {
          lanes.reduce(CurveBands(points: alignedPoints)) { $0 + $1.alignedBands.bands })
     }
 
-    /// Marks contact `id` begun and writes its first entries; a second beginning is remembered.
+    /// Marks contact `id` begun; a second beginning is remembered.
     @inline(never)
     func noteBegin(_ id: Int, _ setup: LaneSetup) {
         if setup.begun[id] != 0 {
             reopened = true
-            return
-        }
-        // The results and matrices start unwritten (`ContactBuffers.init`).
-        setup.results[id] = ContactBuffers.initial(setup.table[id], recordingEnd: setup.recordingEnd)
-        if setup.contact.keepsMatrices {
+        } else if setup.contact.keepsMatrices {
+            // The matrices start unwritten (`ContactBuffers.unfilled`).
             let curvePoints = setup.contact.curvePoints, alignedPoints = setup.contact.alignedPoints
             UnsafeMutableBufferPointer(rebasing: setup.curves[(id * curvePoints)..<((id + 1) * curvePoints)]).initialize(repeating: .nan)
             UnsafeMutableBufferPointer(rebasing: setup.aligned[(id * alignedPoints)..<((id + 1) * alignedPoints)]).initialize(repeating: .nan)
