@@ -60,6 +60,17 @@ def wait_writing(process, directory, timeout=60):
     assert process.poll() is None, "the import finished before it could be interrupted: make the input longer"
 
 
+@contextlib.contextmanager
+def held(process):
+    """`process` stopped (SIGSTOP) for the block: it stays in the middle of
+    writing however fast it is, whatever the machine's load."""
+    process.send_signal(signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        process.send_signal(signal.SIGCONT)
+
+
 def recording_names(path):
     with h5py.File(path, "r") as f:
         return sorted(f["recordings"])
@@ -71,7 +82,8 @@ def test_second_import_to_the_same_path_does_not_replace_the_first(forcetrace, t
     output = tmp_path / "out.h5"
     slow = start_import(forcetrace, long_input, output)
     wait_writing(slow, tmp_path)
-    run(forcetrace, "import", SAMPLE, "-o", output, timeout=60)
+    with held(slow):
+        run(forcetrace, "import", SAMPLE, "-o", output, timeout=60)
     _, stderr = slow.communicate(timeout=120)
     assert slow.returncode == 1, stderr
     assert "another process created it while this one was writing" in stderr
@@ -83,9 +95,10 @@ def test_import_does_not_replace_a_recording_in_progress(forcetrace, tmp_path, l
     output = tmp_path / "live.h5"
     slow = start_import(forcetrace, long_input, output)
     wait_writing(slow, tmp_path)
-    recorder = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "--speed", "20", "-q", "-o", output],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for(output.exists, 30, "the recorder's file")
+    with held(slow):
+        recorder = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "--speed", "20", "-q", "-o", output],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(output.exists, 30, "the recorder's file")
     _, import_stderr = slow.communicate(timeout=120)
     _, record_stderr = recorder.communicate(timeout=120)
     assert recorder.returncode == 0, record_stderr
