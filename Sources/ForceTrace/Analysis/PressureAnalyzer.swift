@@ -239,17 +239,6 @@ public enum PressureAnalyzer {
     }
 }
 
-/// Asks for transparent huge pages under a large buffer about to be filled:
-/// the per-contact results of 100 000 contacts are tens of megabytes, and
-/// faulting them in 4 KiB at a time costs more than filling them.
-private func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-    let huge = 2 << 20
-    guard let base = buffer.baseAddress, buffer.count >= 2 * huge else { return }
-    let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1), end = (Int(bitPattern: base) + buffer.count) & ~(huge - 1)
-    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    Syscall.adviseHugePages(aligned, end - start)
-}
-
 extension PressureAnalyzer {
     /// `(raw − minimum) / span` for a chunk, eight lanes at a time. Division,
     /// not a reciprocal multiply, so results equal numpy's to the bit.
@@ -351,8 +340,11 @@ struct ContactBuffers {
     private let owner: [UInt8], lastSample: [Int64], tUp: [Int64]
 
     init(_ table: [Contact], recordingEnd: Int64, laneCount: Int, paths: Bool, setup: OpenContact.Setup) {
+        // Plain pages, no MADV_HUGEPAGE: in a VM that hands freed memory back to
+        // its host (free page reporting), each fresh huge page waits for the
+        // host, and 50 MB of results took 0.4-0.8 s instead of 0.05 s
+        // (Tests/bench/README.md, "Huge pages").
         results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
-            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
             for (index, contact) in table.enumerated() {
                 buffer.initializeElement(at: index, to: ContactStatistics(
                     contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))

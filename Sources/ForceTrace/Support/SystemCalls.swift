@@ -316,15 +316,6 @@ enum Syscall {
         return false
     }
 
-    // MARK: - Memory
-
-    /// Asks for transparent huge pages under `length` bytes at `address`
-    /// (2 MiB aligned); a refusal only costs speed.
-    /// The corresponding C function is `madvise(2)`.
-    static func adviseHugePages(_ address: UnsafeMutableRawPointer, _ length: Int) {
-        _ = Glibc.madvise(address, length, MADV_HUGEPAGE)
-    }
-
     // MARK: - Capture: pipes, poll, clock
 
     /// Waits for input on `descriptors`. Returns the `revents` of each, or
