@@ -7,6 +7,7 @@ through `import`: the same strings, labels and events, no forged line. The
 exports are also read by the formats' own readers: PyYAML (pure and libyaml)
 for libinput, libevemu's evemu_read (Tests/python/evemu_reader.c) for evemu.
 """
+import copy
 import os
 import pathlib
 import shutil
@@ -81,14 +82,15 @@ def plain_yaml(forcetrace, tmp_path_factory):
     directory = tmp_path_factory.mktemp("plain")
     run(forcetrace, "import", SAMPLE, "-o", directory / "sample.h5")
     run(forcetrace, "export", directory / "sample.h5", "--format", "libinput", "-o", directory / "plain.yml")
-    return (directory / "plain.yml").read_text(encoding="utf-8")
+    # Parsed once: pure-Python PyYAML takes seconds over its 500 KB.
+    return yaml.safe_load((directory / "plain.yml").read_text(encoding="utf-8"))
 
 
 def source_yaml(plain_yaml, tmp_path, name, kernel, dmi, kind):
     """A libinput record file of the sample's events, with these strings: its
     description and labels written by PyYAML, so forcetrace's YAML reader
     alone decides what they are."""
-    data = yaml.safe_load(plain_yaml)
+    data = copy.deepcopy(plain_yaml)
     data["system"] = {"kernel": kernel, "dmi": dmi}
     device = data["devices"][0]
     device["evdev"]["name"] = name
