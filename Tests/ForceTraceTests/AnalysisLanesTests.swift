@@ -277,9 +277,8 @@ final class AnalysisLanesTests: XCTestCase {
             // The contact before it began, and its curve is written.
             XCTAssertFalse(analysis.curves[((last - 1) * options.curvePoints)..<(last * options.curvePoints)].contains(where: \.isNaN))
         }
-        // Its statistics are those before a first sample (the lanes write an
-        // entry where its contact begins, the rest are written after the pass),
-        // with curves and without.
+        // Its statistics stay those before a first sample (written for every
+        // contact before the lanes start), with curves and without.
         let table = try TraceReader(path: path).recording(name).contacts()
         for (lanes, curves) in [(1, false), (2, false), (2, true)] {
             var options = AnalysisOptions()
