@@ -1,10 +1,16 @@
 #!/bin/bash
 # install.sh - installs and uninstalls forcetrace (make install / uninstall,
-# and the staging tree of make deb).
+# the staging tree of make deb, and the release archive of make dist).
 #
-# usage: install.sh install   BIN MANDIR COMPLETIONDIR
-#        install.sh uninstall
-# Paths come from the environment, as the Makefile passes them:
+# usage: install.sh [OPTIONS] install [BIN MANDIR COMPLETIONDIR]
+#        install.sh [OPTIONS] uninstall
+#        install.sh [OPTIONS] list
+# Options: --prefix DIR, --destdir DIR (the same as PREFIX and DESTDIR below),
+# and --uninstall and --list for the commands. Without BIN MANDIR
+# COMPLETIONDIR, the files beside this script are installed: bin/forcetrace,
+# man/ and completions/, as the release archive holds them; and with no
+# command at all, it installs. `list` prints every path install writes.
+# Paths come from the options or from the environment, as the Makefile passes them:
 #   DESTDIR (staging root, default empty), PREFIX (default /usr/local),
 #   UDEVRULESDIR (where the udev rule goes; default $PREFIX/share/forcetrace,
 #   where udev does not read it: copy it to /etc/udev/rules.d/ to use it),
@@ -15,6 +21,23 @@
 # (folders only when empty), and nothing without the manifest.
 set -euo pipefail
 
+die() { echo "install.sh: $*" >&2; exit 1; }
+usage="usage: install.sh [--prefix DIR] [--destdir DIR] [install [BIN MANDIR COMPLETIONDIR] | uninstall | list | --uninstall | --list]"
+command=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--prefix) [ $# -ge 2 ] || die "--prefix needs a folder; $usage"; PREFIX=$2; shift 2 ;;
+	--prefix=*) PREFIX=${1#--prefix=}; shift ;;
+	--destdir) [ $# -ge 2 ] || die "--destdir needs a folder; $usage"; DESTDIR=$2; shift 2 ;;
+	--destdir=*) DESTDIR=${1#--destdir=}; shift ;;
+	--uninstall) command=uninstall; shift ;;
+	--list) command=list; shift ;;
+	-h | --help) echo "$usage"; exit 0 ;;
+	install | uninstall | list) command=$1; shift; break ;;
+	*) die "unknown argument '$1'; $usage" ;;
+	esac
+done
+
 DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr/local}
 UDEVRULESDIR=${UDEVRULESDIR:-$PREFIX/share/forcetrace}
@@ -23,7 +46,6 @@ MANIFEST=${MANIFEST:-1}
 manifest=$PREFIX/share/forcetrace/install-manifest
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-die() { echo "install.sh: $*" >&2; exit 1; }
 case "$PREFIX" in /*) ;; *) die "PREFIX must be an absolute path, not '$PREFIX'" ;; esac
 
 made_dirs=()
@@ -51,21 +73,33 @@ put() {
 	written+=("$3")
 }
 
-do_install() {
-	local bin=$1 mandir=$2 compdir=$3 page
+# each_file BIN MANDIR COMPLETIONDIR ACTION: calls ACTION MODE SRC DST for every file install writes.
+each_file() {
+	local bin=$1 mandir=$2 compdir=$3 action=$4 page
 	[ -x "$bin" ] || die "no binary at $bin (make release builds it)"
 	ls "$mandir"/*.1 >/dev/null 2>&1 || die "no man pages in $mandir (make man makes them)"
 	for f in forcetrace.bash _forcetrace forcetrace.fish; do
 		[ -f "$compdir/$f" ] || die "no $compdir/$f (make completions makes it)"
 	done
-	put 0755 "$bin" "$PREFIX/bin/forcetrace"
+	"$action" 0755 "$bin" "$PREFIX/bin/forcetrace"
 	for page in "$mandir"/*.1; do
-		put 0644 "$page" "$PREFIX/share/man/man1/$(basename "$page")"
+		"$action" 0644 "$page" "$PREFIX/share/man/man1/$(basename "$page")"
 	done
-	put 0644 "$compdir/forcetrace.bash" "$PREFIX/share/bash-completion/completions/forcetrace"
-	put 0644 "$compdir/_forcetrace" "$ZSHDIR/_forcetrace"
-	put 0644 "$compdir/forcetrace.fish" "$PREFIX/share/fish/vendor_completions.d/forcetrace.fish"
-	put 0644 "$HERE/70-forcetrace.rules" "$UDEVRULESDIR/70-forcetrace.rules"
+	"$action" 0644 "$compdir/forcetrace.bash" "$PREFIX/share/bash-completion/completions/forcetrace"
+	"$action" 0644 "$compdir/_forcetrace" "$ZSHDIR/_forcetrace"
+	"$action" 0644 "$compdir/forcetrace.fish" "$PREFIX/share/fish/vendor_completions.d/forcetrace.fish"
+	"$action" 0644 "$HERE/70-forcetrace.rules" "$UDEVRULESDIR/70-forcetrace.rules"
+}
+show() { printf '%s\n' "$DESTDIR$3"; }
+
+do_list() {
+	each_file "$@" show
+	[ "$MANIFEST" = 1 ] && printf '%s\n' "$DESTDIR$manifest"
+	return 0
+}
+
+do_install() {
+	each_file "$@" put
 	[ "$MANIFEST" = 1 ] || return 0
 	ensure_dir "$(dirname "$manifest")"
 	{
@@ -92,8 +126,17 @@ do_uninstall() {
 	echo "uninstalled forcetrace from $DESTDIR$PREFIX ($files files, $dirs folders)"
 }
 
-case "${1:-}" in
-install) shift; [ $# = 3 ] || die "usage: install.sh install BIN MANDIR COMPLETIONDIR"; do_install "$@" ;;
-uninstall) do_uninstall ;;
-*) die "usage: install.sh install BIN MANDIR COMPLETIONDIR | install.sh uninstall" ;;
+# The files to install: as given, or those beside this script (the release archive's layout).
+if [ "${command:-install}" != uninstall ]; then
+	case $# in
+	3) files=("$@") ;;
+	0) files=("$HERE/bin/forcetrace" "$HERE/man" "$HERE/completions")
+		[ -x "${files[0]}" ] || die "no bin/forcetrace beside $0: run the install.sh of an unpacked release archive (make dist), or give BIN MANDIR COMPLETIONDIR" ;;
+	*) die "$usage" ;;
+	esac
+fi
+case "${command:-install}" in
+install) do_install "${files[@]}" ;;
+list) do_list "${files[@]}" ;;
+uninstall) [ $# = 0 ] || die "$usage"; do_uninstall ;;
 esac

@@ -25,21 +25,12 @@ man deb: export SOURCE_DATE_EPOCH := $(PACKAGE_EPOCH)
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product forcetrace
 
-# Made into a temporary folder and moved into place whole, so a failed run leaves the last good set.
+# pages.sh makes each set in a temporary folder and moves it into place whole.
 man: release
-	@rm -rf $(PACKAGE_OUT)/man.new && mkdir -p $(PACKAGE_OUT)/man.new
-	$(RELEASE_BIN) --help-man > $(PACKAGE_OUT)/man.new/forcetrace.1
-	@for c in $$($(RELEASE_BIN) --help-commands); do \
-		$(RELEASE_BIN) --help-man $$c > $(PACKAGE_OUT)/man.new/forcetrace-$$c.1 || exit 1; done
-	@rm -rf $(PACKAGE_OUT)/man && mv $(PACKAGE_OUT)/man.new $(PACKAGE_OUT)/man
-	@echo "$(PACKAGE_OUT)/man: $$(ls $(PACKAGE_OUT)/man | wc -l) pages"
+	packaging/pages.sh $(RELEASE_BIN) $(PACKAGE_OUT) man
 
 completions: release
-	@rm -rf $(PACKAGE_OUT)/completions.new && mkdir -p $(PACKAGE_OUT)/completions.new
-	$(RELEASE_BIN) --help-completion bash > $(PACKAGE_OUT)/completions.new/forcetrace.bash
-	$(RELEASE_BIN) --help-completion zsh > $(PACKAGE_OUT)/completions.new/_forcetrace
-	$(RELEASE_BIN) --help-completion fish > $(PACKAGE_OUT)/completions.new/forcetrace.fish
-	@rm -rf $(PACKAGE_OUT)/completions && mv $(PACKAGE_OUT)/completions.new $(PACKAGE_OUT)/completions
+	packaging/pages.sh $(RELEASE_BIN) $(PACKAGE_OUT) completions
 
 install: release man completions
 	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' packaging/install.sh install $(RELEASE_BIN) $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions

@@ -1,15 +1,19 @@
 """The `forcetrace` command, found and run from Python (the notebooks and
-`forcetrace.distributed` use it): FORCETRACE names it, else it is looked up on PATH."""
+`forcetrace.distributed` use it): FORCETRACE names it, else the binary that
+the platform wheel installed with this package, else it is looked up on PATH."""
+import functools
 import json
 import os
 import shutil
 import subprocess
+from importlib import metadata
+from pathlib import Path
 from typing import Any, Optional, Union
 
 Argument = Union[str, int, float, "os.PathLike[str]"]
 
-HOW_TO_INSTALL = ("install it (from a checkout: `make install PREFIX=~/.local`, or the Debian package "
-                  "`make deb` builds), or set FORCETRACE=/path/to/forcetrace")
+HOW_TO_INSTALL = ("install the platform wheel, which carries it (`pip install forcetrace`), or the release "
+                  "archive (`./install.sh --prefix ~/.local`), or set FORCETRACE=/path/to/forcetrace")
 
 
 class CommandNotFound(FileNotFoundError):
@@ -25,9 +29,35 @@ class CommandFailed(RuntimeError):
         self.stderr = stderr
 
 
+@functools.lru_cache(maxsize=1)
+def bundled() -> Optional[str]:
+    """The binary the platform wheel installed with this package, or None (an
+    editable or pure-Python install carries none). It is found through the
+    files the installation recorded: where the record points, or, for
+    `pip install --target`, whose record is written before the move,
+    `TARGET/bin`; either must have the recorded size."""
+    try:
+        distribution = metadata.distribution("forcetrace")
+    except metadata.PackageNotFoundError:
+        return None
+    files = distribution.files or []
+    here = Path(__file__).resolve()
+    # Only the record of the installation this module belongs to.
+    if not any(f.name == "cli.py" and Path(str(distribution.locate_file(f))).resolve() == here for f in files):
+        return None
+    for file in files:
+        if file.name != "forcetrace" or file.parent.name not in ("bin", "Scripts") or file.size is None:
+            continue
+        for candidate in (Path(str(distribution.locate_file(file))), here.parents[1] / "bin" / file.name):
+            if candidate.is_file() and os.access(candidate, os.X_OK) and candidate.stat().st_size == file.size:
+                return str(candidate.resolve())
+    return None
+
+
 def command(forcetrace: Optional[str] = None) -> str:
-    """The command to run: `forcetrace` if given, else $FORCETRACE, else
-    `forcetrace` on PATH. Raises CommandNotFound saying how to install it."""
+    """The command to run: `forcetrace` if given, else $FORCETRACE, else the
+    binary the platform wheel installed with this package, else `forcetrace`
+    on PATH. Raises CommandNotFound saying how to install it."""
     named = forcetrace or os.environ.get("FORCETRACE")
     if named:
         found = shutil.which(named)  # a path is checked to be an executable file, a bare name looked up
@@ -35,7 +65,7 @@ def command(forcetrace: Optional[str] = None) -> str:
             source = "forcetrace=" if forcetrace else "FORCETRACE="
             raise CommandNotFound(f"{source}{named!r} is not an executable file: {HOW_TO_INSTALL}")
         return found
-    found = shutil.which("forcetrace")
+    found = bundled() or shutil.which("forcetrace")
     if found is None:
         raise CommandNotFound(f"the forcetrace command is not on PATH: {HOW_TO_INSTALL}")
     return found
@@ -58,4 +88,4 @@ def run_json(*args: Argument, forcetrace: Optional[str] = None, what: Optional[s
     return json.loads(run(*args, "--json", forcetrace=forcetrace, what=what))
 
 
-__all__ = ["command", "run", "run_json", "CommandNotFound", "CommandFailed"]
+__all__ = ["command", "bundled", "run", "run_json", "CommandNotFound", "CommandFailed"]
