@@ -6,7 +6,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest xdist matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy
+PY_MODULES := h5py numpy pandas pytest xdist matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy auditwheel
 
 .PHONY: all deps build test test-swift test-python test-notebooks python-package demo samples bench bench-smoke clean
 comma := ,
@@ -50,11 +50,11 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build deb libinput-tools libevemu chromium gsettings
+test: build deb libinput-tools libevemu chromium gsettings portable-deps debootstrap
 	@mkdir -p out; rm -f out/test-kernel.status
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
-	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke test-install; suites=$$?; \
+	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke test-install test-portable; suites=$$?; \
 	wait; echo "---- test-kernel (ran alongside the suites above) ----"; cat out/test-kernel.log; \
 	kernel=$$(cat out/test-kernel.status 2>/dev/null || echo 1); \
 	echo "make test: suites exit $$suites, kernel scenarios exit $$kernel"; \

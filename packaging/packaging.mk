@@ -6,6 +6,10 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   and   make uninstall (same PREFIX and DESTDIR)
 #   make deb                     out/package/forcetrace_VERSION_ARCH.deb, its tree in out/package/root
 #   make test-install            installs into a temp DESTDIR, lints, runs completions in bash, zsh and fish, lintian
+#   make portable                out/portable/forcetrace: only the C library at run time (packaging/portable.sh)
+#   make dist                    out/dist/forcetrace-VERSION-linux-ARCH.tar.gz, with install.sh --prefix
+#   make wheel                   out/dist: the platform wheel carrying the portable binary, and the pure one
+#   make test-portable           the archive and the wheel in a minimal Debian root with none of the libraries
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -59,3 +63,41 @@ deb: release man completions packaging-tools
 test-install: deb completion-shells
 	FORCETRACE_RELEASE=$(abspath $(RELEASE_BIN)) FORCETRACE_PACKAGE=$(abspath $(PACKAGE_OUT)) \
 		$(PYTHON) -m pytest -q Tests/install
+
+# The portable build: the same sources and libraries, linked so that only the
+# C library is needed at run time; static archives come with the -dev packages
+# (libaec-dev holds szip's, which Debian's static HDF5 needs).
+PORTABLE_OUT := out/portable
+DIST_OUT := out/dist
+.PHONY: portable dist wheel portable-deps test-portable bare-root
+portable-deps: deps
+	@dpkg -s libaec-dev binutils >/dev/null 2>&1 || { echo "installing libaec-dev binutils"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libaec-dev binutils >/dev/null; }
+
+portable: portable-deps
+	SWIFT=$(SWIFT) packaging/portable.sh $(PORTABLE_OUT)
+
+dist: portable
+	SOURCE_DATE_EPOCH=$(PACKAGE_EPOCH) packaging/dist.sh $(PORTABLE_OUT)/forcetrace $(DIST_OUT)
+
+wheel: portable
+	SOURCE_DATE_EPOCH=$(PACKAGE_EPOCH) $(PYTHON) packaging/wheel.py $(PORTABLE_OUT) $(DIST_OUT)
+
+# The minimal Debian root (debootstrap, cached outside the checkout) and
+# wheels of the package's dependencies for its Python.
+CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/forcetrace
+BARE_ROOT ?= $(CACHE_DIR)/bare-root
+.PHONY: debootstrap
+debootstrap:
+	@dpkg -s debootstrap >/dev/null 2>&1 || { echo "installing debootstrap"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+
+bare-root: debootstrap
+	@bash Tests/portable/bare-root.sh $(BARE_ROOT)
+
+# The archive and the wheels on a system with none of forcetrace's libraries,
+# against the Debian build's results on the host (Tests/portable).
+test-portable: release dist wheel bare-root
+	FORCETRACE_RELEASE=$(abspath $(RELEASE_BIN)) FORCETRACE_PORTABLE=$(abspath $(PORTABLE_OUT)) \
+	FORCETRACE_DIST=$(abspath $(DIST_OUT)) FORCETRACE_BARE_ROOT=$(BARE_ROOT) \
+		$(PYTHON) -m pytest -q Tests/portable
