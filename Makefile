@@ -156,13 +156,13 @@ BENCH_PRESSES ?= 20000,100000,100000x2
 .PHONY: bench-tools
 bench-tools: release
 	$(SWIFT) build -c release --static-swift-stdlib --product forcetrace-bare-read
-bench: bench-tools
-	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(RELEASE_BIN) --presses $(BENCH_PRESSES)
+bench: bench-tools portable
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(RELEASE_BIN) --portable $(PORTABLE_OUT)/forcetrace --presses $(BENCH_PRESSES)
 
 # The same benchmark code on tiny inputs, so it cannot rot; make test runs it.
 # Its times mean nothing.
-bench-smoke: bench-tools
-	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --presses 60,60x2 --repeat 1 --recorder-seconds 5 --out out/bench-smoke
+bench-smoke: bench-tools portable
+	$(PYTHON) Tests/bench/run_bench.py --forcetrace $(TEST_FORCETRACE) --portable $(PORTABLE_OUT)/forcetrace --presses 60,60x2 --repeat 1 --recorder-seconds 5 --out out/bench-smoke
 
 # The Python package's timed promises (Tests/bench/bench_python.py): to_xarray
 # against samples, distributed.report on 64 files against one report call.

@@ -170,6 +170,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forcetrace", default=str(ROOT / ".build" / "release" / "forcetrace"))
     parser.add_argument("--bare-read", default=None, help="forcetrace-bare-read (default: beside --forcetrace)")
+    parser.add_argument("--portable", default=None,
+                        help="make portable's binary, timed in the same turns as --forcetrace (target: within 5 %%)")
     parser.add_argument("--presses", default="20000,100000,100000x2",
                         help="comma-separated sizes: N presses, or NxK for K recordings of N presses in one trace "
                              "(the default is about 1.4 M, 7 M and 14 M samples)")
@@ -206,7 +208,15 @@ def main():
         print(f"bench: {trace.name}: {samples:,} samples, {ours['contacts']:,} contacts, {events:,} events, "
               f"{trace.stat().st_size / 2**20:.1f} MiB", flush=True)
         summary, summary_rss = timed("summary", [args.forcetrace, "report", str(trace), "--contacts", "0"])
-        outputs = output_ratios.measure([args.forcetrace], trace, args.repeat)[args.forcetrace]
+        binaries = [args.forcetrace] + ([args.portable] if args.portable else [])
+        measured = output_ratios.measure(binaries, trace, args.repeat)
+        outputs = measured[args.forcetrace]
+        if args.portable:
+            for task, (seconds, cpu_seconds) in measured[args.portable].items():
+                theirs, their_cpu = outputs[task]
+                rows.append((label, f"portable binary, {output_ratios.TASK_NAMES[task]}", seconds,
+                             "the Debian build, same turns", theirs, f"{seconds / theirs:.2f}×", "≤ 1.05×",
+                             f"{cpu_seconds:.2f} / {their_cpu:.2f}"))
         h5py_read, _ = timed("h5py", [sys.executable, str(HERE / "bare_read.py"), str(trace)])
         our_read, _ = timed("read", [bare_read, str(trace)])
         lean, lean_rss = timed("lean", [sys.executable, str(HERE / "lean_peer.py"), str(trace)])
