@@ -92,13 +92,13 @@ TEST_FORCETRACE := $(RELEASE_BIN)
 # Two pytest workers (pytest-xdist), each taking whole files, so that a file's
 # module fixtures are made once; PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-test-python: release libinput-tools libevemu gsettings
-	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) $(PYTHON) -m pytest -q \
+test-python: release wheel libinput-tools libevemu gsettings
+	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_WHEELS=$(abspath $(DIST_OUT)) $(PYTHON) -m pytest -q \
 		$(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) Tests/python
 
 # The notebooks alone, each in a fresh kernel (also part of test-python).
-test-notebooks: release
-	FORCETRACE=$(abspath $(TEST_FORCETRACE)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
+test-notebooks: release wheel
+	FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_WHEELS=$(abspath $(DIST_OUT)) $(PYTHON) -m pytest -q Tests/python/test_notebook.py
 
 # report --html in Debian's chromium, headless and offline (Tests/browser).
 .PHONY: chromium

@@ -2,12 +2,37 @@
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "recordings"
 SAMPLES = ROOT / "samples"
+
+
+# make wheel's folder (out/dist); make test-python sets it, and then the wheels must be there.
+WHEELS = os.environ.get("FORCETRACE_WHEELS")
+
+
+@pytest.fixture(scope="session")
+def installed_wheels(tmp_path_factory):
+    """{"platform": folder, "pure": folder}: each wheel of make wheel installed
+    with `pip install --target`, as a user's Python would import it."""
+    folder = pathlib.Path(WHEELS or ROOT / "out" / "dist")
+    found = {"platform": sorted(folder.glob("forcetrace-*-py3-none-manylinux_*.whl")),
+             "pure": sorted(folder.glob("forcetrace-*-py3-none-any.whl"))}
+    if not all(found.values()):
+        if WHEELS:
+            pytest.fail(f"{folder} lacks a wheel ({ {k: [p.name for p in v] for k, v in found.items()} }): make wheel")
+        pytest.skip("no wheels in out/dist (make wheel)")
+    installed = {}
+    for kind, wheels in found.items():
+        target = tmp_path_factory.mktemp(f"wheel-{kind}")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                        str(wheels[-1])], check=True, capture_output=True)
+        installed[kind] = target
+    return installed
 
 
 @pytest.fixture(scope="session")

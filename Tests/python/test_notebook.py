@@ -73,10 +73,10 @@ def checkout_state():
     return sorted(line for line in result.stdout.splitlines() if ours(line[3:]))
 
 
-def isolated(monkeypatch, tmp_path, forcetrace):
+def isolated(monkeypatch, tmp_path, forcetrace, package=ROOT / "python"):
     """An empty folder holding a copy of nothing yet, PATH with `forcetrace` only
-    (the kernel runs by its absolute path), no FORCETRACE* variables, and
-    temporary files under tmp_path/tmp."""
+    (the kernel runs by its absolute path), no FORCETRACE* variables, the
+    package imported from `package`, and temporary files under tmp_path/tmp."""
     bin_dir, temp, folder = tmp_path / "bin", tmp_path / "tmp", tmp_path / "anywhere"
     for made in (bin_dir, temp, folder):
         made.mkdir()
@@ -87,7 +87,7 @@ def isolated(monkeypatch, tmp_path, forcetrace):
     monkeypatch.setenv("PATH", str(bin_dir))
     monkeypatch.setenv("TMPDIR", str(temp))
     # The package as `pip install` would make it importable; nothing else of the checkout.
-    monkeypatch.setenv("PYTHONPATH", str(ROOT / "python"))
+    monkeypatch.setenv("PYTHONPATH", str(package))
     return folder, temp
 
 
@@ -107,8 +107,17 @@ def execute(path, folder, timeout=300):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_from_a_copy_in_an_empty_folder(forcetrace, path, tmp_path, monkeypatch):
+    runs_and_draws(path, *isolated(monkeypatch, tmp_path, forcetrace))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_on_the_platform_wheel_alone(installed_wheels, path, tmp_path, monkeypatch):
+    """The package from the platform wheel and nothing on PATH: it runs the binary the wheel carries."""
+    runs_and_draws(path, *isolated(monkeypatch, tmp_path, None, package=installed_wheels["platform"]))
+
+
+def runs_and_draws(path, folder, temp):
     before = checkout_state()
-    folder, temp = isolated(monkeypatch, tmp_path, forcetrace)
     notebook, client = execute(path, folder)
     client.execute()  # raises on any cell's error
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
@@ -136,7 +145,7 @@ def test_without_the_command_a_notebook_says_how_to_install_it(tmp_path, monkeyp
         client.execute()
     message = str(failure.value)
     assert "CommandNotFound" in message
-    assert "the forcetrace command is not on PATH" in message and "make install" in message and "FORCETRACE=" in message
+    assert "the forcetrace command is not on PATH" in message and "platform wheel" in message and "FORCETRACE=" in message
 
 
 # A recording name from a file is text matplotlib must show, not parse: between

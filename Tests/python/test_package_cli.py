@@ -1,6 +1,8 @@
 """forcetrace.cli finds the command as the notebooks and Dask workers need it:
-FORCETRACE names it, else PATH; missing, one error saying how to install it."""
+FORCETRACE names it, else the platform wheel's own binary, else PATH; missing,
+one error saying how to install it."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -40,7 +42,8 @@ def test_missing_says_how_to_install(bare):
         cli.command()
     message = str(error.value)
     assert message.startswith("the forcetrace command is not on PATH: ")
-    assert "make install" in message and "make deb" in message and "FORCETRACE=" in message
+    for way in ("platform wheel", "install.sh --prefix", "make install", "make deb", "FORCETRACE="):
+        assert way in message, way
     assert isinstance(error.value, FileNotFoundError)
 
 
@@ -61,3 +64,41 @@ def test_a_failure_carries_stderr_and_names_what(bare, forcetrace, tmp_path):
         cli.run("report", missing, what=str(missing))
     assert str(error.value).startswith(f"{missing}: forcetrace report exited ")
     assert error.value.returncode != 0 and "missing.h5" in error.value.stderr
+
+
+def command_in(package, path_dir, env=None):
+    """What forcetrace.cli.command() answers in a Python that imports the package from `package`."""
+    script = "import forcetrace.cli as c\ntry:\n    print(c.command())\nexcept c.CommandNotFound as e:\n    print('missing')"
+    environment = {"PATH": str(path_dir), "PYTHONPATH": str(package), "HOME": "/nonexistent", **(env or {})}
+    result = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_the_platform_wheels_own_binary_comes_before_path(installed_wheels, bare, forcetrace):
+    own = installed_wheels["platform"] / "bin" / "forcetrace"
+    assert own.is_file()
+    assert command_in(installed_wheels["platform"], bare) == str(own)
+    (bare / "forcetrace").symlink_to(forcetrace)
+    assert command_in(installed_wheels["platform"], bare) == str(own)
+    assert subprocess.run([own, "--version"], capture_output=True, text=True).stdout.startswith("forcetrace ")
+
+
+def test_forcetrace_names_it_before_the_wheels_own_binary(installed_wheels, bare, forcetrace):
+    assert command_in(installed_wheels["platform"], bare, {"FORCETRACE": forcetrace}) == forcetrace
+
+
+def test_a_binary_of_another_size_is_not_taken_for_the_wheels_own(installed_wheels, bare, tmp_path):
+    """Only the file the installation recorded: a forcetrace put in its place later is not the wheel's."""
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(installed_wheels["platform"], copy)
+    (copy / "bin" / "forcetrace").write_text("#!/bin/sh\nexit 3\n")
+    assert command_in(copy, bare) == "missing"
+
+
+def test_the_pure_wheel_carries_no_binary_and_looks_on_path(installed_wheels, bare, forcetrace):
+    assert not (installed_wheels["pure"] / "bin").exists()
+    assert command_in(installed_wheels["pure"], bare) == "missing"
+    (bare / "forcetrace").symlink_to(forcetrace)
+    assert command_in(installed_wheels["pure"], bare) == str(bare / "forcetrace")

@@ -12,8 +12,10 @@ from typing import Any, Optional, Union
 
 Argument = Union[str, int, float, "os.PathLike[str]"]
 
-HOW_TO_INSTALL = ("install the platform wheel, which carries it (`pip install forcetrace`), or the release "
-                  "archive (`./install.sh --prefix ~/.local`), or set FORCETRACE=/path/to/forcetrace")
+HOW_TO_INSTALL = ("install the platform wheel, which carries it (pip install forcetrace-VERSION-py3-none-"
+                  "manylinux_2_36_x86_64.whl), or the release archive (./install.sh --prefix ~/.local), or from a "
+                  "checkout `make install PREFIX=~/.local` or the Debian package `make deb` builds; "
+                  "or set FORCETRACE=/path/to/forcetrace")
 
 
 class CommandNotFound(FileNotFoundError):
