@@ -51,7 +51,7 @@ func printExact(_ text: String) {
 /// A line on standard error (errors, warnings, notes, status), as terminal text.
 func printError(_ text: TerminalText) {
     let rendered = text.rendered
-    FileHandle.standardError.write(Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8))
+    StandardError.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
 }
 
 /// `forcetrace --help`; forcetrace(1) is made from the same text (HelpFormats.swift).

@@ -208,6 +208,119 @@ def test_a_closed_pipe_ends_quietly(forcetrace, tmp_path, arguments):
     assert stderr == b""
 
 
+# Every command over a closed or broken standard stream: it may fail, never trap.
+
+FIXTURES = SAMPLES.parent / "Tests" / "fixtures"
+SLOTS = FIXTURES / "slots-beyond-range.evemu"  # import, record and report warn on it
+TOUCHPAD = SAMPLES / "calibration" / "touchpad.evemu"
+
+
+@pytest.fixture(scope="module")
+def stream_inputs(forcetrace, tmp_path_factory):
+    d = tmp_path_factory.mktemp("stream-inputs")
+    run(forcetrace, "import", SAMPLE, "-o", d / "a.h5")
+    run(forcetrace, "import", SLOTS, "-o", d / "slots.h5")
+    run(forcetrace, "calibrate", "--protocol", "touchpad", "--replay", TOUCHPAD, "--fast", "-q", "-o", d / "tp.h5")
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "2-3", "--trials", "4", "--seed", "1", "-o", d / "lv.evemu")
+    run(forcetrace, "levels", "--replay", d / "lv.evemu", "--levels", "2-3", "--trials", "4", "--seed", "1", "--fast", "-q",
+        "-o", d / "lv.h5")
+    run(forcetrace, "report", d / "a.h5", "--save-part", d / "part.h5")
+    return d
+
+
+def stream_cases(d):
+    """(arguments, outputs): each run in a folder of its own, outputs named in it."""
+    a, tp, lv = d / "a.h5", d / "tp.h5", d / "lv.h5"
+    return [
+        (["--version"], []), (["--help"], []), (["help", "report"], []), (["frobnicate"], []), (["info"], []),
+        (["info", a], []), (["info", a, "--json"], []), (["info", d / "missing.h5"], []),
+        (["import", SAMPLE, "-o", "out.h5"], ["out.h5"]), (["import", SLOTS, "-o", "out.h5"], ["out.h5"]),
+        (["import", SAMPLE, "-o", a], []),
+        (["export", a, "--format", "evemu"], []), (["export", a, "--format", "libinput", "-o", "out.yaml"], ["out.yaml"]),
+        (["report", a], []), (["report", a, "--json"], []), (["report", a, d / "slots.h5", "--json"], []),
+        (["report", a, "--html", "out.html", "--save", "out.h5"], ["out.html", "out.h5"]),
+        (["report", a, "--save-part", "part.h5"], ["part.h5"]), (["report", "--merge", d / "part.h5", d / "part.h5"], []),
+        (["suggest", tp], []), (["suggest", tp, "--format", "json"], []),
+        (["suggest", tp, "--format", "quirks", "-o", "out.quirks"], ["out.quirks"]),
+        (["whatif", tp, "--no-shipped"], []), (["whatif", tp, "--no-shipped", "--json"], []),
+        (["record", "--replay", SAMPLE, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["record", "--replay", SLOTS, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["simulate", "-o", "out.evemu"], ["out.evemu"]), (["simulate", "-o", "-"], []),
+        (["calibrate", "--protocol", "touchpad", "--replay", TOUCHPAD, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["levels", "--show", lv], []), (["levels", "--show", lv, "--json"], []),
+        (["levels", "--replay", d / "lv.evemu", "--levels", "2-3", "--trials", "4", "--seed", "1", "--fast", "-o", "out.h5"],
+         ["out.h5"]),
+    ]
+
+
+def output_contents(path):
+    """What makes an output complete: an HDF5 file's objects, attributes and
+    shapes; a text's lines but its timestamp; None when absent."""
+    if not path.exists():
+        return None
+    if path.suffix != ".h5":
+        return [line for line in path.read_bytes().splitlines() if not line.startswith(b"# Written by forcetrace")]
+    objects = []
+    with h5py.File(path, "r") as f:
+        def visit(name, item):
+            status = item.attrs.get("import_status")
+            objects.append((name, getattr(item, "shape", None), None if status is None else str(status)))
+        f.visititems(visit)
+    return objects
+
+
+def run_with_streams(forcetrace, arguments, folder, mode):
+    """Runs forcetrace in `folder` with fd 2 (or 1) closed, or with stdout
+    and stderr pipes whose read ends are closed before it starts."""
+    command = [forcetrace, *map(str, arguments)]
+    if mode in ("stderr-closed", "stdout-closed"):
+        fd = 2 if mode == "stderr-closed" else 1
+        process = subprocess.run(["sh", "-c", f'exec "$@" {fd}>&-', "sh", *command], cwd=folder, timeout=120,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return process.returncode
+    if mode == "broken-pipes":
+        ends = [os.pipe(), os.pipe()]
+        for read_end, _ in ends:
+            os.close(read_end)
+        try:
+            return subprocess.run(command, cwd=folder, timeout=120, stdout=ends[0][1], stderr=ends[1][1]).returncode
+        finally:
+            for _, write_end in ends:
+                os.close(write_end)
+    result = subprocess.run(command, cwd=folder, timeout=120, capture_output=True)
+    return result.returncode, result.stdout
+
+
+@pytest.mark.parametrize("mode", ["stderr-closed", "stdout-closed", "broken-pipes"])
+def test_a_closed_or_broken_standard_stream_fails_cleanly_never_by_a_signal(forcetrace, tmp_path, stream_inputs, mode):
+    """stderr closed: the exit status is the usual one. stdout closed: a
+    failure when there was something to print. Broken pipes: as under
+    `| head`, the status the command has anyway. Outputs are complete or absent."""
+    problems = []
+    untouched = {p.name: p.read_bytes() for p in stream_inputs.iterdir()}
+    for index, (arguments, outputs) in enumerate(stream_cases(stream_inputs)):
+        expected_folder, folder = tmp_path / f"{index}-expected", tmp_path / f"{index}-{mode}"
+        expected_folder.mkdir()
+        folder.mkdir()
+        expected, printed = run_with_streams(forcetrace, arguments, expected_folder, "normal")
+        status = run_with_streams(forcetrace, arguments, folder, mode)
+        if mode == "stdout-closed" and printed:
+            expected = 1
+        shown = " ".join(map(str, arguments))
+        if status < 0 or status in (128 + signal.SIGILL, 128 + signal.SIGABRT, 128 + signal.SIGSEGV):
+            problems.append(f"{shown}: killed by a signal ({status})")
+        elif status != expected:
+            problems.append(f"{shown}: exit {status}, expected {expected}")
+        for name in outputs:
+            got = output_contents(folder / name)
+            if got is not None and got != output_contents(expected_folder / name):
+                problems.append(f"{shown}: {name} is incomplete")
+        if leftovers(folder):
+            problems.append(f"{shown}: left {leftovers(folder)}")
+    assert {p.name: p.read_bytes() for p in stream_inputs.iterdir()} == untouched
+    assert problems == [], "\n".join(problems)
+
+
 # --- Full disk ---------------------------------------------------------------
 
 @contextlib.contextmanager

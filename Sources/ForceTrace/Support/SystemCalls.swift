@@ -73,6 +73,12 @@ public struct FileDescriptor: Sendable, Equatable {
         try Syscall.check("write", path) { Glibc.write(raw, buffer, count) }
     }
 
+    /// Writes all of `buffer`, a partial write continued.
+    public func writeAll(_ buffer: UnsafeRawBufferPointer) throws(SystemCallError) {
+        var done = 0
+        while done < buffer.count { done += try write(buffer.baseAddress! + done, count: buffer.count - done) }
+    }
+
     /// The corresponding C function is `close(2)`. EINTR is not retried:
     /// on Linux the descriptor is gone either way.
     public func close() throws(SystemCallError) {
