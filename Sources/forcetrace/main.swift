@@ -98,6 +98,8 @@ func runMain(_ arguments: [String]) -> Int32 {
     }
 }
 
+// A standard stream given closed stays closed, and no file opened later takes its number.
+StandardStreams.holdClosed()
 // Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
 signal(SIGPIPE, SIG_IGN)
 // HDF5 faulted on a damaged file and may have overwritten memory first:

@@ -321,6 +321,18 @@ def test_a_closed_or_broken_standard_stream_fails_cleanly_never_by_a_signal(forc
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.parametrize("arguments", [["import", "-", "-o", "out.h5"], ["record", "--replay", "-", "--fast", "-o", "out.h5"]],
+                         ids=lambda a: a[0])
+def test_a_closed_standard_input_fails_as_closed_not_as_a_file_opened_later(forcetrace, tmp_path, arguments):
+    """With fd 0 closed, the output file was the next file opened, as fd 0,
+    and `import -` read it as its input ("is an HDF5 file")."""
+    result = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", forcetrace, *arguments], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("Error: standard input: ") and "Bad file descriptor" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 # --- Full disk ---------------------------------------------------------------
 
 @contextlib.contextmanager

@@ -83,3 +83,21 @@ public enum StandardError {
         }
     }
 }
+
+/// The three standard streams, as the process was given them.
+public enum StandardStreams {
+    /// Puts /dev/null, opened the wrong way round (standard input for
+    /// writing, output and error for reading), on each standard stream that
+    /// is closed: its reads and writes still fail with EBADF as if closed,
+    /// and no file opened later takes its number (an output opened as fd 2
+    /// would receive the warnings; `import -` read its own output as fd 0).
+    /// Call first, before anything opens a file.
+    public static func holdClosed() {
+        let streams: [(FileDescriptor, Int32)] = [(.standardInput, O_WRONLY), (.standardOutput, O_RDONLY), (.standardError, O_RDONLY)]
+        for (stream, flags) in streams where !stream.isOpen {
+            // The lowest free number, which is this one: the lower ones are open by now.
+            guard let held = try? FileDescriptor.open("/dev/null", flags) else { continue }
+            if held.raw != stream.raw { held.closeIgnoringErrors() }
+        }
+    }
+}
