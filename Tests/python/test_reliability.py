@@ -172,6 +172,38 @@ def test_an_output_that_is_an_input_is_refused(forcetrace, tmp_path, link):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "hard-link"])
+@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+def test_two_outputs_on_one_file_are_refused_before_anything_is_written(forcetrace, tmp_path, how, force):
+    """report's --save, --save-part and --html (with and without --merge):
+    two naming one file is a usage error naming both options. With -f the
+    HTML page replaced the --save file; without, --save was published first."""
+    trace, part = tmp_path / "a.h5", tmp_path / "part.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    run(forcetrace, "report", trace, "--save", part)
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "out-link").symlink_to(out)
+    first = out / "same.h5"
+    second = {"same-path": first, "other-spelling": out / ".." / "out" / "." / "same.h5",
+              "folder-link": tmp_path / "out-link" / "same.h5", "hard-link": out / "other.h5"}[how]
+    if how == "hard-link":
+        first.write_bytes(b"old")
+        os.link(first, second)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    pairs = [("--save", "--html"), ("--save", "--save-part"), ("--save-part", "--html")]
+    for command in (["report", trace], ["report", "--merge", part]):
+        for one, other in pairs:
+            arguments = [*command, one, first, other, second, *(["-f"] if force else [])]
+            result = run(forcetrace, *arguments, check=False, timeout=60)
+            shown = " ".join(map(str, arguments))
+            assert result.returncode == 2, f"{shown}: {result.returncode} {result.stderr}"
+            assert result.stderr.startswith(f"Error: {one} {first} and {other} {second} are one file"), f"{shown}: {result.stderr}"
+            assert result.stdout == "", shown
+            assert {p.name: p.read_bytes() for p in out.iterdir()} == before, shown
+    assert leftovers(out) == []
+
+
 def test_a_special_file_is_not_replaced(forcetrace, tmp_path):
     """A rename over /dev/null (as root) would replace the device node."""
     fifo = tmp_path / "pipe"
