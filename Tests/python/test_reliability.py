@@ -71,6 +71,19 @@ def held(process):
         process.send_signal(signal.SIGCONT)
 
 
+def signal_while_held(process, signum, still_there):
+    """Stops `process` (SIGSTOP) and waits until it is stopped; checks with
+    `still_there` that it is where the test wants it; sends `signum`, which
+    stays pending while it is stopped, and lets it continue: the signal lands
+    at that point however fast the process runs."""
+    process.send_signal(signal.SIGSTOP)
+    wait_for(lambda: pathlib.Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "tT", 30,
+             "the process to stop")
+    assert still_there(), "the process got past the point before it was held: make its input longer"
+    process.send_signal(signum)
+    process.send_signal(signal.SIGCONT)
+
+
 def recording_names(path):
     with h5py.File(path, "r") as f:
         return sorted(f["recordings"])
@@ -496,7 +509,7 @@ def test_a_signal_during_import_leaves_nothing_and_the_old_file_intact(forcetrac
     old = output.read_bytes()
     process = start_import(forcetrace, long_input, output, "--force")
     wait_writing(process, tmp_path)
-    process.send_signal(signum)
+    signal_while_held(process, signum, lambda: leftovers(tmp_path) != [] and output.read_bytes() == old)
     process.communicate(timeout=60)
     assert process.returncode == -signum
     assert leftovers(tmp_path) == []
@@ -528,8 +541,8 @@ def test_a_signal_during_record_replay_leaves_nothing_behind(forcetrace, tmp_pat
     process = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "-q", "-o", output],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(output.exists, 30, "the recorder's file")
-    time.sleep(0.5)
-    process.send_signal(signum)
+    # Its stop handler is in place before the file appears; held, it cannot end the replay first.
+    signal_while_held(process, signum, lambda: process.poll() is None)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
     assert leftovers(tmp_path) == []
