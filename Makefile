@@ -51,7 +51,7 @@ build: deps
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
 test: build deb libinput-tools libevemu chromium gsettings portable-deps debootstrap
-	@mkdir -p out; rm -f out/test-kernel.status
+	@mkdir -p out; rm -f out/test-kernel.status; git status --porcelain > out/test-status.before 2>/dev/null || true
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
 	$(MAKE) --no-print-directory test-swift test-python test-browser bench-smoke test-install test-portable; suites=$$?; \
@@ -59,6 +59,11 @@ test: build deb libinput-tools libevemu chromium gsettings portable-deps deboots
 	kernel=$$(cat out/test-kernel.status 2>/dev/null || echo 1); \
 	echo "make test: suites exit $$suites, kernel scenarios exit $$kernel"; \
 	[ $$suites = 0 ] && [ $$kernel = 0 ]
+	@# Tests write only into their own temporary folders: anything new in the checkout fails.
+	@git status --porcelain > out/test-status.after 2>/dev/null || true; \
+	if ! cmp -s out/test-status.before out/test-status.after; then \
+		echo "make test: the tests changed the checkout (git status --porcelain, new since the start):"; \
+		diff out/test-status.before out/test-status.after | sed -n 's/^> /  /p'; exit 1; fi
 
 # libinput-tools: the Swift and Python tests check every quirks file forcetrace
 # writes with `libinput quirks validate`, and multi-device libinput exports with

@@ -70,6 +70,17 @@ enum ParseError: Error, Equatable {
     }
 }
 
+/// Refuses two output options that name one file (`OutputPath.areOneFile`),
+/// naming both: the second would replace the first, or fail after it was published.
+func refuseOutputsOnOneFile(_ outputs: [(option: String, path: String?)]) throws {
+    let given = outputs.compactMap { output in output.path.map { (option: output.option, path: $0) } }
+    for (index, first) in given.enumerated() {
+        for second in given[(index + 1)...] where OutputPath.areOneFile(first.path, second.path) {
+            throw ParseError.conflict("\(first.option) \(first.path) and \(second.option) \(second.path) are one file; each output needs its own")
+        }
+    }
+}
+
 /// Parsed arguments with typed getters that throw usage errors.
 struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]

@@ -57,6 +57,7 @@ struct ReportCommand: Subcommand {
         save = arguments.string("save")
         savePart = arguments.string("save-part")
         html = arguments.string("html")
+        try refuseOutputsOnOneFile([("--save", save), ("--save-part", savePart), ("--html", html)])
         force = arguments.flag("force")
         quiet = arguments.flag("quiet")
         if let text = arguments.string("contacts") {

@@ -51,7 +51,7 @@ func printExact(_ text: String) {
 /// A line on standard error (errors, warnings, notes, status), as terminal text.
 func printError(_ text: TerminalText) {
     let rendered = text.rendered
-    FileHandle.standardError.write(Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8))
+    StandardError.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
 }
 
 /// `forcetrace --help`; forcetrace(1) is made from the same text (HelpFormats.swift).
@@ -98,6 +98,8 @@ func runMain(_ arguments: [String]) -> Int32 {
     }
 }
 
+// A standard stream given closed stays closed, and no file opened later takes its number.
+StandardStreams.holdClosed()
 // Output to a closed pipe (`forcetrace export ... | head`) should end quietly.
 signal(SIGPIPE, SIG_IGN)
 // HDF5 faulted on a damaged file and may have overwritten memory first:

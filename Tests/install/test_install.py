@@ -43,6 +43,13 @@ def built():
     return PACKAGE
 
 
+@pytest.fixture(autouse=True)
+def working_folder(tmp_path_factory, monkeypatch):
+    """Each test runs in a folder of its own: what a command writes to a
+    relative path (simulate --output no-such-value) never lands in the checkout."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 def run(args, **kwargs):
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
@@ -354,16 +361,17 @@ def complete_in(shell, built, line, cwd):
     return fish_complete(built / "completions/forcetrace.fish", line, cwd)
 
 
-def choices_of(command, option):
+def choices_of(command, option, cwd):
     """The values the parser itself accepts for `option`, from its error for a
-    value it cannot accept; None when any value parses."""
-    result = run([RELEASE, command, f"--{option}", "no-such-value"], env=CLEAN_ENV)
+    value it cannot accept; None when any value parses. Run in `cwd`: where
+    any value parses, the command may run and write it (simulate --output)."""
+    result = run([RELEASE, command, f"--{option}", "no-such-value"], env=CLEAN_ENV, cwd=cwd)
     found = re.search(r"for '--%s': expected one of (.*)$" % re.escape(option), result.stderr, re.M)
     return sorted(found.group(1).split(", ")) if found else None
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_each_shell_completes_commands_options_and_fixed_values(built, shell, tmp_path):
+def test_each_shell_completes_commands_options_and_fixed_values(built, shell, tmp_path, tmp_path_factory):
     """Each shell runs the generated completion: the commands, every long
     option of each command's --help, and for an option with a fixed list the
     parser's own list (so completion and parser cannot drift)."""
@@ -371,6 +379,7 @@ def test_each_shell_completes_commands_options_and_fixed_values(built, shell, tm
     (tmp_path / "a.h5").write_text("")
     (tmp_path / "notes.txt").write_text("")
     (tmp_path / "sub").mkdir()
+    choices_folder = tmp_path_factory.mktemp("choices")
     names = commands()
     offered = complete_in(shell, built, "forcetrace ", tmp_path)
     assert set(names) <= set(offered), (shell, offered)
@@ -383,7 +392,7 @@ def test_each_shell_completes_commands_options_and_fixed_values(built, shell, tm
         longs = {f"--{option}" for option, _ in options}
         assert {w for w in complete_in(shell, built, f"forcetrace {name} --", tmp_path)} == longs, (shell, name)
         for option, takes_value in options:
-            choices = choices_of(name, option) if takes_value else None
+            choices = choices_of(name, option, choices_folder) if takes_value else None
             if choices is None:
                 continue
             with_choices += 1

@@ -44,6 +44,13 @@ def forcetrace():
     return str(path)
 
 
+@pytest.fixture(autouse=True)
+def working_folder(tmp_path_factory, monkeypatch):
+    """Each test runs in a folder of its own (not its tmp_path, which some
+    list): a relative output never lands in the checkout."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 def run(forcetrace, *args, check=True, **kwargs):
     result = subprocess.run([forcetrace, *map(str, args)], capture_output=True, text=True, **kwargs)
     if check and result.returncode != 0:

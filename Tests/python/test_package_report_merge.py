@@ -137,6 +137,48 @@ def test_merge_refuses_a_part_whose_state_declares_more_than_the_file_holds(forc
     assert "hint: the file is damaged" in result.stderr
 
 
+@pytest.mark.parametrize("field", ["contacts", "duration_ns", "class_counts", "stationary", "peak_bins", "confusion"])
+def test_merge_refuses_state_integers_that_overflow_when_added(forcetrace, inputs, tmp_path, field):
+    """Two parts whose state/FIELD adds up to Int64.max: their sum overflows. It is
+    an error naming the part and the field, and nothing is written (the
+    old binary saturated some fields silently and trapped on others)."""
+    parts = []
+    for index, path in enumerate(inputs[1:3]):
+        parts.append(tmp_path / f"state-{index}.h5")
+        run(forcetrace, "report", path, "--save-part", parts[-1])
+        with h5py.File(parts[-1], "r+") as f:
+            name = next(iter(f["recordings"]))
+            dataset = f["recordings"][name]["state"][field]
+            values = dataset[:]
+            # Each part alone adds up to Int64.max at most; the two together overflow.
+            values[0] = np.iinfo(np.int64).max - values[1:].sum()
+            dataset[...] = values
+    for output in (["--save-part", tmp_path / "merged.h5"], ["--json"]):
+        result = run(forcetrace, "report", "--merge", *parts, *output, check=False)
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert result.stderr.startswith(f"Error: {parts[1]}: recordings/{name}/state/{field} "), result.stderr
+        assert "overflows a 64-bit integer" in result.stderr and result.stdout == ""
+        assert not (tmp_path / "merged.h5").exists()
+
+
+@pytest.mark.parametrize("value", [-1, "overflowing"])
+def test_merge_refuses_a_part_whose_counts_alone_overflow_their_total(forcetrace, inputs, tmp_path, value):
+    """One part's state/peak_bins: a count below 0, or counts adding up
+    beyond Int64 (the cumulative 'reached' counts trapped on the old binary)."""
+    part = tmp_path / "state.h5"
+    run(forcetrace, "report", inputs[1], "--save-part", part)
+    with h5py.File(part, "r+") as f:
+        name = next(iter(f["recordings"]))
+        dataset = f["recordings"][name]["state"]["peak_bins"]
+        values = dataset[:]
+        values[0], values[1] = (-1, values[1]) if value == -1 else (np.iinfo(np.int64).max, 1)
+        dataset[...] = values
+    result = run(forcetrace, "report", "--merge", part, "--json", check=False)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stderr.startswith(f"Error: {part}: recordings/{name}/state/peak_bins holds a count below 0, or counts whose total "
+                                    "overflows a 64-bit integer"), result.stderr
+
+
 def test_merged_html_is_the_page_without_the_per_contact_paths(forcetrace, inputs, tmp_path):
     """--html from --merge: the same page as report --contacts 0, less the x/y paths (they need the samples)."""
     import re

@@ -71,6 +71,19 @@ def held(process):
         process.send_signal(signal.SIGCONT)
 
 
+def signal_while_held(process, signum, still_there):
+    """Stops `process` (SIGSTOP) and waits until it is stopped; checks with
+    `still_there` that it is where the test wants it; sends `signum`, which
+    stays pending while it is stopped, and lets it continue: the signal lands
+    at that point however fast the process runs."""
+    process.send_signal(signal.SIGSTOP)
+    wait_for(lambda: pathlib.Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "tT", 30,
+             "the process to stop")
+    assert still_there(), "the process got past the point before it was held: make its input longer"
+    process.send_signal(signum)
+    process.send_signal(signal.SIGCONT)
+
+
 def recording_names(path):
     with h5py.File(path, "r") as f:
         return sorted(f["recordings"])
@@ -172,6 +185,38 @@ def test_an_output_that_is_an_input_is_refused(forcetrace, tmp_path, link):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "hard-link"])
+@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+def test_two_outputs_on_one_file_are_refused_before_anything_is_written(forcetrace, tmp_path, how, force):
+    """report's --save, --save-part and --html (with and without --merge):
+    two naming one file is a usage error naming both options. With -f the
+    HTML page replaced the --save file; without, --save was published first."""
+    trace, part = tmp_path / "a.h5", tmp_path / "part.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    run(forcetrace, "report", trace, "--save", part)
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "out-link").symlink_to(out)
+    first = out / "same.h5"
+    second = {"same-path": first, "other-spelling": out / ".." / "out" / "." / "same.h5",
+              "folder-link": tmp_path / "out-link" / "same.h5", "hard-link": out / "other.h5"}[how]
+    if how == "hard-link":
+        first.write_bytes(b"old")
+        os.link(first, second)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    pairs = [("--save", "--html"), ("--save", "--save-part"), ("--save-part", "--html")]
+    for command in (["report", trace], ["report", "--merge", part]):
+        for one, other in pairs:
+            arguments = [*command, one, first, other, second, *(["-f"] if force else [])]
+            result = run(forcetrace, *arguments, check=False, timeout=60)
+            shown = " ".join(map(str, arguments))
+            assert result.returncode == 2, f"{shown}: {result.returncode} {result.stderr}"
+            assert result.stderr.startswith(f"Error: {one} {first} and {other} {second} are one file"), f"{shown}: {result.stderr}"
+            assert result.stdout == "", shown
+            assert {p.name: p.read_bytes() for p in out.iterdir()} == before, shown
+    assert leftovers(out) == []
+
+
 def test_a_special_file_is_not_replaced(forcetrace, tmp_path):
     """A rename over /dev/null (as root) would replace the device node."""
     fifo = tmp_path / "pipe"
@@ -206,6 +251,131 @@ def test_a_closed_pipe_ends_quietly(forcetrace, tmp_path, arguments):
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
     assert stderr == b""
+
+
+# Every command over a closed or broken standard stream: it may fail, never trap.
+
+FIXTURES = SAMPLES.parent / "Tests" / "fixtures"
+SLOTS = FIXTURES / "slots-beyond-range.evemu"  # import, record and report warn on it
+TOUCHPAD = SAMPLES / "calibration" / "touchpad.evemu"
+
+
+@pytest.fixture(scope="module")
+def stream_inputs(forcetrace, tmp_path_factory):
+    d = tmp_path_factory.mktemp("stream-inputs")
+    run(forcetrace, "import", SAMPLE, "-o", d / "a.h5")
+    run(forcetrace, "import", SLOTS, "-o", d / "slots.h5")
+    run(forcetrace, "calibrate", "--protocol", "touchpad", "--replay", TOUCHPAD, "--fast", "-q", "-o", d / "tp.h5")
+    run(forcetrace, "simulate", "--protocol", "levels", "--levels", "2-3", "--trials", "4", "--seed", "1", "-o", d / "lv.evemu")
+    run(forcetrace, "levels", "--replay", d / "lv.evemu", "--levels", "2-3", "--trials", "4", "--seed", "1", "--fast", "-q",
+        "-o", d / "lv.h5")
+    run(forcetrace, "report", d / "a.h5", "--save-part", d / "part.h5")
+    return d
+
+
+def stream_cases(d):
+    """(arguments, outputs): each run in a folder of its own, outputs named in it."""
+    a, tp, lv = d / "a.h5", d / "tp.h5", d / "lv.h5"
+    return [
+        (["--version"], []), (["--help"], []), (["help", "report"], []), (["frobnicate"], []), (["info"], []),
+        (["info", a], []), (["info", a, "--json"], []), (["info", d / "missing.h5"], []),
+        (["import", SAMPLE, "-o", "out.h5"], ["out.h5"]), (["import", SLOTS, "-o", "out.h5"], ["out.h5"]),
+        (["import", SAMPLE, "-o", a], []),
+        (["export", a, "--format", "evemu"], []), (["export", a, "--format", "libinput", "-o", "out.yaml"], ["out.yaml"]),
+        (["report", a], []), (["report", a, "--json"], []), (["report", a, d / "slots.h5", "--json"], []),
+        (["report", a, "--html", "out.html", "--save", "out.h5"], ["out.html", "out.h5"]),
+        (["report", a, "--save-part", "part.h5"], ["part.h5"]), (["report", "--merge", d / "part.h5", d / "part.h5"], []),
+        (["suggest", tp], []), (["suggest", tp, "--format", "json"], []),
+        (["suggest", tp, "--format", "quirks", "-o", "out.quirks"], ["out.quirks"]),
+        (["whatif", tp, "--no-shipped"], []), (["whatif", tp, "--no-shipped", "--json"], []),
+        (["record", "--replay", SAMPLE, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["record", "--replay", SLOTS, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["simulate", "-o", "out.evemu"], ["out.evemu"]), (["simulate", "-o", "-"], []),
+        (["calibrate", "--protocol", "touchpad", "--replay", TOUCHPAD, "--fast", "-o", "out.h5"], ["out.h5"]),
+        (["levels", "--show", lv], []), (["levels", "--show", lv, "--json"], []),
+        (["levels", "--replay", d / "lv.evemu", "--levels", "2-3", "--trials", "4", "--seed", "1", "--fast", "-o", "out.h5"],
+         ["out.h5"]),
+    ]
+
+
+def output_contents(path):
+    """What makes an output complete: an HDF5 file's objects, attributes and
+    shapes; a text's lines but its timestamp; None when absent."""
+    if not path.exists():
+        return None
+    if path.suffix != ".h5":
+        return [line for line in path.read_bytes().splitlines() if not line.startswith(b"# Written by forcetrace")]
+    objects = []
+    with h5py.File(path, "r") as f:
+        def visit(name, item):
+            status = item.attrs.get("import_status")
+            objects.append((name, getattr(item, "shape", None), None if status is None else str(status)))
+        f.visititems(visit)
+    return objects
+
+
+def run_with_streams(forcetrace, arguments, folder, mode):
+    """Runs forcetrace in `folder` with fd 2 (or 1) closed, or with stdout
+    and stderr pipes whose read ends are closed before it starts."""
+    command = [forcetrace, *map(str, arguments)]
+    if mode in ("stderr-closed", "stdout-closed"):
+        fd = 2 if mode == "stderr-closed" else 1
+        process = subprocess.run(["sh", "-c", f'exec "$@" {fd}>&-', "sh", *command], cwd=folder, timeout=120,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return process.returncode
+    if mode == "broken-pipes":
+        ends = [os.pipe(), os.pipe()]
+        for read_end, _ in ends:
+            os.close(read_end)
+        try:
+            return subprocess.run(command, cwd=folder, timeout=120, stdout=ends[0][1], stderr=ends[1][1]).returncode
+        finally:
+            for _, write_end in ends:
+                os.close(write_end)
+    result = subprocess.run(command, cwd=folder, timeout=120, capture_output=True)
+    return result.returncode, result.stdout
+
+
+@pytest.mark.parametrize("mode", ["stderr-closed", "stdout-closed", "broken-pipes"])
+def test_a_closed_or_broken_standard_stream_fails_cleanly_never_by_a_signal(forcetrace, tmp_path, stream_inputs, mode):
+    """stderr closed: the exit status is the usual one. stdout closed: a
+    failure when there was something to print. Broken pipes: as under
+    `| head`, the status the command has anyway. Outputs are complete or absent."""
+    problems = []
+    untouched = {p.name: p.read_bytes() for p in stream_inputs.iterdir()}
+    for index, (arguments, outputs) in enumerate(stream_cases(stream_inputs)):
+        expected_folder, folder = tmp_path / f"{index}-expected", tmp_path / f"{index}-{mode}"
+        expected_folder.mkdir()
+        folder.mkdir()
+        expected, printed = run_with_streams(forcetrace, arguments, expected_folder, "normal")
+        status = run_with_streams(forcetrace, arguments, folder, mode)
+        if mode == "stdout-closed" and printed:
+            expected = 1
+        shown = " ".join(map(str, arguments))
+        if status < 0 or status in (128 + signal.SIGILL, 128 + signal.SIGABRT, 128 + signal.SIGSEGV):
+            problems.append(f"{shown}: killed by a signal ({status})")
+        elif status != expected:
+            problems.append(f"{shown}: exit {status}, expected {expected}")
+        for name in outputs:
+            got = output_contents(folder / name)
+            if got is not None and got != output_contents(expected_folder / name):
+                problems.append(f"{shown}: {name} is incomplete")
+        if leftovers(folder):
+            problems.append(f"{shown}: left {leftovers(folder)}")
+    assert {p.name: p.read_bytes() for p in stream_inputs.iterdir()} == untouched
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("arguments", [["import", "-", "-o", "out.h5"], ["record", "--replay", "-", "--fast", "-o", "out.h5"]],
+                         ids=lambda a: a[0])
+def test_a_closed_standard_input_fails_as_closed_not_as_a_file_opened_later(forcetrace, tmp_path, arguments):
+    """With fd 0 closed, the output file was the next file opened, as fd 0,
+    and `import -` read it as its input ("is an HDF5 file")."""
+    result = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", forcetrace, *arguments], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("Error: standard input: ") and "Bad file descriptor" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 # --- Full disk ---------------------------------------------------------------
@@ -339,7 +509,7 @@ def test_a_signal_during_import_leaves_nothing_and_the_old_file_intact(forcetrac
     old = output.read_bytes()
     process = start_import(forcetrace, long_input, output, "--force")
     wait_writing(process, tmp_path)
-    process.send_signal(signum)
+    signal_while_held(process, signum, lambda: leftovers(tmp_path) != [] and output.read_bytes() == old)
     process.communicate(timeout=60)
     assert process.returncode == -signum
     assert leftovers(tmp_path) == []
@@ -371,8 +541,8 @@ def test_a_signal_during_record_replay_leaves_nothing_behind(forcetrace, tmp_pat
     process = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "-q", "-o", output],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(output.exists, 30, "the recorder's file")
-    time.sleep(0.5)
-    process.send_signal(signum)
+    # Its stop handler is in place before the file appears; held, it cannot end the replay first.
+    signal_while_held(process, signum, lambda: process.poll() is None)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
     assert leftovers(tmp_path) == []

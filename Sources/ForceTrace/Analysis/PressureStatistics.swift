@@ -182,6 +182,24 @@ public struct PressureStatistics: Equatable, Sendable {
         return sum
     }
 
+    /// The field of a sum that overflows (`adding`).
+    public struct Overflow: Error {
+        public let field: String
+    }
+
+    /// `self + other` for states read from files (`report --merge`): the
+    /// first field whose sum, or a total derived from it, overflows Int64
+    /// is an error, where `+` would trap or saturate.
+    public func adding(_ other: PressureStatistics) throws(Overflow) -> PressureStatistics {
+        var sum = self
+        for field in Self.fields where !field.checkedMerge(&sum, other) { throw Overflow(field: field.name) }
+        return sum
+    }
+
+    /// The first field whose derived totals overflow Int64 (a count below 0,
+    /// or counts that add up beyond it), for a state read from a file.
+    public var fieldWhoseTotalsOverflow: String? { Self.fields.first { !$0.totalsFit(self) }?.name }
+
     // MARK: - Derived figures, computed here once for every renderer
 
     public var labelled: Int64 { labelledPeakBins.total }

@@ -34,11 +34,25 @@ public enum StoredArray: Equatable, Sendable {
 /// array so that a saved summary reads back into exactly the same value.
 public protocol SummaryState: Equatable, Sendable {
     static func + (lhs: Self, rhs: Self) -> Self
+    /// `lhs + rhs`, or nil when an integer of it overflows: the merge of
+    /// states read from files, where `+` would trap or saturate.
+    static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self?
+    /// Whether the totals derived from it (a row, a cumulative count) fit
+    /// in Int64: checked on states read from files and on their sums.
+    var totalsFit: Bool { get }
     var stored: StoredArray { get }
     init?(stored: StoredArray)
 }
 
+extension SummaryState {
+    public var totalsFit: Bool { true }
+}
+
 extension Int64: SummaryState {
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        return overflow ? nil : sum
+    }
     public var stored: StoredArray { .integers([self]) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == 1 else { return nil }
@@ -48,6 +62,17 @@ extension Int64: SummaryState {
 
 extension SIMD8: SummaryState where Scalar == Int64 {
     public static func + (lhs: Self, rhs: Self) -> Self { lhs &+ rhs }
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        var sum = Self()
+        for lane in 0..<8 {
+            let (value, overflow) = lhs[lane].addingReportingOverflow(rhs[lane])
+            if overflow { return nil }
+            sum[lane] = value
+        }
+        return sum
+    }
+    /// Per lane, motion minus stationary must not overflow: none below 0.
+    public var totalsFit: Bool { (0..<8).allSatisfy { self[$0] >= 0 } }
     public var stored: StoredArray { .integers((0..<8).map { self[$0] }) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == 8 else { return nil }
@@ -61,6 +86,7 @@ public struct ValueList: SummaryState {
     public init(_ values: [Double] = []) { self.values = values }
     public mutating func append(_ value: Double) { values.append(value) }
     public static func + (lhs: Self, rhs: Self) -> Self { ValueList(lhs.values + rhs.values) }
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? { lhs + rhs }
     public var stored: StoredArray { .doubles(values) }
     public init?(stored: StoredArray) {
         guard case .doubles(let values) = stored else { return nil }
@@ -84,6 +110,13 @@ public struct ClassCounts: SummaryState {
         for pressClass in PressClass.allCases { sum[pressClass] += rhs[pressClass] }
         return sum
     }
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        guard let counts = lhs.counts.addingChecked(rhs.counts) else { return nil }
+        var sum = Self()
+        sum.counts = counts
+        return sum
+    }
+    public var totalsFit: Bool { counts.areCountsWithATotal }
     public var stored: StoredArray { .integers(counts) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == 3 else { return nil }
@@ -114,6 +147,13 @@ public struct ConfusionMatrix: SummaryState {
         for index in 0..<9 { sum.counts[index] += rhs.counts[index] }
         return sum
     }
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        guard let counts = lhs.counts.addingChecked(rhs.counts) else { return nil }
+        var sum = Self()
+        sum.counts = counts
+        return sum
+    }
+    public var totalsFit: Bool { counts.areCountsWithATotal }
     public var stored: StoredArray { .integers(counts) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == 9 else { return nil }
@@ -137,6 +177,15 @@ public struct LabelledPeakBins: SummaryState {
         for index in 0..<3 { sum.bins[index] = sum.bins[index] + rhs.bins[index] }
         return sum
     }
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        var sum = lhs
+        for index in 0..<3 {
+            guard let bins = ThresholdBins.checkedSum(lhs.bins[index], rhs.bins[index]) else { return nil }
+            sum.bins[index] = bins
+        }
+        return sum
+    }
+    public var totalsFit: Bool { bins.lazy.flatMap(\.counts).areCountsWithATotal }
     public var stored: StoredArray { .integers(bins.flatMap(\.counts)) }
     public init?(stored: StoredArray) {
         let width = ThresholdBins.steps + 1
@@ -146,6 +195,13 @@ public struct LabelledPeakBins: SummaryState {
 }
 
 extension ThresholdBins: SummaryState {
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        guard let counts = lhs.counts.addingChecked(rhs.counts) else { return nil }
+        var sum = Self()
+        sum.counts = counts
+        return sum
+    }
+    public var totalsFit: Bool { counts.areCountsWithATotal }
     public var stored: StoredArray { .integers(counts) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == Self.steps + 1 else { return nil }
@@ -155,6 +211,13 @@ extension ThresholdBins: SummaryState {
 }
 
 extension TimeHistogram: SummaryState {
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        guard let counts = lhs.counts.addingChecked(rhs.counts) else { return nil }
+        var sum = Self()
+        sum.counts = counts
+        return sum
+    }
+    public var totalsFit: Bool { counts.areCountsWithATotal }
     public var stored: StoredArray { .integers(counts) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, values.count == Self.bins + 1 else { return nil }
@@ -239,6 +302,18 @@ public struct CurveBands: SummaryState {
         return sum
     }
 
+    /// nil also for bands of different grids (a damaged part).
+    public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? {
+        if lhs.points == 0 { return rhs }
+        if rhs.points == 0 { return lhs }
+        guard lhs.points == rhs.points, let counts = lhs.counts.addingChecked(rhs.counts), let sums = lhs.sums.addingChecked(rhs.sums),
+              let histogram = lhs.histogram.addingChecked(rhs.histogram) else { return nil }
+        var sum = lhs
+        (sum.counts, sum.sums, sum.histogram) = (counts, sums, histogram)
+        return sum
+    }
+    public var totalsFit: Bool { counts.areCountsWithATotal && histogram.areCountsWithATotal }
+
     public var stored: StoredArray { .integers([Int64(points)] + counts + sums + histogram) }
     public init?(stored: StoredArray) {
         guard case .integers(let values) = stored, let first = values.first, first >= 0 else { return nil }
@@ -321,6 +396,10 @@ public struct SummaryField: @unchecked Sendable {
     public let units: String
     public let longName: String
     public let merge: (inout PressureStatistics, PressureStatistics) -> Void
+    /// `merge` for states read from files: false when the sum overflows or
+    /// its totals would (`SummaryState.checkedSum`, `totalsFit`).
+    public let checkedMerge: (inout PressureStatistics, PressureStatistics) -> Bool
+    public let totalsFit: (PressureStatistics) -> Bool
     public let stored: (PressureStatistics) -> StoredArray
     /// False when the array does not fit the field.
     public let restore: (inout PressureStatistics, StoredArray) -> Bool
@@ -337,6 +416,12 @@ public struct SummaryField: @unchecked Sendable {
                 sum[keyPath: path] = sum[keyPath: path] + other[keyPath: path]
             }
         }
+        checkedMerge = { sum, other in
+            guard let total = T.checkedSum(sum[keyPath: path], other[keyPath: path]), total.totalsFit else { return false }
+            sum[keyPath: path] = total
+            return true
+        }
+        totalsFit = { $0[keyPath: path].totalsFit }
         stored = { $0[keyPath: path].stored }
         restore = { statistics, array in
             guard let value = T(stored: array) else { return false }

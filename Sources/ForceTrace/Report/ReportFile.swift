@@ -337,6 +337,10 @@ public enum ReportFile {
                 throw ForceTraceError(file: file, "state/\(field.name) has the wrong length for its field")
             }
         }
+        if let field = statistics.fieldWhoseTotalsOverflow {
+            throw ForceTraceError(file: file, "\(place.isEmpty ? "" : place + "/")state/\(field) holds a count below 0, or counts whose total overflows a 64-bit integer",
+                                  hint: "the file is damaged; save the report again from its inputs")
+        }
         return statistics
     }
 }

@@ -105,7 +105,36 @@ public enum ReportMerge {
                 throw ForceTraceError(file: part, "has a recording of \(stray), which its 'inputs' attribute does not list; the file is damaged")
             }
         }
+        try checkTotal(files, saved)
         return (PressureReport(options: options!, files: files), saved)
+    }
+
+    /// Adds the recordings' states as `PressureReport` does (each input's,
+    /// then the inputs), checked: values read from files may overflow where
+    /// `+` would trap or saturate. The error names the part, recording and field.
+    static func checkTotal(_ files: [FileAnalysis], _ saved: [SavedRecording]) throws {
+        func overflow(_ field: String, _ recording: SavedRecording) -> ForceTraceError {
+            ForceTraceError(file: recording.part, "\(Name.recordings)/\(recording.group)/state/\(field) overflows a 64-bit integer when added to the recordings before it",
+                            hint: "the part is damaged, or its counts are beyond any report's; save it again from its inputs")
+        }
+        var total = PressureStatistics()
+        var next = saved.startIndex
+        for file in files {
+            let mine = saved[next..<(next + file.recordings.count)]
+            next += file.recordings.count
+            var sum = PressureStatistics()
+            for recording in mine {
+                do { sum = try sum.adding(recording.analysis.statistics) } catch { throw overflow(error.field, recording) }
+            }
+            do { total = try total.adding(sum) } catch {
+                // Name the recording that tips it over.
+                var running = total
+                for recording in mine {
+                    do { running = try running.adding(recording.analysis.statistics) } catch { throw overflow(error.field, recording) }
+                }
+                throw overflow(error.field, mine.last!)
+            }
+        }
     }
 
     static func open(_ part: String) throws -> File {
@@ -194,6 +223,12 @@ public enum ReportMerge {
         if !curves {
             statistics.curveBands = CurveBands()
             statistics.alignedBands = CurveBands()
+        }
+        for (field, bands, points) in [("curve_bands", statistics.curveBands, options.curvePoints),
+                                       ("aligned_bands", statistics.alignedBands, options.alignedPoints)]
+        where bands.points != 0 && bands.points != points {
+            throw ForceTraceError(file: part, "\(place)/state/\(field) has \(bands.points) points, but the part was saved with \(points)",
+                                  hint: "the file is damaged; save the report again from its inputs")
         }
         let scriptedPeek = try group.optional(Recording.scriptedPeek, part: part, where: place)
         let scriptedPop = try group.optional(Recording.scriptedPop, part: part, where: place)

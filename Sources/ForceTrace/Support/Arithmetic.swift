@@ -9,3 +9,33 @@ extension Int64 {
         return overflow ? (other > 0 ? .max : .min) : sum
     }
 }
+
+extension Array where Element == Int64 {
+    /// The element-wise sum, or nil when one overflows (counts read from files).
+    public func addingChecked(_ other: [Int64]) -> [Int64]? {
+        guard count == other.count else { return nil }
+        var sum = self
+        for index in indices {
+            let (value, overflow) = self[index].addingReportingOverflow(other[index])
+            if overflow { return nil }
+            sum[index] = value
+        }
+        return sum
+    }
+}
+
+extension Collection where Element == Int64 {
+    /// Whether these are counts every total of which fits: none below 0 and
+    /// their sum within Int64, so any sum of some of them (a row, a
+    /// cumulative count) fits too.
+    public var areCountsWithATotal: Bool {
+        var total: Int64 = 0
+        for value in self {
+            guard value >= 0 else { return false }
+            let (sum, overflow) = total.addingReportingOverflow(value)
+            if overflow { return false }
+            total = sum
+        }
+        return true
+    }
+}

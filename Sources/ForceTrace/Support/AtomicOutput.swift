@@ -233,6 +233,21 @@ public enum OutputPath {
         _ = try OutputTarget.resolve(path, replace: replace, inputs: inputs)
     }
 
+    /// Whether two outputs of one command name one file: the same path once
+    /// `.`, `..` and links are resolved (the file need not exist yet), or the
+    /// same existing file (a hard link). Checked before either is written.
+    public static func areOneFile(_ first: String, _ second: String) -> Bool {
+        if resolved(first) == resolved(second) { return true }
+        guard let one = try? Syscall.status(first), let other = try? Syscall.status(second) else { return false }
+        return one.st_dev == other.st_dev && one.st_ino == other.st_ino
+    }
+
+    /// `path` absolute, its folder's links resolved, `.` and `..` removed.
+    static func resolved(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+    }
+
     /// Whether `input` is the file described by `output`.
     static func sameFile(_ output: stat, _ input: String) -> Bool {
         guard let info = try? (input == "-" ? FileDescriptor.standardInput.status() : Syscall.status(input)) else { return false }

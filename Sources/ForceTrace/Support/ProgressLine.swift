@@ -56,13 +56,13 @@ public final class ProgressLine {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text().rendered).utf8))
+        StandardError.write("\r\u{1B}[K" + text().rendered)
         drawn = true
     }
 
     public func clear() {
         guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardError.write("\r\u{1B}[K")
         drawn = false
     }
 }

@@ -73,6 +73,19 @@ public struct FileDescriptor: Sendable, Equatable {
         try Syscall.check("write", path) { Glibc.write(raw, buffer, count) }
     }
 
+    /// Writes all of `buffer`, a partial write continued.
+    public func writeAll(_ buffer: UnsafeRawBufferPointer) throws(SystemCallError) {
+        var done = 0
+        while done < buffer.count { done += try write(buffer.baseAddress! + done, count: buffer.count - done) }
+    }
+
+    /// Whether the descriptor is open (a standard stream may be closed at start).
+    /// The corresponding C function is `fcntl(2)` with `F_GETFD`.
+    public var isOpen: Bool {
+        if case .failure(let error) = Syscall.valueOrErrno("fcntl", path, { Glibc.fcntl(raw, F_GETFD) }) { return error.errno != EBADF }
+        return true
+    }
+
     /// The corresponding C function is `close(2)`. EINTR is not retried:
     /// on Linux the descriptor is gone either way.
     public func close() throws(SystemCallError) {
