@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests/bench"))
 from compare_outputs import normalized_dump  # noqa: E402
 
+SHIPPED_QUIRKS = Path("/usr/share/libinput")
+
 PORTABLE = Path(os.environ.get("FORCETRACE_PORTABLE", ROOT / "out/portable"))
 DIST = Path(os.environ.get("FORCETRACE_DIST", ROOT / "out/dist"))
 RELEASE = Path(os.environ.get("FORCETRACE_RELEASE", ROOT / ".build/release/forcetrace"))
@@ -73,11 +75,14 @@ def in_root(root, argv, cwd="/"):
 
 @pytest.fixture
 def shared_dir(bare_root, tmp_path):
-    """A work folder at the same path on the host and in the root, holding the samples."""
+    """A work folder at the same path on the host and in the root, holding the
+    samples and, where the host has them, libinput's shipped quirks."""
     inside = bare_root / str(tmp_path).lstrip("/")
     inside.mkdir(parents=True)
     for where in (tmp_path, inside):
         shutil.copytree(SAMPLES, where / "samples")
+        if SHIPPED_QUIRKS.is_dir():
+            shutil.copytree(SHIPPED_QUIRKS, where / "shipped-quirks")
     yield tmp_path, inside
     shutil.rmtree(inside, ignore_errors=True)
 
@@ -118,6 +123,10 @@ def test_the_root_has_none_of_forcetraces_libraries(bare_root, shared_dir):
 # The main loop, as make demo runs it: (name, argv, files it writes).
 def loop(work):
     samples = sorted(str(p) for p in (work / "samples").glob("*.evemu"))
+    # The shipped quirks come from the same folder on both sides: the root has no libinput.
+    shipped = ["--no-shipped"]
+    if (work / "shipped-quirks").is_dir():
+        shipped = ["--quirks-dir", work / "shipped-quirks"]
     steps = [
         ("import", ["import", *samples, "-o", work / "samples.h5"], ["samples.h5"]),
         ("info", ["info", work / "samples.h5"], []),
@@ -130,8 +139,9 @@ def loop(work):
         ("suggest quirks", ["suggest", work / "touchpad.h5", "--format", "quirks", "-o", work / "local.quirks"],
          ["local.quirks"]),
         ("suggest json", ["suggest", work / "touchpad.h5", "--format", "json"], []),
-        ("whatif", ["whatif", work / "touchpad.h5", "--quirks", work / "local.quirks"], []),
-        ("whatif --json", ["whatif", work / "touchpad.h5", "--quirks", work / "local.quirks", "--json"], []),
+        ("whatif", ["whatif", work / "touchpad.h5", *shipped, "--quirks", work / "local.quirks"], []),
+        ("whatif --json", ["whatif", work / "touchpad.h5", *shipped, "--quirks", work / "local.quirks", "--json"],
+         []),
         ("calibrate pen", ["calibrate", "--replay", work / "samples/calibration/pen.evemu", "--protocol", "pen",
                            "-o", work / "pen.h5", "--fast", "--quiet"], ["pen.h5"]),
     ]
