@@ -34,6 +34,21 @@ public struct PenProfile: Sendable {
 
     public func peaks(_ trialClass: TrialClass) -> ClassPeaks? { classes.first { $0.trialClass == trialClass } }
 
+    /// The light, normal and firm medians (raw) with their targets (percent).
+    var medians: [(CurvePoint.Role, Double, Double)] {
+        [(.light, TrialClass.strokeLight, targets.light), (.normal, .strokeNormal, targets.normal), (.firm, .strokeFirm, targets.firm)]
+            .compactMap { role, trialClass, target in peaks(trialClass).map { (role, $0.median, target) } }
+    }
+
+    /// The curve over a raw range: input 0 at its low end, 1 at its high end.
+    /// `rangeFit` over the usable range; a setting that can only hold a
+    /// rounded range (GNOME's whole percents) fits over that one.
+    public func fit(over range: ClosedRange<Double>) -> CurveFit? {
+        let span = range.upperBound - range.lowerBound
+        guard usableRange != nil, span > 0 else { return nil }
+        return CurveFit.fit(medians.map { ($0.0, ($0.1 - range.lowerBound) / span, $0.2 / 100) })
+    }
+
     static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
@@ -65,11 +80,8 @@ public struct PenProfile: Sendable {
             notes.append(String(format: "the medians do not rise from light (%g) to normal (%g) to firm (%g): no rising curve meets every target",
                                 light.median, normal.median, firm.median))
         }
-        let span = Double(range.upperBound) - Double(range.lowerBound)
-        let medians: [(CurvePoint.Role, Double, Double)] = [(.light, light.median, targets.light),
-                                                            (.normal, normal.median, targets.normal),
-                                                            (.firm, firm.median, targets.firm)]
-        rangeFit = CurveFit.fit(medians.map { ($0.0, ($0.1 - Double(range.lowerBound)) / span, $0.2 / 100) })
+        let medians = self.medians
+        rangeFit = fit(over: Double(range.lowerBound)...Double(range.upperBound))
         let axisSpan = Double(axis.maximum) - Double(axis.minimum)
         guard axisSpan > 0 else { return }
         func onAxis(_ raw: Double) -> Double { (raw - Double(axis.minimum)) / axisSpan }
