@@ -93,7 +93,7 @@ struct CalibrateCommand: Subcommand {
                   terminator: "")
         }
         if suggestion.pen?.profile?.rangeFit != nil {
-            print("\neach desktop's pen setting: 'forcetrace suggest \(output) --format xsetwacom|gsettings|kwin|libinput-range'")
+            print("\neach desktop's pen setting: 'forcetrace suggest \(output) --format xsetwacom|gsettings|kwin|libinput-range|hyprland|libinput-plugin'")
         }
         print("\nsaved \(session.trials.count) labelled trials (\(session.discardedCount) discarded) to \(output):/recordings/\(recording)")
         return guided.exitStatus(result, source: source, session: session, uses: "suggestion")

@@ -23,17 +23,23 @@ struct SuggestCommand: Subcommand {
                     on --targets (default 25,50,85 %), with the error at each
         --format quirks writes a libinput quirks section ([forcetrace NAME] with
         MatchName, MatchBus, MatchVendor, MatchProduct and MatchUdevType) for the
-        touchpad and pen protocols; put it in /etc/libinput/local-overrides.quirks.
+        touchpad and pen protocols; put it in /etc/libinput/local-overrides.quirks, or,
+        with libinput 1.30 or later, for one session in $XDG_RUNTIME_DIR/libinput/
+        (/run/user/UID/libinput/) as a file ending in .quirks.
         The pen's settings for each desktop (docs/ANALYSIS.md, "Pen settings"):
-          xsetwacom       shell commands: PressureCurve and Threshold for the stylus
-          gsettings       a shell command: GNOME's stylus pressure-curve
-          kwin            KWin's pressureCurve, pressureRangeMin, pressureRangeMax
-          libinput-range  the range for libinput_tablet_tool_config_pressure_range_set
+          xsetwacom        shell commands: PressureCurve and Threshold for the stylus
+          gsettings        shell commands: GNOME's stylus pressure-curve, and from
+                           GNOME 47 its pressure-range with the curve over that range
+          kwin             KWin's pressureCurve, pressureRangeMin, pressureRangeMax
+          libinput-range   the range for libinput_tablet_tool_config_pressure_range_set
+          hyprland         Hyprland 0.56's tablettool pressure range, for hyprland.lua
+          libinput-plugin  a Lua plugin for libinput 1.30 or later: the range as the
+                           device's pressure axis, and the curve on each pressure value
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file with labelled trials.")],
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
-            .choice("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin or libinput-range.", SuggestionFormat.allCases.map(\.rawValue)),
+            .choice("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin, libinput-range, hyprland or libinput-plugin.", SuggestionFormat.allCases.map(\.rawValue)),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
@@ -84,7 +90,8 @@ struct SuggestCommand: Subcommand {
         // Text is for a person, in a file too (-o): escaped as at a terminal.
         case .text: text = suggestion.text.rendered
         case .json: text = suggestion.json
-        case .xsetwacom, .gsettings, .kwin, .libinputRange: text = try suggestion.penSettingText(format).get()
+        case .xsetwacom, .gsettings, .kwin, .libinputRange, .hyprland: text = try suggestion.penSettingText(format).get()
+        case .libinputPlugin: text = try suggestion.libinputPlugin().get().text
         case .quirks:
             // The section run through libinput's rules over this calibration, against the defaults (whatif).
             let date = Date()

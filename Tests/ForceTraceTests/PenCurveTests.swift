@@ -157,14 +157,21 @@ final class PenCurveTests: XCTestCase {
         XCTAssertEqual(try suggestion.penSetting(.xsetwacom).get(),
                        .xsetwacom(device: "forcetrace simulated pen stylus", curve: profile.axisFit!.curve,
                                   threshold: Int((Double(tip) / 4095 * 2048).rounded())))
+        // GNOME 47's range in whole percents, widened: 300/4095 = 7.3 %, 3700/4095 = 90.4 %; the curve fitted over it.
+        let gnomeCurve = try XCTUnwrap(profile.fit(over: 4095 * 0.07...4095 * 0.91)).curve
         XCTAssertEqual(try suggestion.penSetting(.gsettings).get(),
-                       .gsettings(path: "/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/", curve: profile.axisFit!.curve))
+                       .gsettings(path: "/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/", curve: profile.axisFit!.curve,
+                                  range: 7...91, rangeCurve: gnomeCurve))
+        XCTAssertEqual(profile.fit(over: 300...3700), profile.rangeFit)
+        XCTAssertEqual(try suggestion.penSetting(.hyprland).get(), .hyprland(minimum: 300.0 / 4095, maximum: 3700.0 / 4095))
+        XCTAssertEqual(PenSetting.hyprland(minimum: 300.0 / 4095, maximum: 3700.0 / 4095).lines,
+                       ["hl.config({ input = { tablettool = { pressure_range_min = 0.0733, pressure_range_max = 0.9035 } } })"])
         XCTAssertEqual(try suggestion.penSetting(.kwin).get(), .kwin(curve: PenScript.default.curve, rangeMinimum: 300.0 / 4095, rangeMaximum: 3700.0 / 4095))
         XCTAssertEqual(try suggestion.penSetting(.libinputRange).get(), .libinputRange(minimum: 300.0 / 4095, maximum: 3700.0 / 4095))
         XCTAssertEqual(PenSetting.libinputRange(minimum: 300.0 / 4095, maximum: 3700.0 / 4095).lines, ["minimum=0.0733", "maximum=0.9035"])
         // The axis fit aims the range's ends at 0 and 100 % as well.
         XCTAssertEqual(profile.axisFit?.points.map(\.role), [.rangeLow, .light, .normal, .firm, .rangeHigh])
-        for format in [SuggestionFormat.text, .json, .quirks] {
+        for format in [SuggestionFormat.text, .json, .quirks, .libinputPlugin] {
             XCTAssertThrowsError(try suggestion.penSetting(format).get())
         }
     }
@@ -173,10 +180,22 @@ final class PenCurveTests: XCTestCase {
         let axis = AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 255)
         let touchpad = CalibrationSuggestion(protocol: .touchpad, trials: [LabelledTrial(trialClass: .light, peak: 40, startNs: 0)],
                                              device: CalibrationSimulator.device(.touchpad), axis: axis, file: "t.h5", recording: "r")
-        for format in [SuggestionFormat.xsetwacom, .gsettings, .kwin, .libinputRange] {
+        for format in [SuggestionFormat.xsetwacom, .gsettings, .kwin, .libinputRange, .hyprland] {
             guard case .failure(let error) = touchpad.penSettingText(format) else { return XCTFail("\(format) for a touchpad") }
             XCTAssertTrue(error.message.contains("is a pen setting; this is a touchpad calibration"), error.message)
         }
+        guard case .failure(let error) = touchpad.libinputPlugin() else { return XCTFail("a plugin for a touchpad") }
+        XCTAssertEqual(error.message, "--format libinput-plugin is for a pen calibration; this is a touchpad calibration")
+        XCTAssertEqual(error.hint, "use --format quirks for a touchpad, or text or json")
+    }
+
+    func testGnomeRangeIsWidenedToWholePercents() {
+        XCTAssertEqual(PenSetting.wholePercents(0.0733, 0.9035), 7...91)
+        XCTAssertEqual(PenSetting.wholePercents(0.07, 0.91), 7...91, "whole percents stay as they are")
+        XCTAssertEqual(PenSetting.wholePercents(0.0799, 0.9001), 7...91)
+        XCTAssertEqual(PenSetting.wholePercents(0, 1), 0...100)
+        XCTAssertEqual(PenSetting.wholePercents(0.5, 0.5), 50...51, "never an empty range, which GNOME ignores")
+        XCTAssertEqual(PenSetting.wholePercents(0.999, 1), 99...100)
     }
 
     func testShellWordsShowOnlyPrintableCharacters() {

@@ -6,6 +6,9 @@ public enum SuggestionFormat: String, CaseIterable, Sendable {
     /// A pen's settings for one desktop (`PenSetting`, Calibration/PenSettings.swift).
     case xsetwacom, gsettings, kwin
     case libinputRange = "libinput-range"
+    case hyprland
+    /// A Lua plugin for libinput ≥ 1.30 (`LibinputPlugin`).
+    case libinputPlugin = "libinput-plugin"
 }
 
 extension CalibrationSuggestion {
