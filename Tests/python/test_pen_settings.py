@@ -92,7 +92,11 @@ def test_gsettings_reads_back(forcetrace, session, tmp_path):
     assert curve != [0, 0, 100, 100], "the check needs a value other than the schema's default"
     path = "/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/"
     command = [line for line in script.splitlines() if not line.startswith("#")]
-    assert command == [f"gsettings set {SCHEMA}:{path} pressure-curve '[{', '.join(map(str, curve))}]'"]
+    assert command[0] == f"if gsettings range {SCHEMA}:{path} pressure-range >/dev/null 2>&1; then"
+    assert command[3:] == ["else", f"    gsettings set {SCHEMA}:{path} pressure-curve '[{', '.join(map(str, curve))}]'", "fi"]
+    # Debian 12's gsettings-desktop-schemas 43 has no pressure-range: the script takes the whole-axis curve.
+    assert "pressure-range" not in subprocess.run(["gsettings", "list-keys", f"{SCHEMA}:{path}"], env=env_for(tmp_path, "memory"),
+                                                  capture_output=True, text=True).stdout.split()
     # The memory backend checks the schema, the path and the value's type; it keeps nothing between processes.
     memory = subprocess.run(["sh", "-c", script], env=env_for(tmp_path, "memory"), capture_output=True, text=True)
     assert memory.returncode == 0 and memory.stderr == "", memory.stderr
@@ -105,6 +109,142 @@ def test_gsettings_reads_back(forcetrace, session, tmp_path):
     after = subprocess.run(["gsettings", "get", f"{SCHEMA}:{path}", "pressure-curve"], env=keyfile, capture_output=True, text=True)
     assert after.returncode == 0
     assert json.loads(after.stdout) == curve
+
+
+# The stylus schema's keys as gsettings-desktop-schemas 47 has them (commit 6336188,
+# "peripherals: Provide a new pressure range for styli"): pressure-range and
+# eraser-pressure-range are `ai`, two percents, default [0, 100], beside the
+# curves (`ai`, default [0, 0, 100, 100]). Written here from those facts.
+SCHEMA_47 = """<?xml version="1.0" encoding="UTF-8"?>
+<schemalist>
+  <schema id="org.gnome.desktop.peripherals.tablet.stylus">
+    <key name="pressure-curve" type="ai"><default>[0, 0, 100, 100]</default></key>
+    <key name="pressure-range" type="ai"><default>[0, 100]</default></key>
+    <key name="eraser-pressure-curve" type="ai"><default>[0, 0, 100, 100]</default></key>
+    <key name="eraser-pressure-range" type="ai"><default>[0, 100]</default></key>
+  </schema>
+</schemalist>
+"""
+
+
+def gnome47(tmp_path):
+    """GSETTINGS_SCHEMA_DIR with the stylus schema of GNOME 47, compiled by glib-compile-schemas."""
+    folder = tmp_path / "schemas"
+    folder.mkdir()
+    (folder / "org.gnome.desktop.peripherals.gschema.xml").write_text(SCHEMA_47)
+    subprocess.run(["glib-compile-schemas", "--strict", str(folder)], check=True)
+    return folder
+
+
+def bezier_output(curve, x):
+    """PressureCurve.output: x(t) = x solved by bisection, then y(t)."""
+    x1, y1, x2, y2 = (v / 100 for v in curve)
+    def b(t, p, q):
+        u = 1 - t
+        return 3 * u * u * t * p + 3 * u * t * t * q + t ** 3
+    low, high = 0.0, 1.0
+    for _ in range(48):
+        mid = (low + high) / 2
+        low, high = (mid, high) if b(mid, x1, x2) < x else (low, mid)
+    return b((low + high) / 2, y1, y2)
+
+
+def test_gsettings_47_reads_back_range_and_curve(forcetrace, session, tmp_path):
+    if not shutil.which("gsettings") or not shutil.which("glib-compile-schemas"):
+        if os.environ.get("FORCETRACE_REQUIRE_GSETTINGS"):
+            pytest.fail("gsettings is not installed (apt-get install libglib2.0-bin gsettings-desktop-schemas)")
+        pytest.skip("gsettings is not installed")
+    script = run(forcetrace, "suggest", session[0], "--format", "gsettings").stdout
+    profile = suggestion(forcetrace, session[0])
+    key = f"{SCHEMA}:/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/"
+    env = dict(env_for(tmp_path, "keyfile"), GSETTINGS_SCHEMA_DIR=str(gnome47(tmp_path)))
+
+    def get(name):
+        done = subprocess.run(["gsettings", "get", key, name], env=env, capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return json.loads(done.stdout)
+
+    assert get("pressure-range") == [0, 100] and get("pressure-curve") == [0, 0, 100, 100]
+    done = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    # The usable range 300..3700 of 0..4095 widened to whole percents: 7.33 % down to 7, 90.35 % up to 91.
+    assert get("pressure-range") == [7, 91]
+    curve = get("pressure-curve")
+    assert curve != profile["axis_fit"]["curve"] and curve == json.loads(
+        re.search(r"pressure-curve '(\[.*\])'", script.split("else")[0]).group(1))
+    # The curve is fitted over that range: each median lands on its target.
+    low, high = 0.07 * 4095, 0.91 * 4095
+    for c, target in zip(profile["classes"][:3], [0.25, 0.50, 0.85]):
+        assert bezier_output(curve, (c["median"] - low) / (high - low)) == pytest.approx(target, abs=0.01)
+    # The eraser was not calibrated: its keys keep their defaults.
+    assert get("eraser-pressure-range") == [0, 100] and get("eraser-pressure-curve") == [0, 0, 100, 100]
+
+
+# Hyprland's option names (src/config/values/ConfigValues.cpp, added in 0.56.0 by
+# "input/tablet: add TabletTool config options for eraser button and tool
+# pressure"): floats from -1 to 1, a negative value meaning libinput's default.
+HYPRLAND_OPTIONS = {"input:tablettool:pressure_range_min", "input:tablettool:pressure_range_max"}
+
+# hl.config as Hyprland's Lua config manager reads it: nested tables joined by
+# ".", the option's name with ":" as "."; every value printed as KEY=VALUE.
+HL_STANDIN = r"""
+local seen = {}
+local function walk(prefix, t)
+  for k, v in pairs(t) do
+    local name = prefix == "" and k or prefix .. "." .. k
+    if type(v) == "table" then walk(name, v) else seen[#seen + 1] = name .. "=" .. string.format("%.17g", v) .. " " .. math.type(v) end
+  end
+end
+hl = { config = function(t) walk("", t) end }
+dofile(arg[1])
+table.sort(seen)
+for _, line in ipairs(seen) do print(line) end
+"""
+
+
+def hyprlang_values(lines):
+    """A hyprland.conf block of nested categories: `name {`, `key = value`, `}`."""
+    path, values = [], {}
+    for line in lines:
+        line = line.strip()
+        if line.endswith("{"):
+            path.append(line[:-1].strip())
+        elif line == "}":
+            path.pop()
+        elif line:
+            key, value = (part.strip() for part in line.split("=", 1))
+            values[":".join(path + [key])] = float(value)
+    assert path == []
+    return values
+
+
+def test_hyprland_reads_back(forcetrace, session, tmp_path):
+    lua = shutil.which("lua5.4")
+    if not lua:
+        if os.environ.get("FORCETRACE_REQUIRE_LUA"):
+            pytest.fail("lua5.4 is not installed (apt-get install lua5.4)")
+        pytest.skip("lua5.4 is not installed")
+    text = run(forcetrace, "suggest", session[0], "--format", "hyprland").stdout
+    (tmp_path / "hyprland.lua").write_text(text)
+    (tmp_path / "standin.lua").write_text(HL_STANDIN)
+    done = subprocess.run([lua, str(tmp_path / "standin.lua"), str(tmp_path / "hyprland.lua")], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    values = {}
+    for line in done.stdout.splitlines():
+        name, rest = line.split("=", 1)
+        number, kind = rest.split()
+        assert kind == "float"
+        values[name.replace(".", ":")] = float(number)
+    assert set(values) == HYPRLAND_OPTIONS
+    assert values["input:tablettool:pressure_range_min"] == pytest.approx(300 / 4095, abs=5e-5)
+    assert values["input:tablettool:pressure_range_max"] == pytest.approx(3700 / 4095, abs=5e-5)
+    assert all(-1 <= v <= 1 for v in values.values())
+    # The hyprland.conf form in the comments says the same.
+    comments = [line[3:] for line in text.splitlines() if line.startswith("-- ")]
+    start = comments.index("input {")
+    assert hyprlang_values(comments[start:start + 6]) == values
+    keyword = [c.split()[-2:] for c in comments if "hyprctl keyword" in c]
+    assert {name: float(value) for name, value in keyword} == values
 
 
 def kwin_curve(value):
@@ -216,7 +356,7 @@ def test_hostile_device_names_reach_each_tool_exactly(forcetrace, session, tmp_p
         trace.write_bytes(session[0].read_bytes())
         set_device_name(trace, name)
         outputs = {f: run(forcetrace, "suggest", trace, "--format", f).stdout.encode()
-                   for f in ["xsetwacom", "gsettings", "kwin", "libinput-range"]}
+                   for f in ["xsetwacom", "gsettings", "kwin", "libinput-range", "hyprland", "libinput-plugin"]}
         for fmt, text in outputs.items():
             # Only printable text and the lines' own newlines: a terminal shows it as it is.
             assert not any(b < 0x20 and b != 0x0A or b == 0x7F for b in text), (fmt, name, text)
@@ -227,21 +367,31 @@ def test_hostile_device_names_reach_each_tool_exactly(forcetrace, session, tmp_p
             assert len(calls) == 2, (name, outputs["xsetwacom"])
             for argv in calls:
                 xsetwacom_grammar(argv, (name + " stylus").encode())
+            # The fake gsettings answers `range` with success: the GNOME 47 branch.
             gsettings = invocations(tmp_path, outputs["gsettings"], shell)
-            assert gsettings == [[b"gsettings", b"set", f"{SCHEMA}:/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/".encode(),
-                                  b"pressure-curve", gsettings[0][4]]]
+            key = f"{SCHEMA}:/org/gnome/desktop/peripherals/stylus/default-1d6b:7f04/".encode()
+            assert gsettings == [[b"gsettings", b"range", key, b"pressure-range"], [b"gsettings", b"set", key, b"pressure-range", b"[7, 91]"],
+                                 [b"gsettings", b"set", key, b"pressure-curve", gsettings[2][4]]]
         for fmt in ["kwin", "libinput-range"]:
             keys = [line.split("=", 1)[0] for line in outputs[fmt].decode().splitlines() if not line.startswith("# ")]
             assert keys == (["pressureCurve", "pressureRangeMin", "pressureRangeMax"] if fmt == "kwin" else ["minimum", "maximum"])
+        assert [line for line in outputs["hyprland"].decode().splitlines() if not line.startswith("-- ")] == [
+            "hl.config({ input = { tablettool = { pressure_range_min = 0.0733, pressure_range_max = 0.9035 } } })"]
+        # The plugin holds the name as a Lua literal of printable ASCII (LibinputPluginTests runs it).
+        assert all(0x20 <= b < 0x7F or b == 0x0A for b in outputs["libinput-plugin"]), name
 
 
 def test_pen_formats_refused_for_a_touchpad(forcetrace, tmp_path):
     trace = tmp_path / "pad.h5"
     run(forcetrace, "calibrate", "--replay", SAMPLES / "calibration" / "touchpad.evemu", "--protocol", "touchpad", "-o", trace, "--fast")
-    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range"]:
+    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range", "hyprland"]:
         result = run(forcetrace, "suggest", trace, "--format", fmt, check=False)
         assert result.returncode == 1
         assert f"--format {fmt} is a pen setting; this is a touchpad calibration" in result.stderr
+    result = run(forcetrace, "suggest", trace, "--format", "libinput-plugin", check=False)
+    assert result.returncode == 1
+    assert "--format libinput-plugin is for a pen calibration; this is a touchpad calibration" in result.stderr
+    assert "use --format quirks for a touchpad" in result.stderr
 
 
 def test_pen_sample_in_samples(forcetrace, tmp_path):
@@ -293,7 +443,7 @@ def test_real_pen_recording(forcetrace, tmp_path):
         first = samples["pressure"][rows][0]
         assert group["labels"]["peak"][1] == samples["pressure"][rows].max()
     assert profile["activation"] == first
-    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range"]:
+    for fmt in ["xsetwacom", "gsettings", "kwin", "libinput-range", "hyprland", "libinput-plugin"]:
         failed = run(forcetrace, "suggest", trace, "--format", fmt, check=False)
         assert failed.returncode == 1 and "no pen curve can be fitted: the curve needs light, normal and firm strokes" in failed.stderr
 
