@@ -50,7 +50,7 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build deb libinput-tools libevemu chromium gsettings portable-deps debootstrap
+test: build deb libinput-tools libevemu chromium gsettings lua portable-deps debootstrap
 	@mkdir -p out; rm -f out/test-kernel.status; git status --porcelain > out/test-status.before 2>/dev/null || true
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
@@ -80,8 +80,8 @@ libevemu:
 	@dpkg -s libevemu-dev gcc pkg-config >/dev/null 2>&1 || { echo "installing libevemu-dev gcc pkg-config"; apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevemu-dev gcc pkg-config >/dev/null; }
 
-test-swift: libinput-tools
-	FORCETRACE_REQUIRE_LIBINPUT=1 $(SWIFT) test --disable-swift-testing
+test-swift: libinput-tools lua
+	FORCETRACE_REQUIRE_LIBINPUT=1 FORCETRACE_REQUIRE_LUA=1 $(SWIFT) test --disable-swift-testing
 
 # gsettings and GNOME's schemas: the pen suggestion's gsettings commands are
 # run and read back (Tests/python/test_pen_settings.py).
@@ -90,6 +90,14 @@ gsettings:
 	@dpkg -s libglib2.0-bin gsettings-desktop-schemas >/dev/null 2>&1 || { echo "installing libglib2.0-bin gsettings-desktop-schemas"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglib2.0-bin gsettings-desktop-schemas >/dev/null; }
 
+# lua5.4 and luac5.4: the libinput plugin (suggest --format libinput-plugin) is
+# checked by luac and run in a stand-in for libinput (LibinputPluginTests), and
+# the Hyprland output is read back by lua (Tests/python/test_pen_settings.py).
+.PHONY: lua
+lua:
+	@dpkg -s lua5.4 >/dev/null 2>&1 || { echo "installing lua5.4"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lua5.4 >/dev/null; }
+
 # The Python, browser and bench-smoke suites run the release build, the binary
 # the package ships (its forcetrace runs use about a quarter of the debug
 # build's CPU); XCTest builds and checks the debug build, with its assertions.
@@ -97,8 +105,8 @@ TEST_FORCETRACE := $(RELEASE_BIN)
 # Two pytest workers (pytest-xdist), each taking whole files, so that a file's
 # module fixtures are made once; PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-test-python: release wheel libinput-tools libevemu gsettings
-	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_WHEELS=$(abspath $(DIST_OUT)) $(PYTHON) -m pytest -q \
+test-python: release wheel libinput-tools libevemu gsettings lua
+	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE_REQUIRE_LUA=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_WHEELS=$(abspath $(DIST_OUT)) $(PYTHON) -m pytest -q \
 		$(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) Tests/python
 
 # The notebooks alone, each in a fresh kernel (also part of test-python).
@@ -141,7 +149,7 @@ demo: release
 	$(FORCETRACE) suggest out/calibration.h5 --format quirks -o out/forcetrace.quirks --force
 	@echo "out/forcetrace.quirks: copy it to /etc/libinput/local-overrides.quirks to use it"
 	$(FORCETRACE) calibrate --replay samples/calibration/pen.evemu --protocol pen -o out/pen-calibration.h5 --fast --force --quiet
-	for format in xsetwacom gsettings kwin libinput-range quirks; do $(FORCETRACE) suggest out/pen-calibration.h5 --format $$format || exit 1; done
+	for format in xsetwacom gsettings kwin libinput-range hyprland libinput-plugin quirks; do $(FORCETRACE) suggest out/pen-calibration.h5 --format $$format || exit 1; done
 	$(FORCETRACE) whatif out/calibration.h5 --quirks out/forcetrace.quirks
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
