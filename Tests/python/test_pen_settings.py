@@ -42,7 +42,7 @@ def suggestion(forcetrace, trace, *args):
 
 def test_replay_recovers_the_scripted_curve(forcetrace, session):
     trace, stdout = session
-    assert "curve over the usable range (kwin, libinput-range): 40 10 80 60\n" in stdout
+    assert "curve over the usable range (kwin, libinput-range, libinput-plugin): 40 10 80 60\n" in stdout
     assert "usable range: 300..3700 " in stdout
     profile = suggestion(forcetrace, trace)
     assert profile["range_fit"]["curve"] == [40, 10, 80, 60]

@@ -28,7 +28,7 @@ public struct PenProfile: Sendable {
     /// high end): for settings with a pressure range (KWin, libinput).
     public var rangeFit: CurveFit?
     /// The curve over the whole axis, aiming the range's ends at 0 and 100 %
-    /// too: for settings without a range (xsetwacom, GNOME 43).
+    /// too: for settings without a range (xsetwacom, GNOME before 47).
     public var axisFit: CurveFit?
     public var notes: [String] = []
 

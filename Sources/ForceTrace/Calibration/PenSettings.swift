@@ -223,7 +223,7 @@ extension CalibrationSuggestion {
         for peaks in profile.classes {
             text += "\(String(format: "  %@: %d, peaks %d..%d, median %.1f", peaks.trialClass.rawValue, peaks.count, peaks.minimum, peaks.median, peaks.maximum))\n"
         }
-        for (name, fit) in [("over the usable range (kwin, libinput-range)", profile.rangeFit), ("over the whole axis (xsetwacom, gsettings)", profile.axisFit)] {
+        for (name, fit) in [("over the usable range (kwin, libinput-range, libinput-plugin)", profile.rangeFit), ("over the whole axis (xsetwacom, gsettings before GNOME 47)", profile.axisFit)] {
             guard let fit else { continue }
             text += "  curve \(name): \(fit.curve.description)\n"
             for point in fit.points {
