@@ -146,7 +146,7 @@ def loop(work):
                            "-o", work / "pen.h5", "--fast", "--quiet"], ["pen.h5"]),
     ]
     steps += [(f"suggest pen {f}", ["suggest", work / "pen.h5", "--format", f], [])
-              for f in ("json", "xsetwacom", "gsettings", "kwin", "libinput-range", "quirks")]
+              for f in ("json", "xsetwacom", "gsettings", "kwin", "libinput-range", "hyprland", "libinput-plugin", "quirks")]
     steps.append(("export", ["export", work / "samples.h5", "--format", "libinput", "-o", work / "back.yml"],
                   ["back.yml"]))
     return steps
