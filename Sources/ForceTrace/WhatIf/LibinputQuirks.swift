@@ -142,7 +142,9 @@ public struct LibinputQuirksFile: Sendable {
         while start > 0 && digit(x[start - 1]) { start -= 1 }
         func run(_ s: [UInt8]) -> Int { var end = start; while end < s.count && digit(s[end]) { end += 1 }; return end - start }
         let runX = run(x), runY = run(y)
-        if (runX > 0 || runY > 0) && x[start] != 0x30 && (start >= y.count || y[start] != 0x30) && runX != runY {
+        // Inside a run of digits (or at two digits), the longer number is the larger.
+        let numeric = start < i || (digit(x[i]) && digit(y[i]))
+        if numeric && x[start] != 0x30 && y[start] != 0x30 && runX != runY {
             return runX < runY
         }
         return x[i] < y[i]

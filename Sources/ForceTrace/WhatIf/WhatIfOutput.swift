@@ -207,6 +207,7 @@ extension WhatIfAnalysis {
             out.key("palms"); out.double(rate(result.totals.palms))
             out.key("thumbs"); out.double(rate(result.totals.thumbs))
             out.endObject()
+            out.key("refused"); if let refused = result.quirks.refused { out.string(refused.description) } else { out.null() }
             out.key("rules"); out.beginObject()
             if let pad = result.touchpad {
                 out.key("begin_at"); out.int(pad.high)
