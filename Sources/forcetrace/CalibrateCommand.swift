@@ -86,7 +86,8 @@ struct CalibrateCommand: Subcommand {
                                                targets: targets)
         print("")
         print(suggestion.text, terminator: "")
-        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks() {
+        let choice = LibinputChoice.choose(nil, installed: LibinputChoice.findInstalled())!
+        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks(release: (choice.rules[0], choice.version!.description)) {
             print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
             // Shown to a person: each line of the section escaped.
             print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),
