@@ -59,10 +59,16 @@ struct SuggestCommand: Subcommand {
         output = arguments.outputPath("output")
         force = arguments.flag("force")
         targets = try Self.targets(arguments)
-        libinput = arguments.string("libinput")
-        if let libinput, libinput == "all" || LibinputChoice.choose(libinput, installed: nil) == nil {
-            throw ParseError.invalidValue(option: "--libinput", value: libinput, expected: "one libinput release from \(LibinputRules.oldest) on, such as 1.25.0")
+        libinput = try Self.libinputRelease(arguments)
+    }
+
+    /// `--libinput`, shared with calibrate: one release, not 'all'.
+    static func libinputRelease(_ arguments: ParsedArguments) throws -> String? {
+        guard let text = arguments.string("libinput") else { return nil }
+        guard text != "all", LibinputChoice.choose(text, installed: nil) != nil else {
+            throw ParseError.invalidValue(option: "--libinput", value: text, expected: "one libinput release from \(LibinputRules.oldest) on, such as 1.25.0")
         }
+        return text
     }
 
     /// `--targets`, shared with calibrate.

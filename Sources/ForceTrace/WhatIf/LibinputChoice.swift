@@ -8,6 +8,8 @@ public struct LibinputChoice: Sendable {
         case given
         /// `--libinput all`: every release where a rule changed, side by side.
         case all
+        /// `FORCETRACE_LIBINPUT`, the default a user or a test sets for every command.
+        case environment
         /// The libinput found on this machine.
         case installed
         /// None found: the newest release modelled.
@@ -32,8 +34,13 @@ public struct LibinputChoice: Sendable {
 
     /// `--libinput`'s argument: "all", a version, or nil for the installed or
     /// newest; nil for an argument that is neither ("expected" says what is).
-    public static func choose(_ argument: String?, installed: (version: LibinputVersion, how: String)?) -> LibinputChoice? {
+    public static func choose(_ argument: String?, installed: (version: LibinputVersion, how: String)?,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> LibinputChoice? {
         if argument == "all" { return LibinputChoice(source: .all, version: nil, installed: installed) }
+        if argument == nil, let text = environment["FORCETRACE_LIBINPUT"], let version = LibinputVersion(text),
+           LibinputRules.at(version) != nil {
+            return LibinputChoice(source: .environment, version: version, installed: installed)
+        }
         if let argument {
             guard let version = LibinputVersion(argument), LibinputRules.at(version) != nil else { return nil }
             return LibinputChoice(source: .given, version: version, installed: installed)
@@ -52,6 +59,7 @@ public struct LibinputChoice: Sendable {
         switch source {
         case .all: "every libinput from \(LibinputRules.oldest) to \(LibinputRules.newest), where a rule changed"
         case .given: "libinput \(version!)"
+        case .environment: "libinput \(version!) (FORCETRACE_LIBINPUT)"
         case .installed: "libinput \(version!) (installed; \(installed!.how))"
         case .newest: "libinput \(version!) (the newest modelled; \(installed.map { "libinput \($0.version) found, older than forcetrace models" } ?? "no libinput found on this machine"))"
         }

@@ -166,7 +166,6 @@ extension WhatIfAnalysis {
         out.key("kind"); out.string(kind.rawValue)
         out.key("libinput"); out.beginObject()
         out.key("chosen"); out.string(libinput.source.rawValue)
-        out.key("installed"); if let installed = libinput.installed { out.string(installed.version.description) } else { out.null() }
         out.key("version"); out.string(libinput.version?.description ?? "all")
         out.endObject()
         out.key("notes"); out.strings(generalNotes)
