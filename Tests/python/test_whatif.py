@@ -1,5 +1,5 @@
-"""`forcetrace whatif` (issue 21): libinput 1.22's pressure rules over a
-recording. The boundary fixtures' comments work every number out by hand;
+"""`forcetrace whatif`: libinput's pressure rules over a recording, per
+release. The boundary fixtures' comments work every number out by hand;
 each rule is pinned on its threshold, one below and one above."""
 import json
 import os
