@@ -151,6 +151,7 @@ demo: release
 	$(FORCETRACE) calibrate --replay samples/calibration/pen.evemu --protocol pen -o out/pen-calibration.h5 --fast --force --quiet
 	for format in xsetwacom gsettings kwin libinput-range hyprland libinput-plugin quirks; do $(FORCETRACE) suggest out/pen-calibration.h5 --format $$format || exit 1; done
 	$(FORCETRACE) whatif out/calibration.h5 --quirks out/forcetrace.quirks
+	$(FORCETRACE) whatif out/calibration.h5 --quirks out/forcetrace.quirks --libinput all
 
 # Regenerates samples/ with the simulator; the commands are in samples/README.md.
 samples: build

@@ -36,6 +36,7 @@ struct CalibrateCommand: Subcommand {
             .choice("protocol", "PROTOCOL", "app, touchpad or pen (required).", CalibrationProtocol.allCases.map(\.rawValue)),
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
+            .value("libinput", "VERSION", "The libinput release the printed quirk is for (default: the installed one, else the newest)."),
             .flag("holds", "touchpad: add a steady hold (2 s still, light and normal) to each round; suggest sets the N–M gap from their noise."),
         ] + OptionSpec.guidedSessionCapture + [
             .flag("quiet", short: "q", "No pressure bar."),
@@ -50,6 +51,7 @@ struct CalibrateCommand: Subcommand {
     let options: RecorderOptions
     let quiet: Bool
     let targets: PenTargets
+    let libinput: String?
     var output: String { capture.output }
 
     init(_ arguments: ParsedArguments) throws {
@@ -67,6 +69,7 @@ struct CalibrateCommand: Subcommand {
         self.options = options
         quiet = arguments.flag("quiet")
         targets = try SuggestCommand.targets(arguments)
+        libinput = try SuggestCommand.libinputRelease(arguments)
     }
 
     func run() throws -> Int32 {
@@ -86,7 +89,8 @@ struct CalibrateCommand: Subcommand {
                                                targets: targets)
         print("")
         print(suggestion.text, terminator: "")
-        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks() {
+        let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.findInstalled())!
+        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks(release: (choice.rules[0], choice.version!.description)) {
             print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
             // Shown to a person: each line of the section escaped.
             print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),

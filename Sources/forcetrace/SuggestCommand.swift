@@ -25,7 +25,10 @@ struct SuggestCommand: Subcommand {
         MatchName, MatchBus, MatchVendor, MatchProduct and MatchUdevType) for the
         touchpad and pen protocols; put it in /etc/libinput/local-overrides.quirks, or,
         with libinput 1.30 or later, for one session in $XDG_RUNTIME_DIR/libinput/
-        (/run/user/UID/libinput/) as a file ending in .quirks.
+        (/run/user/UID/libinput/) as a file ending in .quirks. It is written
+        for the release --libinput names (default: the installed one, else the newest):
+        its parser reads every line, and its rules score it. libinput 1.26.0 to 1.30.1
+        read a tablet's range swapped; there the pressure-range setting is the way.
         The pen's settings for each desktop (docs/ANALYSIS.md, "Pen settings"):
           xsetwacom        shell commands: PressureCurve and Threshold for the stylus
           gsettings        shell commands: GNOME's stylus pressure-curve, and from
@@ -40,6 +43,7 @@ struct SuggestCommand: Subcommand {
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
             .choice("format", "FORMAT", "text (default), json, quirks, xsetwacom, gsettings, kwin, libinput-range, hyprland or libinput-plugin.", SuggestionFormat.allCases.map(\.rawValue)),
+            .value("libinput", "VERSION", "quirks: the libinput release that will read the section (such as 1.25.0); default: the installed one, else the newest."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),
@@ -51,6 +55,7 @@ struct SuggestCommand: Subcommand {
     let output: String?
     let force: Bool
     let targets: PenTargets
+    let libinput: String?
 
     init(_ arguments: ParsedArguments) throws {
         input = arguments.positional("FILE.h5")!
@@ -59,6 +64,16 @@ struct SuggestCommand: Subcommand {
         output = arguments.outputPath("output")
         force = arguments.flag("force")
         targets = try Self.targets(arguments)
+        libinput = try Self.libinputRelease(arguments)
+    }
+
+    /// `--libinput`, shared with calibrate: one release, not 'all'.
+    static func libinputRelease(_ arguments: ParsedArguments) throws -> String? {
+        guard let text = arguments.string("libinput") else { return nil }
+        guard text != "all", LibinputChoice.choose(text, installed: nil) != nil else {
+            throw ParseError.invalidValue(option: "--libinput", value: text, expected: "one libinput release from \(LibinputRules.oldest) on, such as 1.25.0")
+        }
+        return text
     }
 
     /// `--targets`, shared with calibrate.
@@ -95,8 +110,12 @@ struct SuggestCommand: Subcommand {
         case .quirks:
             // The section run through libinput's rules over this calibration, against the defaults (whatif).
             let date = Date()
-            let plain = try suggestion.quirks(date: date).get()
-            text = try suggestion.quirks(date: date, whatIf: WhatIfAnalysis.suggestComment(trace, file: input, section: plain)).get()
+            let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.findInstalled())!
+            let release = (rules: choice.rules[0], name: choice.version!.description)
+            let plain = try suggestion.quirks(date: date, release: release).get()
+            let shipped = LibinputQuirkSet.shippedFolder(for: choice, given: nil).folder
+            let comment = try WhatIfAnalysis.suggestComment(trace, file: input, section: plain, shippedFolder: shipped, libinput: choice)
+            text = try suggestion.quirks(date: date, whatIf: comment, release: release).get()
         }
         if let output {
             let target = try AtomicOutput(path: output, replace: force)

@@ -1,15 +1,15 @@
 import XCTest
 @testable import ForceTrace
 
-/// When libinput 1.22 ignores a touchpad's pressure, and the numbers its
+/// When libinput ignores a touchpad's pressure, and the numbers its
 /// setup derives (docs/ANALYSIS.md, "What libinput would do"); each expected
 /// value worked out in the comment beside it.
 final class WhatIfSetupTests: XCTestCase {
     /// The simulated touchpad: slots 0..1, ABS_MT_PRESSURE 0..255, clickpad, y 0..4095 at 40 units/mm, USB.
     private var pad: DeviceDescription { CalibrationSimulator.device(.touchpad) }
 
-    private func quirks(_ text: String) throws -> LibinputQuirkSet {
-        let file = try LibinputQuirksFile(path: "t.quirks", text: "[t]\nMatchUdevType=touchpad\n" + text)
+    private func quirks(_ text: String) -> LibinputQuirkSet {
+        let file = LibinputQuirksFile(path: "t.quirks", text: "[t]\nMatchUdevType=touchpad\n" + text)
         return LibinputQuirkSet(name: "t", files: [file], device: pad)
     }
 
@@ -24,17 +24,17 @@ final class WhatIfSetupTests: XCTestCase {
 
     func testRangeAtTheAxisEdgesIsKeptOneBeyondIsDiscarded() throws {
         // hi = max (255) is inside the axis; 256 is not (tp_init_pressure's bounds check).
-        XCTAssertNil(TouchpadPressureSetup(device: pad, quirks: try quirks("AttrPressureRange=255:0\n")).ignored)
-        XCTAssertEqual(TouchpadPressureSetup(device: pad, quirks: try quirks("AttrPressureRange=256:0\n")).ignored,
+        XCTAssertNil(TouchpadPressureSetup(device: pad, quirks: quirks("AttrPressureRange=255:0\n")).ignored)
+        XCTAssertEqual(TouchpadPressureSetup(device: pad, quirks: quirks("AttrPressureRange=256:0\n")).ignored,
                        .outOfBounds(LibinputRange(high: 256, low: 0)))
-        XCTAssertEqual(TouchpadPressureSetup(device: pad, quirks: try quirks("AttrPressureRange=none\n")).ignored, .disabledByQuirk)
+        XCTAssertEqual(TouchpadPressureSetup(device: pad, quirks: quirks("AttrPressureRange=none\n")).ignored, .disabledByQuirk)
     }
 
     func testPressurePadAndTouchSize() throws {
         var device = pad
         device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 255, resolution: 1))
         let padSetup = TouchpadPressureSetup(device: device, quirks: LibinputQuirkSet(name: "d"))
-        XCTAssertEqual(padSetup.ignored, .pressurePad(resolution: 1))
+        XCTAssertEqual(padSetup.ignored, .pressurePad(.resolution(1)))
         XCTAssertNil(padSetup.palmThreshold)
         // Touch size needs ABS_MT_TOUCH_MAJOR and 5 slots: with 2 slots pressure still decides.
         var sized = pad
@@ -79,7 +79,9 @@ final class WhatIfSetupTests: XCTestCase {
         MatchDMIModalias=dmi:*
         AttrPalmPressureThreshold=230
         """
-        let set = LibinputQuirkSet(name: "x", files: [try LibinputQuirksFile(path: "x", text: text)], device: pad)
+        // MatchProduct lists are read from 1.27.
+        let set = LibinputQuirkSet(name: "x", files: [LibinputQuirksFile(path: "x", text: text)], device: pad,
+                                   rules: LibinputRules.at(LibinputVersion(1, 27, 0))!)
         XCTAssertEqual(set.palmThreshold, 210)
         XCTAssertEqual(set.matched.count, 2)
         XCTAssertEqual(set.undecided, ["x:11 [d]"])

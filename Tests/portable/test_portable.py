@@ -35,7 +35,9 @@ RELEASE = Path(os.environ.get("FORCETRACE_RELEASE", ROOT / ".build/release/force
 BARE_ROOT = Path(os.environ.get("FORCETRACE_BARE_ROOT", Path.home() / ".cache/forcetrace/bare-root"))
 REQUIRED = "FORCETRACE_PORTABLE" in os.environ
 SAMPLES = ROOT / "samples"
-CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root", "TZ": "UTC"}
+# The root has no libinput and the host may have one: both model the release the shipped quirks belong to.
+CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root", "TZ": "UTC",
+             "FORCETRACE_LIBINPUT": "1.22.1"}
 # What the binary may need at run time: the C library (libm and the loader are part of glibc).
 C_LIBRARY = {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}
 # Libraries forcetrace uses, none of which the root may have.

@@ -1,7 +1,10 @@
-"""`forcetrace whatif` (issue 21): libinput 1.22's pressure rules over a
-recording. The boundary fixtures' comments work every number out by hand;
+"""`forcetrace whatif`: libinput's pressure rules over a recording, per
+release. The boundary fixtures' comments work every number out by hand;
 each rule is pinned on its threshold, one below and one above."""
 import json
+import os
+import pathlib
+import shutil
 import subprocess
 
 import h5py
@@ -113,13 +116,15 @@ def test_quirks_errors_name_the_line(forcetrace, tmp_path):
     trace = tmp_path / "t.h5"
     run(forcetrace, "import", TOUCHPAD, "-o", trace)
     for body, line, words in [
-        ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=0:0\n", 3, "expected N:M with N > M"),
-        ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=25:30\n", 3, "expected N:M with N > M"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=0:0\n", 3, "takes N:M with N > M"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=25:30\n", 3, "takes N:M with N > M"),
         ("[a]\nMatchUdevType=touchpad\nAttrPalmPressureThreshold=-1\n", 3, "unsigned"),
-        ("[a]\nAttrPalmPressureThreshold=1\n", 2, "before any Match line"),
-        ("[a]\nMatchUdevType=touchpad\nAttrPalmPressureThreshold=1\nMatchName=x\n", 4, "Match lines come first"),
+        ("[a]\nAttrPalmPressureThreshold=1\n", 2, "starts with its Match lines"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPalmPressureThreshold=1\nMatchName=x\n", 4, "a Match line after an Attr"),
         ("MatchName=x\n", 1, "outside any [section]"),
-        ("[a]\nMatchName=x\n", 1, "needs a Match line and an Attr or Model line"),
+        ("[a]\nMatchName=x\n", 1, "has no Attr or Model line"),
+        ("[a]\nMatchUdevType=touchpad\nAttrPressureRange=30:25 \n", 3, "trailing whitespace"),
+        ("[a]\nMatchUdevType=touchscreen\nAttrPressureRange=30:25\n", 2, "MatchUdevType takes"),
     ]:
         bad = tmp_path / "bad.quirks"
         bad.write_text(body)
@@ -290,3 +295,72 @@ def test_simulated_0_127_pad_the_suggestion_beats_the_defaults(forcetrace, tmp_p
     assert (defaults["light"]["began"], suggested["light"]["began"]) == (6, 10)
     assert (defaults["palm"]["palms"], suggested["palm"]["palms"]) == (0, 10)
     assert sum(suggested[c]["palms"] for c in ("light", "normal", "thumb")) == 0
+
+
+# libinput's own parser, per release: Debian's libinput-quirks (the installed
+# release) and the builds of ../shared/libinput (make libinput-oracles).
+ORACLES = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "forcetrace" / "libinput"
+
+
+def quirks_validators():
+    """[(version, argv prefix, env)] of every libinput-quirks here."""
+    found = []
+    debian = pathlib.Path("/usr/libexec/libinput/libinput-quirks")
+    if debian.exists() and shutil.which("libinput"):
+        version = subprocess.run(["libinput", "--version"], capture_output=True, text=True).stdout.strip()
+        found.append((version, [str(debian)], {}))
+    for prefix in sorted(ORACLES.glob("libinput-*")):
+        tool = prefix / "libexec" / "libinput" / "libinput-quirks"
+        if (prefix / "BUILD-INFO").exists() and tool.exists() and prefix.name != "libinput-1.22.1":
+            libs = next(prefix.glob("lib/*/libinput.so.10")).parent
+            found.append((prefix.name.removeprefix("libinput-"), [str(tool)], {"LD_LIBRARY_PATH": str(libs)}))
+    return found
+
+
+# One-section files, each one line away from a valid one: keys each release
+# knows or not, values, and the syntax every release shares.
+PARSER_CASES = [
+    "AttrPressureRange=20:10", "AttrPressureRange=none", "AttrPressureRange=0:0", "AttrPressureRange=10:20",
+    "AttrPressureRange=5:-1", "AttrPressureRange=20:10abc", "AttrPressureRange = 20:10", "AttrPressureRange=\"20:10\"",
+    "AttrPressureRange=20:10 ", "AttrPressureRange=20:10 # c", "AttrPressureRange==20:10", "AttrPressureRange=20",
+    "AttrPalmPressureThreshold=0", "AttrPalmPressureThreshold=-1", "AttrThumbPressureThreshold=abc",
+    "ModelPressurePad=1", "ModelPressurePad=2", "ModelTouchpadPhantomClicks=1", "ModelScrollOnMiddleClick=1",
+    "AttrEventCode=-ABS_MT_PRESSURE", "AttrEventCode=ABS_MT_PRESSURE", "AttrEventCode=-EV_ABS:0x3a",
+    "AttrEventCodeDisable=ABS_MT_PRESSURE", "AttrEventCodeDisable=ABS_TILT_X;ABS_TILT_Y;",
+    "AttrInputPropEnable=INPUT_PROP_BUTTONPAD", "AttrInputProp=+INPUT_PROP_PRESSUREPAD", "AttrInputProp=+0x07",
+    "AttrInputProp=+INPUT_PROP_BUTTONPAD;-INPUT_PROP_SEMI_MT", "AttrIsVirtual=1", "AttrFoo=1", "ModelFoo=1",
+    "MatchProduct=0x1;0x2", "MatchUniq=abc", "MatchVendor=0x1d6b", "MatchVendor=0x1D6B", "MatchBus=serial",
+    " AttrPressureRange=20:10", "attrPressureRange=20:10",
+]
+
+
+def parser_case_file(folder, line):
+    folder.mkdir()
+    if line.lstrip().startswith("Match"):
+        text = f"[case]\n{line}\nAttrPressureRange=20:10\n"
+    else:
+        text = f"[case]\nMatchUdevType=touchpad\n{line}\n"
+    (folder / "case.quirks").write_text(text)
+    return folder / "case.quirks"
+
+
+def test_the_quirks_parser_accepts_what_each_libinput_accepts(forcetrace, tmp_path):
+    validators = quirks_validators()
+    if len(validators) < 2:
+        pytest.skip(f"needs Debian's libinput-tools and the builds in {ORACLES} (make libinput-oracles)")
+    trace = tmp_path / "t.h5"
+    run(forcetrace, "import", TOUCHPAD, "-o", trace)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    compared = 0
+    for index, line in enumerate(PARSER_CASES):
+        case = parser_case_file(tmp_path / f"case-{index}", line)
+        for version, argv, env in validators:
+            # No DMI in a container: libinput's test-suite switch lets the parser run anyway.
+            env = {**os.environ, **env, "LIBINPUT_RUNNING_TEST_SUITE": "1", "XDG_RUNTIME_DIR": str(runtime)}
+            theirs = subprocess.run([*argv, "validate", "--data-dir", case.parent], capture_output=True, text=True, env=env)
+            ours = run(forcetrace, "whatif", trace, "--no-shipped", "--libinput", version, "--quirks", case, check=False)
+            assert (ours.returncode == 0) == (theirs.returncode == 0), \
+                f"libinput {version} on {line!r}: libinput {theirs.returncode} {theirs.stderr.strip()!r}, forcetrace {ours.stderr.strip()!r}"
+            compared += 1
+    print(f"{compared} verdicts compared over {len(validators)} libinput releases")

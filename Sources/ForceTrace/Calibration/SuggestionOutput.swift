@@ -91,7 +91,10 @@ extension CalibrationSuggestion {
     /// doc/user/device-quirks.rst), or nil with the reason for the app protocol.
     /// - Parameter date: written into the comment.
     /// - Parameter whatIf: a comment on what the section changes (`WhatIfAnalysis.suggestComment`).
-    public func quirks(date: Date = Date(), whatIf: String? = nil) -> Result<String, ForceTraceError> {
+    /// - Parameter release: the libinput release that will read the section, and its name.
+    public func quirks(date: Date = Date(), whatIf: String? = nil,
+                       release: (rules: LibinputRules, name: String) = (LibinputRules.history.last!, LibinputRules.newest.description))
+        -> Result<String, ForceTraceError> {
         var attributes: [(key: String, value: String)] = []
         var comments: [String] = []
         let udevType: String
@@ -101,6 +104,10 @@ extension CalibrationSuggestion {
                                        hint: "use --format text or json; quirks come from the touchpad and pen protocols"))
         case .touchpad(let touchpad):
             udevType = "touchpad"
+            if case .pressurePad(let reason) = TouchpadPressureSetup(device: device, quirks: LibinputQuirkSet(name: "", rules: release.rules)).ignored {
+                return .failure(ForceTraceError(file: file, "libinput \(release.name) ignores this touchpad's pressure: \(reason.explanation), so it is a pressure pad (tp_init_pressurepad), and no pressure quirk changes anything there",
+                                           hint: "pressure pads click by force; their touches are decided by BTN_TOUCH"))
+            }
             if let n = touchpad.begin.value, let m = touchpad.end.value { attributes.append(("AttrPressureRange", "\(n):\(m)")) }
             if let p = touchpad.thumb.value { attributes.append(("AttrThumbPressureThreshold", "\(p)")) }
             if let o = touchpad.palm.value { attributes.append(("AttrPalmPressureThreshold", "\(o)")) }
@@ -120,10 +127,14 @@ extension CalibrationSuggestion {
             if let holds = touchpad.holds { comments.append(holds.summary) }
         case .pen(let pen):
             udevType = "tablet"
+            if release.rules.tabletQuirkRangeSwapped, pen.tip.value != nil {
+                // Down at the second number, up at the first, which the parser requires to be the larger: no quirk can say "down at N, up at M < N".
+                return .failure(ForceTraceError(file: file, "libinput \(release.name) reads a tablet's AttrPressureRange swapped (libinput 1.26.0 to 1.30.1, fixed by b58d5a16 in 1.30.2): the tip would go down at the lower number and up at the higher, flipping in between, so no quirk gives this pen its tip threshold",
+                                           hint: "set the pressure range instead ('--format libinput-range', gsettings or kwin), which these releases apply; or write the quirk for 1.30.2 and later with --libinput 1.30.2"))
+            }
             if let tip = pen.tip.value, let release = pen.release.value {
                 attributes.append(("AttrPressureRange", "\(tip):\(release)"))
                 comments.append("every one of the \(counts[.strokeLight] ?? 0) light strokes (lowest peak \(pen.lowestLight ?? 0)) reaches the tip threshold; hover noise up to \(pen.hoverMax ?? axis.minimum)")
-                comments.append("libinput 1.26 up to MR 1420 (commit b58d5a16) read a tablet's AttrPressureRange swapped; check the result with your version")
             } else if case .omitted(let reason) = pen.tip {
                 comments.append("AttrPressureRange left out: \(reason)")
             }
@@ -137,6 +148,7 @@ extension CalibrationSuggestion {
         var section = QuirksSection()
         section.comment("Written by forcetrace \(ForceTraceVersion.string) suggest on \(stamp)")
         section.comment("from \(InputPath.displayName(file)):/recordings/\(recording), \(calibrationProtocol.rawValue) calibration")
+        section.comment("for libinput \(release.name)\(release.rules.userQuirksFolder ? "; put it in /etc/libinput/local-overrides.quirks, or for one session in $XDG_RUNTIME_DIR/libinput/" : "; put it in /etc/libinput/local-overrides.quirks")")
         for comment in comments { section.comment(comment) }
         for note in notes { section.comment("note: \(note)") }
         if let whatIf { section.comment(whatIf) }
@@ -153,6 +165,10 @@ extension CalibrationSuggestion {
         section.entry("MatchProduct", String(format: "0x%04X", device.product))
         section.entry("MatchUdevType", udevType)
         for attribute in attributes { section.entry(attribute.key, attribute.value) }
+        // What is written must be what that release reads: its parser drops every quirk over one bad line.
+        if let refusal = LibinputQuirksFile(path: "suggested section", text: section.text).refusal(release.rules.quirks) {
+            return .failure(ForceTraceError(file: file, "the section for libinput \(release.name) would be refused (\(refusal)); this is a forcetrace bug"))
+        }
         return .success(section.text)
     }
 }

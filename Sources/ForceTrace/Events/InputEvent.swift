@@ -112,6 +112,10 @@ public enum InputProperty {
     public static let direct: UInt16 = 0x01
     /// `INPUT_PROP_BUTTONPAD`
     public static let buttonpad: UInt16 = 0x02
+    /// `INPUT_PROP_SEMI_MT`
+    public static let semiMT: UInt16 = 0x03
+    /// `INPUT_PROP_PRESSUREPAD`: the pad reports force, not contact size (kernel 6.16).
+    public static let pressurePad: UInt16 = 0x07
     /// `INPUT_PROP_MAX`
     public static let max: UInt16 = 0x1f
 }
@@ -140,6 +144,18 @@ public enum EventNames {
     public static func maxCode(type: UInt16) -> UInt16? {
         let max = libevdev_event_type_get_max(UInt32(type))
         return max < 0 ? nil : UInt16(max)
+    }
+
+    /// The type for a kernel name such as "EV_ABS", if known.
+    public static func type(named name: String) -> UInt16? {
+        let type = libevdev_event_type_from_name(name)
+        return type < 0 ? nil : UInt16(type)
+    }
+
+    /// The type and code of a kernel code name such as "ABS_MT_PRESSURE", if known.
+    public static func typeAndCode(named name: String) -> (type: UInt16, code: UInt16)? {
+        let type = libevdev_event_type_from_code_name(name), code = libevdev_event_code_from_code_name(name)
+        return type < 0 || code < 0 ? nil : (UInt16(type), UInt16(code))
     }
 
     /// The code for a kernel name such as "ABS_MT_PRESSURE", if known.

@@ -1,12 +1,12 @@
 import Foundation
 
-/// Why libinput 1.22 does not use pressure to decide touches on a touchpad.
+/// Why libinput does not use pressure to decide touches on a touchpad.
 public enum PressureIgnored: Equatable, Sendable {
     /// No `ABS_MT_PRESSURE` (nor `ABS_PRESSURE` on a pad without slots).
     case noPressureAxis
-    /// The pressure axis has a resolution: a pressure pad, whose pressure is
-    /// force, not contact size; libinput disables the axis (`tp_init_pressurepad`).
-    case pressurePad(resolution: Int32)
+    /// A pressure pad, whose pressure is force, not contact size: libinput
+    /// disables both pressure axes (`tp_init_pressurepad`).
+    case pressurePad(PressurePadReason)
     /// `AttrTouchSizeRange` applies: touch size decides instead (`tp_init_touch_size`).
     case touchSize(LibinputRange)
     /// `AttrPressureRange=none` (`tp_init_pressure`).
@@ -17,7 +17,7 @@ public enum PressureIgnored: Equatable, Sendable {
     public var explanation: String {
         switch self {
         case .noPressureAxis: "the device has no pressure axis libinput reads (ABS_MT_PRESSURE, or ABS_PRESSURE without slots)"
-        case .pressurePad(let resolution): "the pressure axis has resolution \(resolution): libinput treats it as a pressure pad and ignores pressure (tp_init_pressurepad)"
+        case .pressurePad(let reason): "\(reason.explanation): libinput treats it as a pressure pad and ignores pressure (tp_init_pressurepad)"
         case .touchSize(let range): "AttrTouchSizeRange=\(range.high):\(range.low) applies, so libinput decides touches by size, not pressure (tp_init_touch_size)"
         case .disabledByQuirk: "AttrPressureRange=none turns pressure-based touch detection off"
         case .outOfBounds(let range): "AttrPressureRange=\(range.high):\(range.low) lies outside the axis; libinput discards it and ignores pressure"
@@ -25,7 +25,25 @@ public enum PressureIgnored: Equatable, Sendable {
     }
 }
 
-/// What libinput 1.22 does with one touchpad's pressure under one quirk set,
+/// What makes libinput take a touchpad for a pressure pad, in the order it asks.
+public enum PressurePadReason: Equatable, Sendable {
+    /// `INPUT_PROP_PRESSUREPAD`, from the kernel or `AttrInputProp` (1.30.1 and later).
+    case property
+    /// A resolution on `ABS_MT_PRESSURE` (every release).
+    case resolution(Int32)
+    /// `ModelPressurePad=1` (1.23 to 1.30).
+    case modelQuirk
+
+    public var explanation: String {
+        switch self {
+        case .property: "the pad has INPUT_PROP_PRESSUREPAD"
+        case .resolution(let resolution): "the pressure axis has resolution \(resolution)"
+        case .modelQuirk: "a quirk sets ModelPressurePad=1"
+        }
+    }
+}
+
+/// What one libinput release does with one touchpad's pressure under one quirk set,
 /// decided as `tp_init` decides it (src/evdev-mt-touchpad.c,
 /// src/evdev-mt-touchpad-thumb.c).
 public struct TouchpadPressureSetup: Equatable, Sendable {
@@ -48,8 +66,10 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
     public var thumbNote: String?
 
     public init(device: DeviceDescription, quirks: LibinputQuirkSet) {
+        let rules = quirks.rules
+        let device = quirks.applied(to: device)
         let mtSlot = device.axis(AbsoluteAxis.mtSlot)
-        let semiMT = device.properties.contains(0x03)
+        let semiMT = device.properties.contains(InputProperty.semiMT)
         hasMT = mtSlot != nil && !semiMT
         slots = hasMT ? Int(mtSlot!.maximum) + 1 : 1
         // The most fingers BTN_TOOL_*TAP announces (tp_init_slots).
@@ -57,23 +77,29 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
         let toolTouches = tapCodes.first { device.has(type: EventType.key, code: $0.0) }?.1 ?? 1
         touches = max(slots, toolTouches)
 
-        // tp_init_pressurepad: a resolution on ABS_MT_PRESSURE disables both pressure axes.
+        // tp_init_pressurepad: a pressure pad has both pressure axes disabled.
         let mtPressure = device.axis(AbsoluteAxis.mtPressure)
         let padResolution = mtPressure?.resolution ?? 0
+        let pressurePad: PressurePadReason? =
+            rules.pressurePadByProperty && device.properties.contains(InputProperty.pressurePad) ? .property
+            : padResolution != 0 ? .resolution(padResolution)
+            : rules.pressurePadByModelQuirk && quirks.modelPressurePad ? .modelQuirk : nil
         // Without MT, libinput disables every ABS_MT axis (tp_disable_abs_mt).
-        let pressureAxis: AxisInfo? = padResolution != 0 ? nil : (hasMT ? mtPressure : device.axis(AbsoluteAxis.pressure))
+        let pressureAxis: AxisInfo? = pressurePad != nil ? nil : (hasMT ? mtPressure : device.axis(AbsoluteAxis.pressure))
         let majorAxis = hasMT && device.axis(0x30) != nil
         if let size = quirks.touchSizeRange, majorAxis, slots >= 5, !size.isOff {
             ignored = .touchSize(size)
-        } else if padResolution != 0 {
-            ignored = .pressurePad(resolution: padResolution)
+        } else if let pressurePad {
+            ignored = .pressurePad(pressurePad)
         } else if let axis = pressureAxis {
             var hi: Int32, lo: Int32
             if let range = quirks.pressureRange {
                 hi = range.high; lo = range.low
             } else {
                 // "Approximately the synaptics defaults": min + 12 % and 10 % of the range, truncated to int.
-                let span = Double(UInt32(truncatingIfNeeded: axis.maximum &- axis.minimum))
+                // From 1.25 the range counts both ends (absinfo_range).
+                let span = rules.touchpadRangeAddsOne ? Double(Int(axis.maximum) - Int(axis.minimum) + 1)
+                    : Double(UInt32(truncatingIfNeeded: axis.maximum &- axis.minimum))
                 hi = Int32(Double(axis.minimum) + 0.12 * span)
                 lo = Int32(Double(axis.minimum) + 0.10 * span)
             }
@@ -89,10 +115,12 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
         }
 
         // Palm by pressure: ABS_MT_PRESSURE only, and not on external touchpads (tp_init_palmdetect).
-        if !hasMT || mtPressure == nil || padResolution != 0 {
+        if !hasMT || mtPressure == nil || pressurePad != nil {
             palmNote = "no ABS_MT_PRESSURE that libinput keeps: no pressure palm detection"
         } else if Self.isExternal(device) {
             palmNote = "libinput counts this touchpad as external (bus or vendor), and does no palm detection on external touchpads"
+        } else if quirks.palmThreshold == 0 && rules.palmThresholdZeroIsOff {
+            palmNote = "AttrPalmPressureThreshold=0 turns pressure palm detection off (libinput 1.25 and later)"
         } else {
             palmThreshold = Int32(truncatingIfNeeded: quirks.palmThreshold ?? 130)
         }
@@ -108,7 +136,7 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
             if height < 50 {
                 thumbNote = String(format: "the pad is %.1f mm high, under libinput's 50 mm for thumb detection", height)
             } else {
-                let usesPressure = mtPressure != nil && hasMT && padResolution == 0 && quirks.thumbThreshold != nil
+                let usesPressure = mtPressure != nil && hasMT && pressurePad == nil && quirks.thumbThreshold != nil
                 // upper line at 85 % of the height, lower at 92 %; mm to units as evdev_device_mm_to_units.
                 let fraction = usesPressure ? 0.92 : 0.85
                 jailLine = Int32(height * fraction * Double(resolution) + Double(y.minimum))
@@ -149,7 +177,7 @@ public struct TouchDecision: Equatable, Sendable {
     /// Which touch sequence of the emulator (tracking id, or BTN_TOOL_FINGER span) it belongs to.
     public var sequence: Int
 
-    /// The decision as libinput 1.22's debug log words it (the palm line
+    /// The decision as libinput's debug log words it (the palm line
     /// without the touch state libinput prints between parentheses).
     public var logLine: String {
         switch kind {
@@ -162,7 +190,7 @@ public struct TouchDecision: Equatable, Sendable {
     }
 }
 
-/// libinput 1.22's touchpad state machine, fed with evdev frames, as far as
+/// libinput's touchpad state machine (the same from 1.22 to 1.31), fed with evdev frames, as far as
 /// pressure decides it: touches begin hovering (`tp_new_touch`), begin at
 /// pressure >= high and end below low (`tp_unhover_pressure`, including its
 /// rules for more fingers than slots), a palm once pressure > the palm

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What libinput 1.22 would have done with a recording's pressure under
-/// several quirk sets, side by side (docs/ANALYSIS.md, "What libinput would do").
+/// What libinput would have done with a recording's pressure under several
+/// quirk sets, and under one release or several, side by side
+/// (docs/ANALYSIS.md, "What libinput would do").
 public struct WhatIfAnalysis: Sendable {
     public var file: String
     public var recording: String
@@ -11,6 +12,10 @@ public struct WhatIfAnalysis: Sendable {
     /// The trials of a calibration, when the recording has labels.
     public var trials: [Trial]
     public var results: [Result]
+    /// The libinput modelled, and how it was chosen.
+    public var libinput: LibinputChoice
+    /// What a reader must know about the whole comparison.
+    public var generalNotes: [String] = []
 
     public enum Kind: String, Sendable { case touchpad, tablet }
 
@@ -24,6 +29,8 @@ public struct WhatIfAnalysis: Sendable {
     /// One quirk set's outcome.
     public struct Result: Sendable {
         public var quirks: LibinputQuirkSet
+        /// The releases this column stands for ("1.25.0", or "1.26 to 1.30.1" under `--libinput all`).
+        public var libinputLabel = ""
         public var touchpad: TouchpadPressureSetup?
         public var tablet: TabletPressureSetup?
         public var touchDecisions: [TouchDecision] = []
@@ -64,7 +71,10 @@ public struct WhatIfAnalysis: Sendable {
 
     /// Runs every quirk set over `trace` in one pass over its events.
     /// - Parameter progress: called after each block with the events done and the events in all.
+    /// - Parameter libinput: the choice the sets' rules come from; under `all`,
+    ///   neighbouring releases whose columns come out the same are merged.
     public static func run(_ trace: TraceRecording, file: String, quirkSets: [LibinputQuirkSet],
+                           libinput: LibinputChoice = LibinputChoice(source: .given, version: LibinputRules.history[0].since),
                            progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil) throws -> WhatIfAnalysis {
         let device = trace.device
         let kind: Kind = device.isPen ? .tablet : .touchpad
@@ -74,7 +84,7 @@ public struct WhatIfAnalysis: Sendable {
         }
         var pads = quirkSets.map { TouchpadEmulator(setup: TouchpadPressureSetup(device: device, quirks: $0),
                                                     initialSlot: Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)) }
-        var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device) }
+        var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device, rules: $0.rules) }
         var lastNs: Int64 = 0
         var done: Int64 = 0
         let total = Int64(try trace.rowCount(.events))
@@ -89,9 +99,10 @@ public struct WhatIfAnalysis: Sendable {
         }
         let trials = try Self.trials(trace, file: file)
         var analysis = WhatIfAnalysis(file: file, recording: trace.name, device: device, kind: kind, durationNs: lastNs,
-                                      trials: trials, results: [])
+                                      trials: trials, results: [], libinput: libinput, generalNotes: libinput.notes)
         for (index, quirks) in quirkSets.enumerated() {
             var result = Result(quirks: quirks)
+            result.libinputLabel = libinput.columnLabel(quirks.rules, quirks.rules)
             if kind == .touchpad {
                 result.touchpad = pads[index].setup
                 result.touchDecisions = pads[index].decisions
@@ -103,7 +114,40 @@ public struct WhatIfAnalysis: Sendable {
             analysis.score(&result)
             analysis.results.append(result)
         }
+        if libinput.source == .all { analysis.mergeReleases() }
         return analysis
+    }
+
+    /// Merges neighbouring releases whose columns agree for every quirk set
+    /// into one column each, labelled with the releases they stand for.
+    mutating func mergeReleases() {
+        var byRules: [(rules: LibinputRules, results: [Result])] = []
+        for result in results {
+            if let last = byRules.last, last.rules == result.quirks.rules { byRules[byRules.count - 1].results.append(result) }
+            else { byRules.append((result.quirks.rules, [result])) }
+        }
+        var runs: [(first: LibinputRules, last: LibinputRules, results: [Result])] = []
+        for entry in byRules {
+            if let last = runs.last, last.results.count == entry.results.count,
+               zip(last.results, entry.results).allSatisfy({ sameOutcome($0, $1) }) {
+                runs[runs.count - 1].last = entry.rules
+            } else {
+                runs.append((entry.rules, entry.rules, entry.results))
+            }
+        }
+        results = runs.flatMap { run in
+            run.results.map { result in
+                var result = result
+                result.libinputLabel = libinput.columnLabel(run.first, run.last)
+                return result
+            }
+        }
+    }
+
+    /// Whether two columns show the same rules, decisions and notes.
+    func sameOutcome(_ a: Result, _ b: Result) -> Bool {
+        a.quirks.name == b.quirks.name && a.touchpad == b.touchpad && a.tablet == b.tablet
+            && a.touchDecisions == b.touchDecisions && a.tipDecisions == b.tipDecisions && notes(a) == notes(b)
     }
 
     /// The labelled trials with their spans: the label's start to its `t_end_ns`, or to the next label.

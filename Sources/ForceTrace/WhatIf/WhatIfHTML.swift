@@ -23,7 +23,7 @@ extension WhatIfAnalysis {
         }
         table += "</tbody></table>\n"
         let notes = results.flatMap { result in self.notes(result).map { "\(result.quirks.name): \($0)" } }
-        let caption = "libinput 1.22's \(kind.rawValue) pressure rules over this recording (forcetrace whatif; docs/ANALYSIS.md). "
+        let caption = "The \(kind.rawValue) pressure rules of \(libinput.label) over this recording (forcetrace whatif; docs/ANALYSIS.md). "
             + notes.joined(separator: " ")
         return "<figure class=\"card chart\" data-figure=\"whatif\"><h3>What libinput would do</h3>\(table)<figcaption>\(esc(caption))</figcaption></figure>\n"
     }

@@ -1,22 +1,43 @@
 import Foundation
 
 extension LibinputQuirkSet {
-    /// libinput's defaults plus the shipped quirks that match (when `folder`
-    /// holds any), then one set per candidate file: the shipped ones with the
-    /// file after them, as libinput reads a folder holding both.
-    public static func sets(device: DeviceDescription, shippedFolder: String?, candidates: [String]) throws -> [LibinputQuirkSet] {
+    /// For each release in `rules`: libinput's defaults plus the shipped
+    /// quirks that match (when `shippedFolder` holds any), then one set per
+    /// candidate file, the shipped ones with the file after them, as libinput
+    /// reads a folder holding both.
+    public static func sets(device: DeviceDescription, shippedFolder: String?, candidates: [String],
+                            rules: [LibinputRules] = [LibinputRules.history[0]]) throws -> [LibinputQuirkSet] {
         let shipped = try shippedFolder.map { try LibinputQuirksFile.folder($0) } ?? []
+        let files = try candidates.map { try LibinputQuirksFile.read($0) }
         let base = shipped.isEmpty ? "libinput defaults" : "defaults + shipped"
-        var sets = [LibinputQuirkSet(name: base, files: shipped, device: device)]
-        for path in candidates {
-            let file = try LibinputQuirksFile.read(path)
-            var set = LibinputQuirkSet(name: InputPath.displayName(path), files: shipped + [file], device: device)
-            if !set.matched.contains(where: { $0.hasPrefix(path + ":") }) {
-                set.undecided.append("no section of \(InputPath.displayName(path)) matches this device")
+        var sets: [LibinputQuirkSet] = []
+        for release in rules {
+            sets.append(LibinputQuirkSet(name: base, files: shipped, device: device, rules: release))
+            for (path, file) in zip(candidates, files) {
+                var set = LibinputQuirkSet(name: InputPath.displayName(path), files: shipped + [file], device: device, rules: release)
+                if set.refused == nil, !set.matched.contains(where: { $0.hasPrefix(path + ":") }) {
+                    set.undecided.append("no section of \(InputPath.displayName(path)) matches this device")
+                }
+                sets.append(set)
             }
-            sets.append(set)
         }
         return sets
+    }
+
+    /// The folder of shipped quirks that belongs to `choice`: `given` when
+    /// the user named one, else the installed libinput's when the modelled
+    /// release is the installed one; nil with the reason otherwise, since
+    /// each release ships its own quirks.
+    public static func shippedFolder(for choice: LibinputChoice, given: String?,
+                                     installedFolder: String = LibinputQuirksFile.shippedFolder) -> (folder: String?, note: String?) {
+        if let given { return (given, nil) }
+        guard let installed = choice.installed else { return (nil, nil) }
+        if choice.source == .installed { return (installedFolder, nil) }
+        if let version = choice.version, version.major == installed.version.major, version.minor == installed.version.minor,
+           LibinputRules.at(version) == LibinputRules.at(installed.version) {
+            return (installedFolder, nil)
+        }
+        return (nil, "shipped quirks left out: \(installedFolder) holds libinput \(installed.version)'s, and each release ships its own; give --quirks-dir with the modelled release's quirks folder to include them")
     }
 }
 
@@ -25,7 +46,7 @@ extension WhatIfAnalysis {
     struct Row { var label: String; var cells: [String] }
 
     private func settingRows() -> [Row] {
-        var rows: [Row] = []
+        var rows = [Row(label: "libinput", cells: results.map(\.libinputLabel))]
         if kind == .touchpad {
             rows.append(Row(label: "touch begins at", cells: results.map { r in
                 r.touchpad.map { $0.high.map { ">= \($0)" } ?? "pressure ignored" } ?? "-" }))
@@ -93,7 +114,7 @@ extension WhatIfAnalysis {
             }
             text += ", trials: \(counts.joined(separator: ", "))"
         }
-        text += "\n"
+        text += "\n  \(libinput.label)\n"
         let rows = rows()
         let labelWidth = max(24, rows.map(\.label.count).max() ?? 0) + 2
         let widths = results.indices.map { index in max(14, ([results[index].quirks.name] + rows.map { $0.cells[index] }).map(\.count).max() ?? 0) + 2 }
@@ -107,18 +128,22 @@ extension WhatIfAnalysis {
         for (index, result) in results.enumerated() {
             for note in notes(result) { text += "  [\(index + 1)] \(result.quirks.name): \(note)\n" }
         }
+        for note in generalNotes { text += "  note: \(note)\n" }
         return text
     }
 
     /// What a result's reader must know: ignored pressure, refused ranges, sections not decided.
     func notes(_ result: Result) -> [String] {
         var notes: [String] = []
+        if let refused = result.quirks.refused {
+            notes.append("libinput \(result.libinputLabel) refuses \(refused) and so loads no quirks at all, the shipped ones included: built-in defaults only")
+        }
         if let pad = result.touchpad {
             if let ignored = pad.ignored { notes.append("libinput ignores pressure here: \(ignored.explanation)") }
             if let note = pad.palmNote { notes.append(note) }
             if let note = pad.thumbNote { notes.append(note) }
             if pad.thumbPressureThreshold != nil {
-                notes.append("libinput 1.22 jails a new single touch below the thumb line whatever its pressure; AttrThumbPressureThreshold only lowers that line from 85 % to 92 % of the height")
+                notes.append("libinput jails a new single touch below the thumb line whatever its pressure; AttrThumbPressureThreshold only lowers that line from 85 % to 92 % of the height")
             }
         }
         if let note = result.tablet?.note { notes.append(note) }
@@ -139,6 +164,11 @@ extension WhatIfAnalysis {
         out.key("duration_s"); out.double(Double(durationNs) / 1e9)
         out.key("file"); out.string(InputPath.displayName(file))
         out.key("kind"); out.string(kind.rawValue)
+        out.key("libinput"); out.beginObject()
+        out.key("chosen"); out.string(libinput.source.rawValue)
+        out.key("version"); out.string(libinput.version?.description ?? "all")
+        out.endObject()
+        out.key("notes"); out.strings(generalNotes)
         out.key("quirk_sets"); out.beginArray(flat: false)
         for result in results {
             out.beginObject()
@@ -163,6 +193,7 @@ extension WhatIfAnalysis {
                 out.beginArray(flat: true); out.double(Double(time) / 1e9); out.string(line); out.endArray()
             }
             out.endArray()
+            out.key("libinput"); out.string(result.libinputLabel)
             out.key("matched_sections"); out.strings(result.quirks.matched)
             out.key("name"); out.string(result.quirks.name)
             out.key("notes"); out.strings(notes(result))
@@ -175,6 +206,7 @@ extension WhatIfAnalysis {
             out.key("palms"); out.double(rate(result.totals.palms))
             out.key("thumbs"); out.double(rate(result.totals.thumbs))
             out.endObject()
+            out.key("refused"); if let refused = result.quirks.refused { out.string(refused.description) } else { out.null() }
             out.key("rules"); out.beginObject()
             if let pad = result.touchpad {
                 out.key("begin_at"); out.int(pad.high)

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Which libinput `whatif` models, and why: the version asked for, the one
+/// installed, or the newest modelled (docs/ANALYSIS.md, "Which libinput").
+public struct LibinputChoice: Sendable {
+    public enum Source: String, Sendable {
+        /// `--libinput VERSION`
+        case given
+        /// `--libinput all`: every release where a rule changed, side by side.
+        case all
+        /// `FORCETRACE_LIBINPUT`, the default a user or a test sets for every command.
+        case environment
+        /// The libinput found on this machine.
+        case installed
+        /// None found: the newest release modelled.
+        case newest
+    }
+
+    public var source: Source
+    /// The release modelled; nil for `all`.
+    public var version: LibinputVersion?
+    /// The libinput found on this machine, and where it was found.
+    public var installed: (version: LibinputVersion, how: String)?
+
+    public init(source: Source, version: LibinputVersion?, installed: (version: LibinputVersion, how: String)? = nil) {
+        self.source = source; self.version = version; self.installed = installed
+    }
+
+    /// The rules of each column: one entry for a version, every entry for `all`.
+    public var rules: [LibinputRules] {
+        if let version, let rules = LibinputRules.at(version) { return [rules] }
+        return LibinputRules.history
+    }
+
+    /// `--libinput`'s argument: "all", a version, or nil for the installed or
+    /// newest; nil for an argument that is neither ("expected" says what is).
+    public static func choose(_ argument: String?, installed: (version: LibinputVersion, how: String)?,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> LibinputChoice? {
+        if argument == "all" { return LibinputChoice(source: .all, version: nil, installed: installed) }
+        if argument == nil, let text = environment["FORCETRACE_LIBINPUT"], let version = LibinputVersion(text),
+           LibinputRules.at(version) != nil {
+            return LibinputChoice(source: .environment, version: version, installed: installed)
+        }
+        if let argument {
+            guard let version = LibinputVersion(argument), LibinputRules.at(version) != nil else { return nil }
+            return LibinputChoice(source: .given, version: version, installed: installed)
+        }
+        if let installed, LibinputRules.at(installed.version) != nil {
+            return LibinputChoice(source: .installed, version: installed.version, installed: installed)
+        }
+        return LibinputChoice(source: .newest, version: LibinputRules.newest, installed: installed)
+    }
+
+    /// What `--libinput` takes, for its error.
+    public static let expected = "a libinput release from \(LibinputRules.oldest) on (such as 1.25.0 or 1.30), or 'all'"
+
+    /// How the output names the choice: "libinput 1.22.1 (installed: libinput --version)".
+    public var label: String {
+        switch source {
+        case .all: "every libinput from \(LibinputRules.oldest) to \(LibinputRules.newest), where a rule changed"
+        case .given: "libinput \(version!)"
+        case .environment: "libinput \(version!) (FORCETRACE_LIBINPUT)"
+        case .installed: "libinput \(version!) (installed; \(installed!.how))"
+        case .newest: "libinput \(version!) (the newest modelled; \(installed.map { "libinput \($0.version) found, older than forcetrace models" } ?? "no libinput found on this machine"))"
+        }
+    }
+
+    /// What a reader must know about the choice.
+    public var notes: [String] {
+        var notes: [String] = []
+        if let version, version > LibinputRules.newest, version.major == LibinputRules.newest.major,
+           version.minor > LibinputRules.newest.minor {
+            notes.append("libinput \(version) is newer than forcetrace knows: modelled with \(LibinputRules.newest)'s rules")
+        }
+        if let version {
+            let within = LibinputRules.differentWithin(version)
+            if !within.isEmpty {
+                notes.append("libinput \(version).x releases differ (\(within.map { "\($0.since): \($0.change)" }.joined(separator: "; "))); modelled as the newest \(version).x, give the release to pick another")
+            }
+        }
+        return notes
+    }
+
+    /// The column label of a run of entries with the same outcome, from `first` to `last` (inclusive).
+    public func columnLabel(_ first: LibinputRules, _ last: LibinputRules) -> String {
+        if let version { return version.description }
+        func start(_ v: LibinputVersion) -> String { v.patch == 0 ? "\(v.major).\(v.minor)" : v.description }
+        guard let next = last.until else {
+            return first == last ? "\(start(first.since))+" : "\(start(first.since)) to \(start(last.since))+"
+        }
+        let end = next.patch == 0 || next.patch == nil ? "\(next.major).\(next.minor - 1)" : "\(next.major).\(next.minor).\(next.patch! - 1)"
+        return start(first.since) == end ? end : "\(start(first.since)) to \(end)"
+    }
+
+    /// The libinput on this machine: `libinput --version` on PATH, else the
+    /// package databases of dpkg and pacman; nil when none is found.
+    public static func findInstalled(environment: [String: String] = ProcessInfo.processInfo.environment) -> (version: LibinputVersion, how: String)? {
+        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where directory.hasPrefix("/") {
+            let tool = "\(directory)/libinput"
+            guard FileManager.default.isExecutableFile(atPath: tool), let output = run(tool, ["--version"]),
+                  let version = LibinputVersion(output.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
+            return (version, "libinput --version")
+        }
+        if let status = try? String(contentsOfFile: "/var/lib/dpkg/status", encoding: .utf8) {
+            for block in status.components(separatedBy: "\n\n") {
+                let lines = block.split(separator: "\n")
+                guard lines.contains(where: { $0 == "Package: libinput10" || $0 == "Package: libinput-bin" }),
+                      lines.contains(where: { $0.hasPrefix("Status: ") && $0.hasSuffix(" installed") }),
+                      let line = lines.first(where: { $0.hasPrefix("Version: ") }) else { continue }
+                let text = line.dropFirst("Version: ".count)
+                // An epoch ("1:1.22.1-1") comes before the upstream version.
+                let upstream = text.split(separator: ":", maxSplits: 1).last.map(String.init) ?? String(text)
+                if let version = LibinputVersion(upstream) { return (version, "dpkg") }
+            }
+        }
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: "/var/lib/pacman/local") {
+            for name in names where name.hasPrefix("libinput-") {
+                if let version = LibinputVersion(String(name.dropFirst("libinput-".count))) { return (version, "pacman") }
+            }
+        }
+        return nil
+    }
+
+    /// A short tool run: its standard output, or nil when it fails or takes over 5 s.
+    private static func run(_ path: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate(); process.waitUntilExit(); return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        guard process.terminationStatus == 0, data.count < 4096 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
