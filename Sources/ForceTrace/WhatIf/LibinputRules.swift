@@ -46,6 +46,9 @@ public struct LibinputRules: Equatable, Sendable {
     public var touchpadRangeAddsOne = false
     /// `tp_init_pressurepad`: `ModelPressurePad=1` turns pressure off.
     public var pressurePadByModelQuirk = false
+    /// MT protocol A pads read through mtdev with this many pretended slots
+    /// (libinput-plugin-mtdev.c), so touch size and ABS_MT_PRESSURE apply to them; nil before.
+    public var protocolASlots: Int?
     /// `tp_init_pressurepad`: `INPUT_PROP_PRESSUREPAD` turns pressure off.
     public var pressurePadByProperty = false
     /// `tp_init_palmdetect_pressure`: `AttrPalmPressureThreshold=0` turns pressure palms off
@@ -118,8 +121,9 @@ public struct LibinputRules: Equatable, Sendable {
         add(LibinputVersion(1, 28, 0), "pressure thresholds per tablet (48cd4c72)") {
             $0.perTabletThresholds = true
         }
-        add(LibinputVersion(1, 29, 0), "one threshold per tool again, the offset kept as a fraction (e9f3fc08); AttrIsVirtual") {
+        add(LibinputVersion(1, 29, 0), "one threshold per tool again, the offset kept as a fraction (e9f3fc08); MT protocol A pads get ten slots from the mtdev plugin (27f4b0ae); AttrIsVirtual") {
             $0.perTabletThresholds = false
+            $0.protocolASlots = 10
             $0.quirks.attributeKeys.formUnion(["AttrIsVirtual", "ModelLogitechMXMaster3"])
         }
         add(LibinputVersion(1, 30, 0), "Lua plugins (d557a649); user quirks in $XDG_RUNTIME_DIR/libinput (ce87da63); a 0–1 pressure range is no longer a setting (48a3391f)") {

@@ -64,14 +64,19 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
     /// Whether `jailLine` is the lower line (a thumb pressure threshold is set) or the upper one.
     public var thumbPressureThreshold: Int32?
     public var thumbNote: String?
+    /// Set when libinput reads the pad through mtdev and whatif cannot follow its touches.
+    public var protocolANote: String?
 
     public init(device: DeviceDescription, quirks: LibinputQuirkSet) {
         let rules = quirks.rules
         let device = quirks.applied(to: device)
         let mtSlot = device.axis(AbsoluteAxis.mtSlot)
         let semiMT = device.properties.contains(InputProperty.semiMT)
-        hasMT = mtSlot != nil && !semiMT
-        slots = hasMT ? Int(mtSlot!.maximum) + 1 : 1
+        // MT protocol A (positions without slots): from 1.29 libinput's mtdev plugin pretends ten slots.
+        let protocolA = mtSlot == nil && device.axis(AbsoluteAxis.mtPositionX) != nil && device.axis(AbsoluteAxis.mtPositionY) != nil
+        let emulatedSlots = protocolA ? rules.protocolASlots : nil
+        hasMT = (mtSlot != nil && !semiMT) || emulatedSlots != nil
+        slots = emulatedSlots ?? (hasMT ? Int(mtSlot!.maximum) + 1 : 1)
         // The most fingers BTN_TOOL_*TAP announces (tp_init_slots).
         let tapCodes: [(UInt16, Int)] = [(0x148, 5), (Button.toolQuadTap, 4), (0x14e, 3), (Button.toolDoubleTap, 2)]
         let toolTouches = tapCodes.first { device.has(type: EventType.key, code: $0.0) }?.1 ?? 1
@@ -114,6 +119,9 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
             ignored = .noPressureAxis
         }
 
+        if emulatedSlots != nil && ignored == nil {
+            protocolANote = "an MT protocol A device: libinput tracks its touches through mtdev's \(slots) slots, which whatif does not follow, so it shows no pressure decisions for them"
+        }
         // Palm by pressure: ABS_MT_PRESSURE only, and not on external touchpads (tp_init_palmdetect).
         if !hasMT || mtPressure == nil || pressurePad != nil {
             palmNote = "no ABS_MT_PRESSURE that libinput keeps: no pressure palm detection"

@@ -142,6 +142,7 @@ extension WhatIfAnalysis {
             if let ignored = pad.ignored { notes.append("libinput ignores pressure here: \(ignored.explanation)") }
             if let note = pad.palmNote { notes.append(note) }
             if let note = pad.thumbNote { notes.append(note) }
+            if let note = pad.protocolANote { notes.append(note) }
             if pad.thumbPressureThreshold != nil {
                 notes.append("libinput jails a new single touch below the thumb line whatever its pressure; AttrThumbPressureThreshold only lowers that line from 85 % to 92 % of the height")
             }
