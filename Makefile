@@ -19,8 +19,9 @@ KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft
 # The guest runs the Debian package's binary (make deb), which has no Swift to lean on.
 KERNEL_BINS ?= out/package/root/usr/bin/forcetrace
 include Tests/kernel/kernel.mk
+include Tests/libinput/libinput.mk
 include packaging/packaging.mk
-test-kernel: deb
+test-kernel: deb libinput-oracles
 
 all: build
 
@@ -50,7 +51,7 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build deb libinput-tools libevemu chromium gsettings portable-deps debootstrap
+test: build deb libinput-tools libinput-oracles libevemu chromium gsettings portable-deps debootstrap
 	@mkdir -p out; rm -f out/test-kernel.status; git status --porcelain > out/test-status.before 2>/dev/null || true
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
