@@ -91,9 +91,10 @@ calibration() { # calibration STEP EVEMU PROTOCOL TRIALS [--holds]
 	play "$1" "$2" "/tmp/cal-$1/suggested.quirks"
 }
 
-# Three scenarios share this script, each within the per-scenario timeout
+# Five scenarios share this script, each within the per-scenario timeout
 # under TCG: ft-whatif (the boundary fixtures and the calibration sample),
-# ft-whatif-sim (simulated sessions) and ft-whatif-shared (../shared).
+# ft-whatif-sim (simulated sessions), ft-whatif-shared (../shared) and
+# ft-whatif-versions-touchpad/-pen (where libinput's versions differ).
 case "${WHATIF_PART:-fixtures}" in
 fixtures)
 	play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
@@ -117,6 +118,23 @@ shared)
 	play shared-synaptics /tmp/synaptics.evemu
 	play shared-bcm5974 "$SHARE/shared/bcm5974.three-finger-click.events"
 	play shared-dell-pen "$SHARE/shared/dell_canvas_pen.evemu"
+	;;
+versions-touchpad|versions-pen)
+	# Fixtures on the boundaries where libinput's releases differ (Tests/fixtures/README.md).
+	[ "$VERSIONS" != 1.22.1 ] || ft_skip "no libinput release built from ../shared/libinput: only Debian's 1.22.1, no versions to compare"
+	F=$SHARE/libinput-versions
+	if [ "$WHATIF_PART" = versions-touchpad ]; then
+		play touchpad-pressure-0-99 "$F/touchpad-pressure-0-99.evemu" "$F/palm-threshold-zero.quirks" "$F/palm-threshold-one.quirks"
+		play pressure-pad-quirks "$F/touchpad-pressure-0-255.evemu" "$F/model-pressure-pad.quirks" \
+			"$F/input-prop-pressurepad-hex.quirks" "$F/input-prop-pressurepad-name.quirks"
+		play event-code-syntax "$F/touchpad-pressure-0-255.evemu" "$F/event-code-new-syntax.quirks" "$F/event-code-old-syntax.quirks"
+		play pressurepad-property "$F/touchpad-pressurepad-property.evemu"
+	else
+		play pen-pressure-0-99 "$F/pen-pressure-0-99.evemu" "$F/pressure-range-30-10.quirks"
+		play pen-offset-distance-20 "$F/pen-offset-distance-20.evemu"
+		play pen-offset-distance-50 "$F/pen-offset-distance-50.evemu"
+		play pen-offset-third-proximity "$F/pen-offset-third-proximity.evemu"
+	fi
 	;;
 esac
 exit 0

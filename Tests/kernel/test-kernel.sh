@@ -108,6 +108,7 @@ whatif=(/usr/libexec/libinput/libinput-debug-events /usr/bin/evemu-device /usr/b
 for f in whatif-touchpad-boundaries.evemu whatif-pen-boundaries.evemu whatif-thumb.quirks; do
 	whatif+=(--file "$HERE/../fixtures/$f:/usr/share/ft/$f")
 done
+whatif+=(--file "$HERE/../fixtures/libinput-versions:/usr/share/ft/libinput-versions")
 [ -d "$HERE/../../../shared/recordings" ] && whatif+=(--file "$HERE/../../../shared/recordings:/usr/share/ft/shared")
 # The libinput releases of ../shared/libinput, built once per machine, each to
 # /opt/libinput/X.Y.Z in the guest, beside Debian's 1.22.1 (Tests/libinput/README.md).
