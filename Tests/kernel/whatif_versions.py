@@ -78,8 +78,12 @@ def versions_played(step_dir):
     return [v for v in read_text(os.path.join(step_dir, "versions"), "").split() if v]
 
 
-def whatif(c, step, trace, version, candidates):
-    """forcetrace's JSON for one version, or None (reported as a failure)."""
+REFUSED = "refuses the whole quirks folder"
+
+
+def whatif(c, step, trace, version, candidates, no_shipped=False, quiet=False):
+    """forcetrace's JSON for one version, or None; with quiet, a refused quirks
+    file is returned as the string "refused" instead of failing."""
     args = ["whatif", trace, "--json", "--quirks-dir", host_quirks_dir(version)]
     if has_libinput_option():
         args += ["--libinput", version]
@@ -87,9 +91,13 @@ def whatif(c, step, trace, version, candidates):
         c.check(False, f"{step} [{version}]: forcetrace whatif has --libinput",
                 f"{FORCETRACE} has no --libinput option: libinput {version} cannot be modelled by this build")
         return None
+    if no_shipped:
+        args.append("--no-shipped")
     for q in candidates:
         args += ["--quirks", q]
     r = forcetrace(*args)
+    if r.returncode != 0 and quiet and REFUSED in r.stderr:
+        return "refused"
     if not c.check(r.returncode == 0, f"{step} [{version}]: whatif ran", r.stderr):
         return None
     out = json.loads(r.stdout)
@@ -99,6 +107,28 @@ def whatif(c, step, trace, version, candidates):
         sets = [q.get("libinput") for q in out.get("quirk_sets", [])]
         c.check(all(v == version for v in sets), f"{step} [{version}]: each quirk set says libinput {version}", sets)
     return out
+
+
+def quirk_sets(c, step, trace, version, candidates):
+    """[(result, refused)] per quirk set. A candidate forcetrace refuses for this
+    version (as libinput would drop every quirk) is modelled by libinput's
+    built-in defaults alone (--no-shipped), which is what libinput then runs on."""
+    out = whatif(c, step, trace, version, candidates, quiet=True)
+    if out is None:
+        return None
+    if out != "refused":
+        return [(r, False) for r in out["quirk_sets"]], out["kind"]
+    base = whatif(c, step, trace, version, [])
+    defaults = whatif(c, step, trace, version, [], no_shipped=True)
+    if base is None or defaults is None:
+        return None
+    sets = [(base["quirk_sets"][0], False)]
+    for q in candidates:
+        one = whatif(c, step, trace, version, [q], quiet=True)
+        if one is None:
+            return None
+        sets.append((defaults["quirk_sets"][0], True) if one == "refused" else (one["quirk_sets"][1], False))
+    return sets, base["kind"]
 
 
 def compare_step(c, d, step, totals, quirks_must_load=True):
@@ -129,22 +159,28 @@ def compare_step(c, d, step, totals, quirks_must_load=True):
         if not c.check(r.returncode == 0, f"{step}: the played file imports on the host", r.stderr):
             return theirs_all
         for v in versions:
-            out = whatif(c, step, trace, v, candidates)
-            if out is None:
+            got = quirk_sets(c, step, trace, v, candidates)
+            if got is None:
                 continue
-            c.check(len(out["quirk_sets"]) == sets, f"{step} [{v}]: whatif has {sets} quirk sets", len(out["quirk_sets"]))
-            for i, result in enumerate(out["quirk_sets"][:sets]):
+            results, kind = got
+            c.check(len(results) == sets, f"{step} [{v}]: whatif has {sets} quirk sets", len(results))
+            for i, (result, refused) in enumerate(results[:sets]):
+                if i > 0:
+                    dropped = QUIRKS_FAILED in logs[(v, i)]
+                    c.check(refused == dropped, f"{step} [libinput {v}, set {i}]: forcetrace {'refuses' if refused else 'takes'} the quirks file"
+                            f" and libinput {'drops' if dropped else 'loads'} its quirks", "")
                 ours = [line for _, line in result["decisions"]]
                 theirs = theirs_all[v][i]
                 differences = sum(1 for a, b in zip(ours, theirs) if a != b) + abs(len(ours) - len(theirs))
-                contacts = result["totals"]["sequences"] if out["kind"] == "touchpad" else sum(1 for x in ours if x == "tip down")
+                contacts = result["totals"]["sequences"] if kind == "touchpad" else sum(1 for x in ours if x == "tip down")
                 t = totals.setdefault(v, {"contacts": 0, "decisions": 0, "differences": 0})
                 t["contacts"] += contacts
                 t["decisions"] += len(theirs)
                 t["differences"] += differences
                 first = next((k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-                print(f"  {step} [libinput {v}, {result['name']}]: contacts {contacts}, decisions {len(theirs)}, differences {differences}")
-                c.check(differences == 0, f"{step} [libinput {v}, {result['name']}]: forcetrace and libinput agree decision by decision",
+                name = f"set {i}, refused: libinput's defaults" if refused else (result['name'] if i == 0 else f"set {i}, candidate-{i}.quirks")
+                print(f"  {step} [libinput {v}, {name}]: contacts {contacts}, decisions {len(theirs)}, differences {differences}")
+                c.check(differences == 0, f"{step} [libinput {v}, {name}]: forcetrace and libinput agree decision by decision",
                         f"first difference at decision {first}: forcetrace {ours[first:first + 3]}, libinput {theirs[first:first + 3]}")
     return theirs_all
 
