@@ -112,8 +112,10 @@ def touchpad_steps(s):
             else:
                 s.check(palms == [], f"set 1: libinput {v} has pressure palms off at threshold 0", palms)
                 s.check(s.decisions(v, 1) == s.decisions(v, 0), f"set 1: libinput {v} decides as without the quirk")
+        # Threshold 1: palms in every version (1.25+ more: their extra begins are new touches).
         counts = {v: sum(1 for x in s.decisions(v, 2) if x.startswith("palm")) for v in s.versions}
-        s.check(len(set(counts.values())) == 1 and min(counts.values()) > 0, "set 2: every version finds the same palms at threshold 1", counts)
+        s.check(min(counts.values()) > 0, "set 2: every version finds palms at threshold 1", counts)
+        s.same(late, 2, "palms above 1")
     elif s.step == "pressure-pad-quirks":
         expect_pressure(s, 0, lambda v: "25:30", "the shipped quirks alone")
         s.same(s.versions, 0, "30:25 everywhere")

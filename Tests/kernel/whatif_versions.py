@@ -84,7 +84,7 @@ REFUSED = "refuses the whole quirks folder"
 def whatif(c, step, trace, version, candidates, no_shipped=False, quiet=False):
     """forcetrace's JSON for one version, or None; with quiet, a refused quirks
     file is returned as the string "refused" instead of failing."""
-    args = ["whatif", trace, "--json", "--quirks-dir", host_quirks_dir(version)]
+    args = ["whatif", trace, "--json"] + ([] if no_shipped else ["--quirks-dir", host_quirks_dir(version)])
     if has_libinput_option():
         args += ["--libinput", version]
     elif version != DEBIAN:
