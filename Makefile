@@ -15,12 +15,13 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared,ft-package
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared,ft-whatif-versions-touchpad,ft-whatif-versions-pen,ft-package
 # The guest runs the Debian package's binary (make deb), which has no Swift to lean on.
 KERNEL_BINS ?= out/package/root/usr/bin/forcetrace
 include Tests/kernel/kernel.mk
+include Tests/libinput/libinput.mk
 include packaging/packaging.mk
-test-kernel: deb
+test-kernel: deb libinput-oracles
 
 all: build
 
@@ -50,7 +51,7 @@ build: deps
 # Its guest runs on one core while the other suites run (after every package
 # is installed, so that no two apt-get runs meet): its log is printed when it
 # ends, and either side failing fails `make test`.
-test: build deb libinput-tools libevemu chromium gsettings lua portable-deps debootstrap
+test: build deb libinput-tools libinput-oracles libevemu chromium gsettings lua portable-deps debootstrap
 	@mkdir -p out; rm -f out/test-kernel.status; git status --porcelain > out/test-status.before 2>/dev/null || true
 	@( KERNEL_SCENARIOS='$(KERNEL_SCENARIOS)' KERNEL_BINS='$(KERNEL_BINS)' bash Tests/kernel/test-kernel.sh \
 		> out/test-kernel.log 2>&1; echo $$? > out/test-kernel.status ) & \
@@ -105,7 +106,7 @@ TEST_FORCETRACE := $(RELEASE_BIN)
 # Two pytest workers (pytest-xdist), each taking whole files, so that a file's
 # module fixtures are made once; PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 2
-test-python: release wheel libinput-tools libevemu gsettings lua
+test-python: release wheel libinput-tools libinput-oracles libevemu gsettings lua
 	FORCETRACE_REQUIRE_GSETTINGS=1 FORCETRACE_REQUIRE_LUA=1 FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_WHEELS=$(abspath $(DIST_OUT)) $(PYTHON) -m pytest -q \
 		$(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) Tests/python
 

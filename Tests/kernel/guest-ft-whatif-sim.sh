@@ -1,4 +1,4 @@
 #!/bin/sh
-# Scenario ft-whatif-sim (issue 21, item 3): simulated calibration sessions
+# Scenario ft-whatif-sim: simulated calibration sessions
 # (touchpad, pen) against libinput; the steps are guest-ft-whatif.sh's.
 WHATIF_PART=sim . /usr/share/ft/scenarios/ft-whatif.sh

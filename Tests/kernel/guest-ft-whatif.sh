@@ -1,10 +1,10 @@
 #!/bin/sh
-# Scenario ft-whatif (issue 21, item 3): libinput 1.22 itself is the oracle
-# for 'forcetrace whatif'. Each recording is played through uinput
-# (evemu-device, evemu-play) with udevd running, so the device is typed a
-# touchpad or tablet, while one `libinput debug-events --verbose` per quirk
-# set reads it, each with LIBINPUT_QUIRKS_DIR at a folder of the shipped
-# quirks plus that set's candidate. Their logs come back; check_ft_whatif.py
+# Scenario ft-whatif: libinput itself, each version shipped, is the oracle
+# for 'forcetrace whatif --libinput VERSION'. Each recording is played through
+# uinput (evemu-device, evemu-play) with udevd running, so the device is typed
+# a touchpad or tablet, while one `libinput debug-events --verbose` per
+# version and quirk set reads it, each with LIBINPUT_QUIRKS_DIR at a folder of
+# that version's shipped quirks plus that set's candidate. Their logs come back; check_ft_whatif.py
 # runs `forcetrace whatif` on the host over the same played file and quirks
 # and compares the decisions contact by contact.
 # Times are compressed 8x (libinput's pressure rules have no timers) and
@@ -24,22 +24,26 @@ compress() {
 	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
 }
 
-# play STEP FILE QUIRKS...: FILE through uinput, one libinput per quirk set
-# (none: the shipped quirks alone).
+# The libinput versions: Debian's 1.22.1, then each release test-kernel.sh
+# shipped to /opt/libinput/X.Y.Z (its own tools, library and quirks).
+VERSIONS=1.22.1
+for _d in /opt/libinput/*; do
+	[ -x "$_d/bin/libinput-debug-events" ] && VERSIONS="$VERSIONS ${_d#/opt/libinput/}"
+done
+debug_events() { [ "$1" = 1.22.1 ] && command -v libinput-debug-events || echo "/opt/libinput/$1/bin/libinput-debug-events"; }
+shipped_quirks() { [ "$1" = 1.22.1 ] && echo /usr/share/libinput || echo "/opt/libinput/$1/share/libinput"; }
+lib_path() { [ "$1" = 1.22.1 ] || echo "/opt/libinput/$1/lib"; }
+
+# play STEP FILE QUIRKS...: FILE through uinput, read at once by one libinput
+# per version and quirk set (set 0: that version's shipped quirks alone; set
+# N: the shipped quirks plus the Nth candidate as 99-candidate.quirks).
 play() {
 	ft_step "$1"
 	_step=$1 _file=$2; shift 2
 	compress "$_file" "$OUT/played.evemu"
-	n=0
-	for _q in shipped "$@"; do
-		_dir=/tmp/whatif-$(basename "$OUT")-$n
-		mkdir -p "$_dir"
-		cp /usr/share/libinput/*.quirks "$_dir/"
-		[ "$_q" = shipped ] || cp "$_q" "$_dir/99-candidate.quirks"
-		[ "$_q" = shipped ] || cp "$_q" "$OUT/candidate-$n.quirks"
-		echo "$_dir" >"$OUT/quirks-dir-$n"
-		n=$((n + 1))
-	done
+	echo "$VERSIONS" | tr ' ' '\n' >"$OUT/versions"
+	n=1
+	for _q in "$@"; do cp "$_q" "$OUT/candidate-$n.quirks"; n=$((n + 1)); done
 	echo "$n" >"$OUT/sets"
 	evemu-device "$OUT/played.evemu" >"$OUT/device.out" 2>&1 &
 	_devpid=$!
@@ -48,19 +52,33 @@ play() {
 	udevadm settle --timeout=10 || ft_fail "$1: udevadm settle timed out"
 	udevadm info --query=property --name="$_dev" >"$OUT/udev.txt" 2>&1
 	_pids=""
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		LIBINPUT_QUIRKS_DIR=$(cat "$OUT/quirks-dir-$i") libinput-debug-events --verbose --device "$_dev" >"$OUT/libinput-$i.log" 2>&1 &
-		_pids="$_pids $!"
-		i=$((i + 1))
+	for _v in $VERSIONS; do
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			_dir=/tmp/whatif-$(basename "$OUT")-$_v-$i
+			# An empty private runtime dir: 1.30+ also reads $XDG_RUNTIME_DIR/libinput/*.quirks.
+			_xdg=/tmp/xdg-$(basename "$OUT")-$_v-$i
+			mkdir -p "$_dir" "$_xdg"
+			chmod 700 "$_xdg"
+			cp "$(shipped_quirks "$_v")"/*.quirks "$_dir/"
+			[ "$i" = 0 ] || cp "$OUT/candidate-$i.quirks" "$_dir/99-candidate.quirks"
+			echo "$_dir" >"$OUT/quirks-dir-$_v-$i"
+			LD_LIBRARY_PATH=$(lib_path "$_v") LIBINPUT_QUIRKS_DIR=$_dir XDG_RUNTIME_DIR=$_xdg NO_COLOR=1 \
+				"$(debug_events "$_v")" --verbose --device "$_dev" >"$OUT/libinput-$_v-$i.log" 2>&1 &
+			_pids="$_pids $!"
+			i=$((i + 1))
+		done
 	done
-	for _pid in $_pids; do ft_wait_reading "$_pid" 20 || ft_fail "$1: libinput debug-events $_pid is not reading: $(cat "$OUT"/libinput-*.log | tail -n 5)"; done
-	grep '^E: ' "$OUT/played.evemu" | evemu-play "$_dev" >"$OUT/play.out" 2>&1 || ft_fail "$1: evemu-play failed: $(cat "$OUT/play.out")"
-	sleep 1
+	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: libinput debug-events $_pid is not reading: $(cat "$OUT"/libinput-*.log | tail -n 5)"; done
+	grep '^E: ' "$OUT/played.evemu" | evemu-play "$_dev" >"$OUT/play.out" 2>&1 || ft_fail "$_step: evemu-play failed: $(cat "$OUT/play.out")"
+	# Every reader back in poll: all events read (nothing is written any more).
+	sleep 0.5
+	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: libinput debug-events $_pid did not finish reading"; done
+	sleep 0.5
 	# SIGINT: debug-events stops its loop and exits, flushing its (file-buffered) log.
 	for _pid in $_pids; do kill -INT "$_pid" 2>/dev/null; ft_wait_pid "$_pid" 10; done
 	kill "$_devpid" 2>/dev/null; ft_wait_pid "$_devpid" 10
-	ft_log "$_step: played"
+	ft_log "$_step: played to libinput $VERSIONS"
 }
 
 # The calibration sample and simulated sessions, each against the section suggest writes for it.
@@ -73,9 +91,10 @@ calibration() { # calibration STEP EVEMU PROTOCOL TRIALS [--holds]
 	play "$1" "$2" "/tmp/cal-$1/suggested.quirks"
 }
 
-# Three scenarios share this script, each within the per-scenario timeout
+# Five scenarios share this script, each within the per-scenario timeout
 # under TCG: ft-whatif (the boundary fixtures and the calibration sample),
-# ft-whatif-sim (simulated sessions) and ft-whatif-shared (../shared).
+# ft-whatif-sim (simulated sessions), ft-whatif-shared (../shared) and
+# ft-whatif-versions-touchpad/-pen (where libinput's versions differ).
 case "${WHATIF_PART:-fixtures}" in
 fixtures)
 	play touchpad-boundaries "$SHARE/whatif-touchpad-boundaries.evemu" "$SHARE/whatif-thumb.quirks"
@@ -99,6 +118,23 @@ shared)
 	play shared-synaptics /tmp/synaptics.evemu
 	play shared-bcm5974 "$SHARE/shared/bcm5974.three-finger-click.events"
 	play shared-dell-pen "$SHARE/shared/dell_canvas_pen.evemu"
+	;;
+versions-touchpad|versions-pen)
+	# Fixtures on the boundaries where libinput's releases differ (Tests/fixtures/README.md).
+	[ "$VERSIONS" != 1.22.1 ] || ft_skip "no libinput release built from ../shared/libinput: only Debian's 1.22.1, no versions to compare"
+	F=$SHARE/libinput-versions
+	if [ "$WHATIF_PART" = versions-touchpad ]; then
+		play touchpad-pressure-0-99 "$F/touchpad-pressure-0-99.evemu" "$F/palm-threshold-zero.quirks" "$F/palm-threshold-one.quirks"
+		play pressure-pad-quirks "$F/touchpad-pressure-0-255.evemu" "$F/model-pressure-pad.quirks" \
+			"$F/input-prop-pressurepad-hex.quirks" "$F/input-prop-pressurepad-name.quirks"
+		play event-code-syntax "$F/touchpad-pressure-0-255.evemu" "$F/event-code-new-syntax.quirks" "$F/event-code-old-syntax.quirks"
+		play pressurepad-property "$F/touchpad-pressurepad-property.evemu"
+	else
+		play pen-pressure-0-99 "$F/pen-pressure-0-99.evemu" "$F/pressure-range-30-10.quirks"
+		play pen-offset-distance-20 "$F/pen-offset-distance-20.evemu"
+		play pen-offset-distance-50 "$F/pen-offset-distance-50.evemu"
+		play pen-offset-third-proximity "$F/pen-offset-third-proximity.evemu"
+	fi
 	;;
 esac
 exit 0

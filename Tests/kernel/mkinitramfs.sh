@@ -18,6 +18,11 @@
 #                       its own ldd dependencies; may repeat
 #   --file SRC[:DST]    extra file or directory (copied recursively) to DST
 #                       (default: same path as SRC); may repeat
+#   --libinput VER=PREFIX  a libinput build (Tests/libinput/build-oracles.sh) to
+#                       /opt/libinput/VER/: bin/ (debug-events, quirks), lib/
+#                       (libinput.so.10, kept out of ld.so.cache: run with
+#                       LD_LIBRARY_PATH=/opt/libinput/VER/lib), share/libinput/
+#                       (its own quirks); the libraries it needs go in as --lib; may repeat
 #   --module NAME       extra kernel module (dependencies resolved with
 #                       modprobe --show-depends); may repeat.  Always included:
 #                       evdev uinput virtio_pci virtio_blk
@@ -36,6 +41,7 @@ kver=""
 bins=()
 libs=()
 files=()
+builds=()
 modules=(evdev uinput virtio_pci virtio_blk)
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--lib) libs+=("$2"); shift 2 ;;
 	--file) files+=("$2"); shift 2 ;;
 	--module) modules+=("$2"); shift 2 ;;
+	--libinput) builds+=("$2"); shift 2 ;;
 	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) bins+=("$1"); shift ;;
@@ -118,10 +125,10 @@ copy_one() { # SRC DST(absolute, inside guest)
 
 declare -A seen_lib=()
 libdirs=()
-copy_deps() { # ELF file: copy everything ldd reports
-	local elf=$1 line path
+copy_deps() { # ELF [OWN_LIBDIR]: copy everything ldd reports (but what OWN_LIBDIR, searched first, holds)
+	local elf=$1 own=${2:-} line path
 	local lddout
-	if ! lddout=$(ldd "$elf" 2>&1); then
+	if ! lddout=$(if [ -n "$own" ]; then LD_LIBRARY_PATH="$own" ldd "$elf"; else ldd "$elf"; fi 2>&1); then
 		case "$lddout" in
 		*"not a dynamic executable"*|*"statically linked"*) return 0 ;;
 		*) die "ldd $elf failed: $lddout" ;;
@@ -137,6 +144,7 @@ copy_deps() { # ELF file: copy everything ldd reports
 		/*) path=${line%% (*} ;;
 		esac
 		[ -n "$path" ] || continue
+		[ -n "$own" ] && [ "${path#"$own"/}" != "$path" ] && continue
 		[ -n "${seen_lib[$path]:-}" ] && continue
 		seen_lib[$path]=1
 		gpath=$(guest_path "$path")
@@ -191,6 +199,24 @@ for l in "${libs[@]}"; do
 	copy_one "$l" "$gl"
 	libdirs+=("$(dirname "$gl")")
 	copy_deps "$l"
+done
+# A libinput build: only what debug-events and quirks need, no headers or docs.
+for b in "${builds[@]}"; do
+	ver=${b%%=*}
+	prefix=${b#*=}
+	case "$ver" in ''|*[!0-9.]*) die "--libinput $b: VER must be a version number" ;; esac
+	own=$prefix/lib/x86_64-linux-gnu
+	g=/opt/libinput/$ver
+	mkdir -p "$root$g/bin" "$root$g/lib" "$root$g/share/libinput"
+	for t in libinput-debug-events libinput-quirks; do
+		[ -x "$prefix/libexec/libinput/$t" ] || die "--libinput $b: no libexec/libinput/$t"
+		copy_one "$prefix/libexec/libinput/$t" "$g/bin/$t"
+		copy_deps "$prefix/libexec/libinput/$t" "$own"
+	done
+	[ -e "$own/libinput.so.10" ] || die "--libinput $b: no $own/libinput.so.10"
+	copy_one "$own/libinput.so.10" "$g/lib/libinput.so.10"
+	copy_deps "$own/libinput.so.10" "$own"
+	cp "$prefix"/share/libinput/*.quirks "$root$g/share/libinput/" || die "--libinput $b: no share/libinput/*.quirks"
 done
 for f in "${files[@]}"; do
 	src=${f%%:*}

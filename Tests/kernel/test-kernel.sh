@@ -108,7 +108,19 @@ whatif=(/usr/libexec/libinput/libinput-debug-events /usr/bin/evemu-device /usr/b
 for f in whatif-touchpad-boundaries.evemu whatif-pen-boundaries.evemu whatif-thumb.quirks; do
 	whatif+=(--file "$HERE/../fixtures/$f:/usr/share/ft/$f")
 done
+whatif+=(--file "$HERE/../fixtures/libinput-versions:/usr/share/ft/libinput-versions")
 [ -d "$HERE/../../../shared/recordings" ] && whatif+=(--file "$HERE/../../../shared/recordings:/usr/share/ft/shared")
+# The libinput releases of ../shared/libinput, built once per machine, each to
+# /opt/libinput/X.Y.Z in the guest, beside Debian's 1.22.1 (Tests/libinput/README.md).
+bash "$HERE/../libinput/build-oracles.sh" || fail "building the libinput oracles failed"
+oracles=$(bash "$HERE/../libinput/build-oracles.sh" --list) || fail "listing the libinput oracles failed"
+versions="1.22.1 (Debian)"
+while IFS= read -r p; do
+	[ -n "$p" ] || continue
+	whatif+=(--libinput "${p##*/libinput-}=$p")
+	versions="$versions ${p##*/libinput-}"
+done <<<"$oracles"
+say "libinput oracles: $versions"
 t0=$(date +%s)
 "$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" \
 	/usr/bin/evemu-record /usr/libexec/libinput/libinput-quirks /usr/bin/udevadm /lib/systemd/systemd-udevd \
