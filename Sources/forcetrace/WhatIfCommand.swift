@@ -30,6 +30,7 @@ struct WhatIfCommand: Subcommand {
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
             .value("quirks", "FILE", "A libinput quirks file to try (such as 'suggest --format quirks' writes); repeatable.", repeatable: true),
             .value("libinput", "VERSION", "libinput release to model (such as 1.25.0 or 1.30), or 'all'; default: the installed one, else the newest."),
+            .value("pressure-range", "MIN:MAX", "Tablets: the tool pressure range a desktop sets (0 <= MIN < MAX <= 1; GNOME 47, KWin, Hyprland; libinput 1.26+)."),
             .value("quirks-dir", "DIR", "Folder of the shipped quirks (default /usr/share/libinput, for the installed release)."),
             .flag("no-shipped", "Leave out the shipped quirks: libinput's built-in defaults only."),
             .flag("json", "Write JSON instead of text."),
@@ -42,6 +43,7 @@ struct WhatIfCommand: Subcommand {
     let quirksDir: String?
     let noShipped: Bool
     let libinput: String?
+    let pressureRange: LibinputPressureRange?
     let json: Bool
     let quiet: Bool
 
@@ -52,6 +54,14 @@ struct WhatIfCommand: Subcommand {
         noShipped = arguments.flag("no-shipped")
         quirksDir = arguments.string("quirks-dir")
         if noShipped && quirksDir != nil { throw ParseError.conflict("--no-shipped and --quirks-dir cannot be given together") }
+        if let text = arguments.string("pressure-range") {
+            guard let range = LibinputPressureRange(text) else {
+                throw ParseError.invalidValue(option: "--pressure-range", value: text, expected: "MIN:MAX with 0 <= MIN < MAX <= 1, as libinput takes it")
+            }
+            pressureRange = range
+        } else {
+            pressureRange = nil
+        }
         libinput = arguments.string("libinput")
         if let libinput, LibinputChoice.choose(libinput, installed: nil) == nil {
             throw ParseError.invalidValue(option: "--libinput", value: libinput, expected: LibinputChoice.expected)
@@ -81,7 +91,8 @@ struct WhatIfCommand: Subcommand {
             printError("warning: libinput \(version) refuses \(refused), and loads no quirks at all with it")
         }
         let progress = ProgressLine(quiet: quiet)
-        var analysis = try WhatIfAnalysis.run(trace, file: input, quirkSets: sets, libinput: choice) { done, total in
+        var analysis = try WhatIfAnalysis.run(trace, file: input, quirkSets: sets, libinput: choice,
+                                              pressureRange: pressureRange) { done, total in
             progress.count("whatif", done: done, unit: "events", fraction: total > 0 ? Double(done) / Double(total) : nil)
         }
         progress.clear()

@@ -261,3 +261,59 @@ final class LibinputRulesTests: XCTestCase {
         XCTAssertEqual(tips("1.30.2", quirks: line, [(0, nil, nil, true), (99, nil, nil, true), (100, nil, nil, true)]).tips, ["tip down"])
     }
 }
+
+/// The tool pressure range a desktop sets (1.26+), applied from the tool's
+/// second proximity; 0–1 counts as a setting until 1.29 (48a3391f).
+final class LibinputPressureRangeTests: XCTestCase {
+    private var pen: DeviceDescription { CalibrationSimulator.device(.pen) }
+
+    private func run(_ version: String, range: String?, _ frames: [(p: Int32, inProximity: Bool)]) -> (tips: [String], offsets: [Int32]) {
+        let rules = LibinputRules.at(LibinputVersion(version)!)!
+        let quirks = LibinputQuirkSet(name: "d", rules: rules)
+        var emulator = TabletEmulator(setup: TabletPressureSetup(device: pen, quirks: quirks), device: pen, rules: rules,
+                                      pressureRange: range.flatMap(LibinputPressureRange.init))
+        var t: Int64 = 0, wasIn = false, x: Int32 = 0
+        for frame in frames {
+            t += 1_000_000; x += 1
+            if frame.inProximity != wasIn {
+                emulator.feed(InputEvent(timeNs: t, type: EventType.key, code: Button.toolPen, value: frame.inProximity ? 1 : 0))
+                wasIn = frame.inProximity
+            }
+            emulator.feed(InputEvent(timeNs: t, type: EventType.abs, code: AbsoluteAxis.x, value: x))
+            emulator.feed(InputEvent(timeNs: t, type: EventType.abs, code: AbsoluteAxis.pressure, value: frame.p))
+            emulator.feed(InputEvent(timeNs: t, type: EventType.syn, code: 0, value: 0))
+        }
+        return (emulator.decisions.map(\.logLine), emulator.offsets.map(\.offset))
+    }
+
+    func testRangesParseAsLibinputAcceptsThem() {
+        XCTAssertNotNil(LibinputPressureRange("0:1"))
+        XCTAssertNotNil(LibinputPressureRange("0.1:0.9"))
+        for bad in ["1:1", "0.5:0.4", "-0.1:0.5", "0:1.01", "1:1.5", "0", "a:b", "0:1:2"] { XCTAssertNil(LibinputPressureRange(bad), bad) }
+    }
+
+    func testTheFullRangeStopsOffsetsUntil129ButNotFrom130() {
+        // A pen without ABS_DISTANCE resting at 300, 280, 290: 1.24+ takes 280 at the third proximity in, unless a range was set.
+        let frames: [(p: Int32, inProximity: Bool)] = [(300, true), (300, false), (280, true), (280, false), (290, true)]
+        XCTAssertEqual(run("1.25.0", range: "0:1", frames).offsets, [280], "no setting before 1.26")
+        XCTAssertEqual(run("1.28.1", range: "0:1", frames).offsets, [])
+        XCTAssertEqual(run("1.29.0", range: "0:1", frames).offsets, [])
+        XCTAssertEqual(run("1.30.0", range: "0:1", frames).offsets, [280])
+        XCTAssertEqual(run("1.28.1", range: nil, frames).offsets, [280])
+    }
+
+    func testANarrowedRangeMovesTheThresholdsFromTheSecondProximity() {
+        // 0.1:0.9 of 0..4095: 409..3685; 5 % and 1 % of it above 409: 572 and 441. The first proximity keeps 204/40.
+        for version in ["1.28.1", "1.30.4", "1.31.3"] {
+            let first = run(version, range: "0.1:0.9", [(0, true), (571, true), (0, true), (0, false)])
+            XCTAssertEqual(first.tips, ["tip down", "tip up"], version)
+            let below = run(version, range: "0.1:0.9", [(0, true), (0, false), (0, true), (571, true), (0, true)])
+            XCTAssertEqual(below.tips, [], version)
+            let at = run(version, range: "0.1:0.9", [(0, true), (0, false), (0, true), (572, true), (441, true)])
+            XCTAssertEqual(at.tips, ["tip down", "tip up"], version)
+            let above = run(version, range: "0.1:0.9", [(0, true), (0, false), (0, true), (572, true), (442, true)])
+            XCTAssertEqual(above.tips, ["tip down"], version)
+        }
+        XCTAssertEqual(run("1.25.0", range: "0.1:0.9", [(0, true), (0, false), (0, true), (300, true)]).tips, ["tip down"])
+    }
+}

@@ -87,6 +87,10 @@ def whatif(c, step, trace, version, candidates, no_shipped=False, quiet=False):
     args = ["whatif", trace, "--json"] + ([] if no_shipped else ["--quirks-dir", host_quirks_dir(version)])
     if has_libinput_option():
         args += ["--libinput", version]
+        # From 1.27, debug-events sets each tool's pressure range (0 to 1 by
+        # default) on its proximity events (tools_tablet_tool_apply_config).
+        if tuple(int(x) for x in version.split(".")) >= (1, 27):
+            args += ["--pressure-range", "0:1"]
     elif version != DEBIAN:
         c.check(False, f"{step} [{version}]: forcetrace whatif has --libinput",
                 f"{FORCETRACE} has no --libinput option: libinput {version} cannot be modelled by this build")

@@ -69,6 +69,10 @@ public struct LibinputRules: Equatable, Sendable {
     public var tabletPressureClamped = false
     /// `libinput_tablet_tool_config_pressure_range_set`.
     public var pressureRangeAPI = false
+    /// Setting the full range 0–1 counts as a configured range, which stops the offset heuristics.
+    public var fullPressureRangeIsSetting = false
+    /// The range is applied at every proximity in (`update_pressure_range`), not once at proximity out.
+    public var pressureRangeAtEachProximity = false
     /// Thresholds and offsets kept per tablet for a pen moved between tablets.
     public var perTabletThresholds = false
 
@@ -113,6 +117,7 @@ public struct LibinputRules: Equatable, Sendable {
             $0.tabletQuirkRangeSwapped = true
             $0.tabletPressureClamped = true
             $0.pressureRangeAPI = true
+            $0.fullPressureRangeIsSetting = true
             $0.quirks.matchKeys.insert("MatchUniq")
         }
         add(LibinputVersion(1, 27, 0), "MatchProduct takes a list separated by ';'") {
@@ -123,12 +128,14 @@ public struct LibinputRules: Equatable, Sendable {
         }
         add(LibinputVersion(1, 29, 0), "one threshold per tool again, the offset kept as a fraction (e9f3fc08); MT protocol A pads get ten slots from the mtdev plugin (27f4b0ae); AttrIsVirtual") {
             $0.perTabletThresholds = false
+            $0.pressureRangeAtEachProximity = true
             $0.protocolASlots = 10
             $0.quirks.attributeKeys.formUnion(["AttrIsVirtual", "ModelLogitechMXMaster3"])
         }
         add(LibinputVersion(1, 30, 0), "Lua plugins (d557a649); user quirks in $XDG_RUNTIME_DIR/libinput (ce87da63); a 0–1 pressure range is no longer a setting (48a3391f)") {
             $0.luaPlugins = true
             $0.userQuirksFolder = true
+            $0.fullPressureRangeIsSetting = false
             $0.quirks.attributeKeys.remove("ModelLogitechMXMaster3")
             $0.quirks.attributeKeys.insert("ModelScrollOnMiddleClick")
         }

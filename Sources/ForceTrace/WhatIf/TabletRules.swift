@@ -44,6 +44,24 @@ public struct TabletPressureSetup: Equatable, Sendable {
     }
 }
 
+/// A tool's pressure range as a desktop sets it through
+/// `libinput_tablet_tool_config_pressure_range_set` (libinput 1.26 and later).
+public struct LibinputPressureRange: Equatable, Sendable {
+    public var minimum: Double
+    public var maximum: Double
+
+    /// "MIN:MAX" with 0 ≤ MIN < MAX ≤ 1, which libinput accepts; nil otherwise.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let low = Double(parts[0]), let high = Double(parts[1]),
+              low >= 0, low < 1, high > 0, high <= 1, low < high else { return nil }
+        minimum = low; maximum = high
+    }
+
+    public var isFull: Bool { minimum == 0 && maximum == 1 }
+    public var description: String { "\(minimum):\(maximum)" }
+}
+
 /// One tip decision: "down" or "up", as libinput-debug-events prints TABLET_TOOL_TIP.
 public struct TipDecision: Equatable, Sendable {
     public var tNs: Int64
@@ -69,6 +87,8 @@ public struct TabletEmulator {
     static let axisCodes: Set<UInt16> = [0x00, 0x01, 0x02, 0x08, 0x18, 0x19, 0x1a, 0x1b]
     public let setup: TabletPressureSetup
     public let rules: LibinputRules
+    /// The pressure range a desktop sets for each tool when it first sees it (1.26+), or nil.
+    public let pressureRange: LibinputPressureRange?
     public private(set) var decisions: [TipDecision] = []
     /// Offsets found, as (time, offset).
     public private(set) var offsets: [(tNs: Int64, offset: Int32)] = []
@@ -80,6 +100,10 @@ public struct TabletEmulator {
         /// The lowest pressure seen while the offset is still undecided (1.24+).
         var candidate: Int32
         var heuristic: Heuristic
+        /// The range was set (after the first proximity-in frame, as a caller can only set it on a tool it has seen).
+        var rangeSet = false
+        /// `has_configured_range`: the offset heuristics stop.
+        var configured = false
     }
     private var tools: [UInt16: Tool] = [:]
     private var held: Set<UInt16> = []
@@ -98,9 +122,11 @@ public struct TabletEmulator {
     private let pressureAxis: AxisInfo?
     private let distanceAxis: AxisInfo?
 
-    public init(setup: TabletPressureSetup, device: DeviceDescription, rules: LibinputRules = LibinputRules.history[0]) {
+    public init(setup: TabletPressureSetup, device: DeviceDescription, rules: LibinputRules = LibinputRules.history[0],
+                pressureRange: LibinputPressureRange? = nil) {
         self.setup = setup
         self.rules = rules
+        self.pressureRange = rules.pressureRangeAPI ? pressureRange : nil
         pressureAxis = setup.hasPressure ? device.axis(AbsoluteAxis.pressure) : nil
         distanceAxis = device.axis(Self.distanceCode)
         pressure = pressureAxis?.value ?? 0
@@ -148,6 +174,10 @@ public struct TabletEmulator {
         }
         if leaving {
             if inContact { inContact = false; decisions.append(TipDecision(tNs: time, down: false)) }
+            // 1.26–1.28 apply a changed range when the tool leaves proximity.
+            if let range = pressureRange, tools[code]!.rangeSet, !rules.pressureRangeAtEachProximity, !range.isFull {
+                applyRange(code, range)
+            }
             leaving = false; current = nil
             return
         }
@@ -155,9 +185,22 @@ public struct TabletEmulator {
             if touchButton != inContact { inContact = touchButton; decisions.append(TipDecision(tNs: time, down: inContact)) }
             return
         }
+        // The caller sets the range on the proximity event of the tool's first proximity in, after this frame.
+        defer {
+            if entering, let range = pressureRange, tools[code]?.rangeSet == false {
+                tools[code]!.rangeSet = true
+                tools[code]!.configured = rules.fullPressureRangeIsSetting || !range.isFull
+            }
+        }
+        // From 1.29 the applied range is taken up again at every proximity in (update_pressure_range).
+        if entering, let range = pressureRange, rules.pressureRangeAtEachProximity, tools[code]!.configured {
+            applyRange(code, range)
+        }
         // Entering proximity marks every axis changed.
         guard entering || axesChanged else { return }
-        if rules.tabletOffsetWithoutDistance {
+        if tools[code]!.configured {
+            // A configured range turns the offset heuristics off.
+        } else if rules.tabletOffsetWithoutDistance {
             updateOffset(code, time)
             if entering { detectOffset(code, time) }
         } else if pressureChanged || entering {
@@ -169,6 +212,23 @@ public struct TabletEmulator {
         } else if pressure >= tool.upper && !inContact {
             inContact = true; decisions.append(TipDecision(tNs: time, down: true))
         }
+    }
+
+    /// The thresholds of a configured range: 5 % and 1 % of the axis narrowed
+    /// to it (the quirk's, or the defaults, for the full range), and no offset.
+    private mutating func applyRange(_ code: UInt16, _ range: LibinputPressureRange) {
+        guard let pressureAxis, var tool = tools[code] else { return }
+        if range.isFull {
+            tool.upper = setup.upper; tool.lower = setup.lower
+        } else {
+            var narrowed = pressureAxis
+            narrowed.minimum = TabletPressureSetup.percentage(pressureAxis, range.minimum * 100)
+            narrowed.maximum = TabletPressureSetup.percentage(pressureAxis, range.maximum * 100)
+            tool.upper = TabletPressureSetup.percentage(narrowed, 5)
+            tool.lower = TabletPressureSetup.percentage(narrowed, 1)
+        }
+        tool.offset = nil
+        tools[code] = tool
     }
 
     private mutating func setOffset(_ code: UInt16, _ offset: Int32, _ time: Int64) {

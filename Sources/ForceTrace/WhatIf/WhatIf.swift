@@ -75,6 +75,7 @@ public struct WhatIfAnalysis: Sendable {
     ///   neighbouring releases whose columns come out the same are merged.
     public static func run(_ trace: TraceRecording, file: String, quirkSets: [LibinputQuirkSet],
                            libinput: LibinputChoice = LibinputChoice(source: .given, version: LibinputRules.history[0].since),
+                           pressureRange: LibinputPressureRange? = nil,
                            progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil) throws -> WhatIfAnalysis {
         let device = trace.device
         let kind: Kind = device.isPen ? .tablet : .touchpad
@@ -84,7 +85,8 @@ public struct WhatIfAnalysis: Sendable {
         }
         var pads = quirkSets.map { TouchpadEmulator(setup: TouchpadPressureSetup(device: device, quirks: $0),
                                                     initialSlot: Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)) }
-        var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device, rules: $0.rules) }
+        var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device, rules: $0.rules,
+                                                  pressureRange: pressureRange) }
         var lastNs: Int64 = 0
         var done: Int64 = 0
         let total = Int64(try trace.rowCount(.events))
@@ -100,6 +102,13 @@ public struct WhatIfAnalysis: Sendable {
         let trials = try Self.trials(trace, file: file)
         var analysis = WhatIfAnalysis(file: file, recording: trace.name, device: device, kind: kind, durationNs: lastNs,
                                       trials: trials, results: [], libinput: libinput, generalNotes: libinput.notes)
+        if let pressureRange {
+            if kind == .touchpad {
+                analysis.generalNotes.append("--pressure-range \(pressureRange.description) is a tablet tool's setting: left out for a touchpad")
+            } else {
+                analysis.generalNotes.append("pressure range \(pressureRange.description) set for each tool when first seen, as a desktop does: it takes effect from the tool's second proximity (libinput 1.26 and later; earlier releases have no such setting)")
+            }
+        }
         for (index, quirks) in quirkSets.enumerated() {
             var result = Result(quirks: quirks)
             result.libinputLabel = libinput.columnLabel(quirks.rules, quirks.rules)
