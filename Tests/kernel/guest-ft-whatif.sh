@@ -7,7 +7,9 @@
 # that version's shipped quirks plus that set's candidate. Their logs come back; check_ft_whatif.py
 # runs `forcetrace whatif` on the host over the same played file and quirks
 # and compares the decisions contact by contact.
-# Times are compressed 8x (libinput's pressure rules have no timers) and
+# Times are compressed 4x (libinput's pressure rules have no timers; with one
+# reader per version and quirk set, 8x let a reader fall behind and lose
+# events, SYN_DROPPED) and
 # written with 6 fraction digits, which is what evemu-play parses.
 . "$FT_LIB"
 ft_require evemu-device evemu-play libinput-debug-events udevadm systemd-udevd awk
@@ -17,10 +19,10 @@ SHARE=/usr/share/ft
 mkdir -p /run/udev
 systemd-udevd --daemon >"$OUT/udevd.log" 2>&1 || ft_fail "systemd-udevd --daemon failed: $(cat "$OUT/udevd.log")"
 
-# compress IN OUT: the description as it is, event times from 0, divided by 8.
+# compress IN OUT: the description as it is, event times from 0, divided by 4.
 compress() {
 	awk '/^E: / { split($2, t, "."); if (!seen) { b = t[1]; f0 = ("0." t[2]) + 0; seen = 1 }
-	              d = ((t[1] - b) + ("0." t[2]) - f0) / 8; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
+	              d = ((t[1] - b) + ("0." t[2]) - f0) / 4; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
 	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
 }
 
