@@ -217,6 +217,8 @@ for b in "${builds[@]}"; do
 	copy_one "$own/libinput.so.10" "$g/lib/libinput.so.10"
 	copy_deps "$own/libinput.so.10" "$own"
 	cp "$prefix"/share/libinput/*.quirks "$root$g/share/libinput/" || die "--libinput $b: no share/libinput/*.quirks"
+	# The build's own prefix: its plugin folders are compiled in under it.
+	echo "$prefix" >"$root$g/prefix"
 done
 for f in "${files[@]}"; do
 	src=${f%%:*}
