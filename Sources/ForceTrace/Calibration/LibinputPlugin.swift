@@ -11,8 +11,8 @@ import Foundation
 /// `{ {usage=..., value=...}, ... }` in "evdev-frame", returning a table to
 /// replace it or nil to keep it. Plugins run in a sandbox without `io` and `os`.
 /// libinput's tablet code reads libevdev's stored pressure, not the frame a
-/// plugin returns, so on a tablet the absinfo change is what surely takes
-/// effect; the frame's curve may not.
+/// plugin returns, so on a tablet only the absinfo change takes effect
+/// (the ft-plugin kernel scenario measures it with libinput 1.31.3).
 public struct LibinputPlugin: Equatable, Sendable {
     /// The one device to act on: all four must match.
     public var name: String
@@ -84,8 +84,9 @@ public struct LibinputPlugin: Equatable, Sendable {
             "   its minimum; down at \(tipThreshold) here) and its normalized pressure follow the calibration;",
             "2. maps each ABS_PRESSURE value inside the range through the fitted curve \(curve)",
             "   (cubic Bezier, input and output as percent of the range; values outside are kept).",
-            "   libinput's tablet code reads the pressure libevdev stored, not this plugin's frame,",
-            "   so this step may change nothing on a tablet.",
+            "   libinput 1.30 and 1.31 do not use it on a tablet: their tablet code reads the pressure",
+            "   libevdev stored before plugins run (libinput 1.31.3 measured: tips and reported pressure",
+            "   follow step 1 alone). Set the curve where the desktop or the application takes one.",
             "",
             "Needs libinput 1.30 or later built with Lua plugins (plugin API version 1).",
             "Install: /etc/libinput/plugins/50-forcetrace-pen.lua. libinput loads plugins only when",
