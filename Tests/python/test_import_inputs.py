@@ -345,3 +345,21 @@ def test_many_small_devices_cost_little_each(forcetrace, tmp_path):
             assert recordings[name]["samples"]["t_ns"].shape == (9,), name
     # 51 KiB a device here; the old whole chunks took about 100 KiB.
     assert size / count < 70 * 1024, f"{size / count / 1024:.1f} KiB a device"
+
+
+def test_a_fake_mt_device_is_read_without_slots_as_libevdev_reads_it(forcetrace, tmp_path):
+    # ABS_MT_SLOT - 1 present: ABS_MT_SLOT is a HID usage's axis (-127..127), not a slot number.
+    fixture = SAMPLES.parent / "Tests" / "fixtures" / "fake-mt.evemu"
+    output = tmp_path / "fake.h5"
+    run(forcetrace, "import", fixture, "-o", output)
+    info = run(forcetrace, "info", output).stdout
+    assert "no slots" in info, info
+    with h5py.File(output, "r") as f:
+        [recording] = f["recordings"].values()
+        contacts, samples = recording["contacts"], recording["samples"]
+        assert list(contacts["slot"][:]) == [-1, -1]
+        pressures = {c: [] for c in contacts["id"][:]}
+        for contact, pressure in zip(samples["contact"][:], samples["pressure"][:]):
+            pressures[contact].append(int(pressure))
+        assert [max(p) for p in pressures.values()] == [90, 200]
+        assert recording["events"]["t_ns"].shape[0] == 30

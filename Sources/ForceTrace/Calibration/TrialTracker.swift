@@ -50,7 +50,7 @@ public struct TrialTracker: Sendable {
         let slots = max(1, device.slotCount)
         trackingIDs = Array(repeating: -1, count: slots)
         pressures = Array(repeating: device.axis(AbsoluteAxis.mtPressure)?.value ?? 0, count: slots)
-        slot = Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)
+        slot = Int(device.slotAxis?.value ?? 0)
         singlePressure = device.axis(AbsoluteAxis.pressure)?.value ?? 0
     }
 

@@ -25,7 +25,7 @@ public enum InitialState {
         for key in state.keysDown {
             events.append(InputEvent(timeNs: timeNs, type: EventType.key, code: key, value: 1))
         }
-        if let slotAxis = description.axis(AbsoluteAxis.mtSlot), !state.slots.isEmpty {
+        if let slotAxis = description.slotAxis, !state.slots.isEmpty {
             let assumedSlot = slotAxis.value
             var selected = assumedSlot
             for (index, values) in state.slots.enumerated() {

@@ -177,7 +177,7 @@ public struct TraceDecoder: Sendable {
         initial.y = axes.y?.value ?? 0
         initial.pressure = device.contactPressureAxis?.value ?? 0
         slots = Array(repeating: initial, count: count)
-        let slotAxis = device.axis(AbsoluteAxis.mtSlot)
+        let slotAxis = device.slotAxis
         currentSlot = Int(slotAxis?.value ?? 0) - Int(slotAxis?.minimum ?? 0)
         currentSlotValid = slots.indices.contains(currentSlot)
     }
@@ -233,7 +233,7 @@ public struct TraceDecoder: Sendable {
         guard event.type == EventType.abs else { return }
         switch event.code {
         case AbsoluteAxis.mtSlot:
-            let slotAxisMinimum = Int(device.axis(AbsoluteAxis.mtSlot)?.minimum ?? 0)
+            let slotAxisMinimum = Int(device.slotAxis?.minimum ?? 0)
             currentSlot = Int(event.value) - slotAxisMinimum
             currentSlotValid = slots.indices.contains(currentSlot)
             if !currentSlotValid {

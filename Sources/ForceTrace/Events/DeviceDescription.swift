@@ -109,12 +109,21 @@ public struct DeviceDescription: Equatable, Sendable {
     }
 
     public var contactProtocol: ContactProtocol {
-        axis(AbsoluteAxis.mtSlot) != nil ? .slots : .singleTouch
+        slotAxis != nil ? .slots : .singleTouch
     }
+
+    /// A "fake MT" device, as libevdev calls it: the kernel mapped a run of
+    /// HID usages onto the codes from 0x28 on, so `ABS_MT_SLOT - 1` is present
+    /// and `ABS_MT_SLOT` is an ordinary axis. libevdev reads it without slots
+    /// (`libevdev_get_num_slots` is -1), and libinput with it.
+    public var isFakeMT: Bool { axis(AbsoluteAxis.mtSlot) != nil && axis(AbsoluteAxis.mtSlot - 1) != nil }
+
+    /// `ABS_MT_SLOT` when it numbers slots: nil without it and on a fake MT device.
+    public var slotAxis: AxisInfo? { isFakeMT ? nil : axis(AbsoluteAxis.mtSlot) }
 
     /// Slots declared by `ABS_MT_SLOT`'s range, or 0 without slots.
     public var slotCount: Int {
-        guard let slot = axis(AbsoluteAxis.mtSlot) else { return 0 }
+        guard let slot = slotAxis else { return 0 }
         return max(0, Int(slot.maximum) - Int(slot.minimum) + 1)
     }
 

@@ -21,7 +21,7 @@ extension DeviceDescription {
         for (what, states) in [("LED", ledStates), ("switch", switchStates)] where states.count > Self.maximumStates {
             throw ForceTraceError(file: file, "the description lists \(states.count) \(what) states; at most \(Self.maximumStates) are accepted (one per code)")
         }
-        if let slot = axis(AbsoluteAxis.mtSlot) {
+        if let slot = slotAxis {
             guard slot.minimum >= 0, slot.maximum >= slot.minimum, Int(slot.maximum) - Int(slot.minimum) < Self.maximumSlots else {
                 throw ForceTraceError(file: file, "ABS_MT_SLOT's range \(slot.minimum)..\(slot.maximum) is not a slot count; expected 0..N-1 with at most \(Self.maximumSlots) slots")
             }

@@ -92,31 +92,25 @@ public struct LibinputChoice: Sendable {
         return start(first.since) == end ? end : "\(start(first.since)) to \(end)"
     }
 
-    /// The libinput on this machine: `libinput --version` on PATH, else the
-    /// package databases of dpkg and pacman; nil when none is found.
+    /// The libinput on this machine: `libinput --version`, else the package
+    /// managers' queries (dpkg-query, rpm, pacman), each found on PATH; nil when none answers.
     public static func findInstalled(environment: [String: String] = ProcessInfo.processInfo.environment) -> (version: LibinputVersion, how: String)? {
-        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where directory.hasPrefix("/") {
-            let tool = "\(directory)/libinput"
-            guard FileManager.default.isExecutableFile(atPath: tool), let output = run(tool, ["--version"]),
-                  let version = LibinputVersion(output.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
-            return (version, "libinput --version")
+        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").filter { $0.hasPrefix("/") }
+        func tool(_ name: String) -> String? {
+            path.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         }
-        if let status = try? String(contentsOfFile: "/var/lib/dpkg/status", encoding: .utf8) {
-            for block in status.components(separatedBy: "\n\n") {
-                let lines = block.split(separator: "\n")
-                guard lines.contains(where: { $0 == "Package: libinput10" || $0 == "Package: libinput-bin" }),
-                      lines.contains(where: { $0.hasPrefix("Status: ") && $0.hasSuffix(" installed") }),
-                      let line = lines.first(where: { $0.hasPrefix("Version: ") }) else { continue }
-                let text = line.dropFirst("Version: ".count)
-                // An epoch ("1:1.22.1-1") comes before the upstream version.
-                let upstream = text.split(separator: ":", maxSplits: 1).last.map(String.init) ?? String(text)
-                if let version = LibinputVersion(upstream) { return (version, "dpkg") }
-            }
-        }
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: "/var/lib/pacman/local") {
-            for name in names where name.hasPrefix("libinput-") {
-                if let version = LibinputVersion(String(name.dropFirst("libinput-".count))) { return (version, "pacman") }
-            }
+        let queries: [(String, [String], String)] = [
+            ("libinput", ["--version"], "libinput --version"),
+            ("dpkg-query", ["-W", "-f=${Version}\n", "libinput10"], "dpkg-query"),
+            ("rpm", ["-q", "--qf", "%{VERSION}\n", "libinput"], "rpm"),
+            ("pacman", ["-Q", "libinput"], "pacman"),
+        ]
+        for (name, arguments, how) in queries {
+            guard let executable = tool(name), let output = run(executable, arguments) else { continue }
+            // pacman answers "libinput 1.31.0-1"; dpkg may put an epoch ("1:1.22.1-1") first.
+            let word = output.split(whereSeparator: \.isWhitespace).last.map(String.init) ?? ""
+            let upstream = word.split(separator: ":", maxSplits: 1).last.map(String.init) ?? word
+            if let version = LibinputVersion(upstream) { return (version, how) }
         }
         return nil
     }

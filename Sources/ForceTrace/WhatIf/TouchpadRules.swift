@@ -70,7 +70,7 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
     public init(device: DeviceDescription, quirks: LibinputQuirkSet) {
         let rules = quirks.rules
         let device = quirks.applied(to: device)
-        let mtSlot = device.axis(AbsoluteAxis.mtSlot)
+        let mtSlot = device.slotAxis
         let semiMT = device.properties.contains(InputProperty.semiMT)
         // MT protocol A (positions without slots): from 1.29 libinput's mtdev plugin pretends ten slots.
         let protocolA = mtSlot == nil && device.axis(AbsoluteAxis.mtPositionX) != nil && device.axis(AbsoluteAxis.mtPositionY) != nil

@@ -84,7 +84,7 @@ public struct WhatIfAnalysis: Sendable {
                                   hint: "libinput's pressure rules apply to touchpads (BTN_TOOL_FINGER, not INPUT_PROP_DIRECT) and tablets (BTN_TOOL_PEN)")
         }
         var pads = quirkSets.map { TouchpadEmulator(setup: TouchpadPressureSetup(device: device, quirks: $0),
-                                                    initialSlot: Int(device.axis(AbsoluteAxis.mtSlot)?.value ?? 0)) }
+                                                    initialSlot: Int(device.slotAxis?.value ?? 0)) }
         var pens = quirkSets.map { TabletEmulator(setup: TabletPressureSetup(device: device, quirks: $0), device: device, rules: $0.rules,
                                                   pressureRange: pressureRange) }
         var lastNs: Int64 = 0
