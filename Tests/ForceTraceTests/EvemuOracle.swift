@@ -50,7 +50,8 @@ struct EvemuOracle {
         }
         // ABS_MT_SLOT 0x2f, ABS_MT_TRACKING_ID 0x39, X/Y 0x35/0x36, ABS_MT_PRESSURE 0x3a;
         // single touch: ABS_X/Y 0/1, ABS_PRESSURE 0x18, BTN_TOUCH 0x14a.
-        let slotted = axes[0x2f] != nil
+        // libevdev's "fake MT": with ABS_MT_SLOT - 1 (0x2e) present, 0x2f is no slot axis.
+        let slotted = axes[0x2f] != nil && axes[0x2e] == nil
         let slotMinimum = axes[0x2f]?.min ?? 0
         let slotCount = slotted ? max(1, (axes[0x2f]!.max - slotMinimum) + 1) : 1
         let hasPressure = slotted ? axes[0x3a] != nil : axes[0x18] != nil
