@@ -115,21 +115,41 @@ public struct LibinputChoice: Sendable {
         return nil
     }
 
-    /// A short tool run: its standard output, or nil when it fails or takes over 5 s.
+    /// A short tool run: its standard output, or nil when it fails or takes
+    /// over 5 s. posix_spawn and poll, not Foundation's Process, which needs
+    /// a socket pair and hangs where there is no loopback (the kernel guest).
     private static func run(_ path: String, _ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { return nil }
+        // The child's copies go with exec; the write end is dup2'ed onto its stdout first.
+        _ = fcntl(pipe[0], F_SETFD, FD_CLOEXEC); _ = fcntl(pipe[1], F_SETFD, FD_CLOEXEC)
+        defer { close(pipe[0]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        close(pipe[1])
+        guard spawned == 0 else { return nil }
+        var data: [UInt8] = []
         let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate(); process.waitUntilExit(); return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        guard process.terminationStatus == 0, data.count < 4096 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < 4096 {
+            var fd = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard left > 0, poll(&fd, 1, left) > 0 else { kill(pid, SIGKILL); break }
+            let count = read(pipe[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            data += buffer[0..<count]
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0, data.count < 4096 else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 }
