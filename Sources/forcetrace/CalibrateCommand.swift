@@ -89,7 +89,7 @@ struct CalibrateCommand: Subcommand {
                                                targets: targets)
         print("")
         print(suggestion.text, terminator: "")
-        let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.findInstalled())!
+        let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.onThisMachine)!
         if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks(release: (choice.rules[0], choice.version!.description)) {
             print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
             // Shown to a person: each line of the section escaped.

@@ -110,7 +110,7 @@ struct SuggestCommand: Subcommand {
         case .quirks:
             // The section run through libinput's rules over this calibration, against the defaults (whatif).
             let date = Date()
-            let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.findInstalled())!
+            let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.onThisMachine)!
             let release = (rules: choice.rules[0], name: choice.version!.description)
             let plain = try suggestion.quirks(date: date, release: release).get()
             let shipped = LibinputQuirkSet.shippedFolder(for: choice, given: nil).folder

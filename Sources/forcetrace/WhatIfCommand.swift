@@ -75,18 +75,18 @@ struct WhatIfCommand: Subcommand {
         if reader.markedOpenByWriter { warnMarkedOpen(input) }
         let chosen = try chooseRecording(reader, recording)
         let trace = try reader.recording(chosen)
-        let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.findInstalled())!
+        let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.onThisMachine)!
         let shipped = noShipped ? (folder: nil, note: nil) : LibinputQuirkSet.shippedFolder(for: choice, given: quirksDir)
         // A candidate no modelled release reads is a mistake to fix, not a result to show.
-        for path in quirks {
-            let file = try LibinputQuirksFile.read(path)
+        let candidates = try quirks.map { try LibinputQuirksFile.read($0) }
+        for file in candidates {
             let refusals = choice.rules.map { file.refusal($0.quirks) }
             if let first = refusals.first ?? nil, refusals.allSatisfy({ $0 != nil }) {
-                throw ForceTraceError(file: path, location: first.line.map { .line($0) } ?? .whole, first.reason,
+                throw ForceTraceError(file: file.path, location: first.line.map { .line($0) } ?? .whole, first.reason,
                                       hint: "libinput refuses the whole quirks folder over one bad line; check it with 'libinput quirks validate --data-dir DIR'")
             }
         }
-        let sets = try LibinputQuirkSet.sets(device: trace.device, shippedFolder: shipped.folder, candidates: quirks, rules: choice.rules)
+        let sets = try LibinputQuirkSet.sets(device: trace.device, shippedFolder: shipped.folder, candidates: candidates, rules: choice.rules)
         if let version = choice.version, let refused = sets.compactMap(\.refused).first {
             printError("warning: libinput \(version) refuses \(refused), and loads no quirks at all with it")
         }

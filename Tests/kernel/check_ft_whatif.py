@@ -20,8 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernel_expect import Checks  # noqa: E402
-from whatif_versions import compare_step, print_totals  # noqa: E402
+from whatif_versions import compare_step, compare_steps  # noqa: E402
 
 # Each scenario's steps (guest-ft-whatif.sh).
 STEPS = {
@@ -35,14 +34,7 @@ def main(argv, scenario="ft-whatif"):
     if len(argv) != 2:
         print(__doc__)
         return 2
-    d = os.path.join(argv[1], scenario)
-    c = Checks(scenario)
-    steps = sorted(e for e in os.listdir(d) if os.path.isdir(os.path.join(d, e))) if os.path.isdir(d) else []
-    c.check(steps == STEPS[scenario], f"every step was played: {', '.join(STEPS[scenario])}", steps)
-    totals = {}
-    for step in steps:
-        compare_step(c, d, step, totals)
-    print_totals(c, scenario, totals)
+    c, totals = compare_steps(argv[1], scenario, STEPS[scenario], compare_step)
     c.check(sum(t["decisions"] for t in totals.values()) > 0, "libinput made decisions to compare")
     return c.finish()
 

@@ -15,8 +15,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernel_expect import Checks, read_text  # noqa: E402
-from whatif_versions import QUIRKS_FAILED, compare_step, print_totals, versions_played  # noqa: E402
+from kernel_expect import read_text  # noqa: E402
+from whatif_versions import QUIRKS_FAILED, compare_step, compare_steps, versions_played  # noqa: E402
 
 STEPS = {
     "ft-whatif-versions-touchpad": ["event-code-syntax", "pressure-pad-quirks", "pressurepad-property", "touchpad-pressure-0-99"],
@@ -185,16 +185,11 @@ def main(argv, scenario):
     if len(argv) != 2:
         print(__doc__)
         return 2
-    d = os.path.join(argv[1], scenario)
-    c = Checks(scenario)
-    steps = sorted(e for e in os.listdir(d) if os.path.isdir(os.path.join(d, e))) if os.path.isdir(d) else []
-    c.check(steps == STEPS[scenario], f"every step was played: {', '.join(STEPS[scenario])}", steps)
-    totals = {}
-    for step in steps:
-        decisions = compare_step(c, d, step, totals, quirks_must_load=False)
-        s = Step(c, d, step, decisions)
-        (touchpad_steps if scenario.endswith("touchpad") else pen_steps)(s)
-    print_totals(c, scenario, totals)
+    rows = touchpad_steps if scenario.endswith("touchpad") else pen_steps
+
+    def each_step(c, d, step, totals):
+        rows(Step(c, d, step, compare_step(c, d, step, totals, quirks_must_load=False)))
+    c, _ = compare_steps(argv[1], scenario, STEPS[scenario], each_step)
     return c.finish()
 
 

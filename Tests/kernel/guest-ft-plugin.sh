@@ -29,9 +29,7 @@ mkdir -p "$PLUGINS"
 cp "$OUT/plugin.lua" "$PLUGINS/50-forcetrace-pen.lua"
 
 # The session 4x faster than recorded (tip decisions have no timers).
-awk '/^E: / { split($2, t, "."); if (!seen) { b = t[1]; f0 = ("0." t[2]) + 0; seen = 1 }
-              d = ((t[1] - b) + ("0." t[2]) - f0) / 4; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
-              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' /tmp/pen.evemu >"$OUT/played.evemu"
+ft_evemu_faster /tmp/pen.evemu "$OUT/played.evemu"
 # The same events from a device of another name: the control.
 sed 's/^N: .*/N: forcetrace other pen/' "$OUT/played.evemu" >"$OUT/other.evemu"
 
@@ -53,10 +51,7 @@ play() {
 	done
 	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: debug-events $_pid is not reading: $(tail -n 5 "$OUT"/*.log)"; done
 	grep '^E: ' "$_file" | evemu-play "$_dev" >"$OUT/play-$_step.out" 2>&1 || ft_fail "$_step: evemu-play failed"
-	sleep 0.5
-	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: debug-events $_pid did not finish reading"; done
-	sleep 0.5
-	for _pid in $_pids; do kill -INT "$_pid" 2>/dev/null; ft_wait_pid "$_pid" 10; done
+	ft_stop_readers "$_step" $_pids
 	kill "$_devpid" 2>/dev/null; ft_wait_pid "$_devpid" 10
 	ft_log "$_step: played"
 }

@@ -7,10 +7,7 @@
 # that version's shipped quirks plus that set's candidate. Their logs come back; check_ft_whatif.py
 # runs `forcetrace whatif` on the host over the same played file and quirks
 # and compares the decisions contact by contact.
-# Times are compressed 4x (libinput's pressure rules have no timers; with one
-# reader per version and quirk set, 8x let a reader fall behind and lose
-# events, SYN_DROPPED) and
-# written with 6 fraction digits, which is what evemu-play parses.
+# Times are compressed 4x (ft_evemu_faster).
 . "$FT_LIB"
 ft_require evemu-device evemu-play libinput-debug-events udevadm systemd-udevd awk
 ft_need_forcetrace
@@ -19,9 +16,6 @@ SHARE=/usr/share/ft
 mkdir -p /run/udev
 systemd-udevd --daemon >"$OUT/udevd.log" 2>&1 || ft_fail "systemd-udevd --daemon failed: $(cat "$OUT/udevd.log")"
 
-# compress IN OUT: the description as it is, event times from 0, divided by 4.
-compress() {
-	awk '/^E: / { split($2, t, "."); if (!seen) { b = t[1]; f0 = ("0." t[2]) + 0; seen = 1 }
 	              d = ((t[1] - b) + ("0." t[2]) - f0) / 4; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
 	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
 }
@@ -42,7 +36,7 @@ lib_path() { [ "$1" = 1.22.1 ] || echo "/opt/libinput/$1/lib"; }
 play() {
 	ft_step "$1"
 	_step=$1 _file=$2; shift 2
-	compress "$_file" "$OUT/played.evemu"
+	ft_evemu_faster "$_file" "$OUT/played.evemu"
 	echo "$VERSIONS" | tr ' ' '\n' >"$OUT/versions"
 	n=1
 	for _q in "$@"; do cp "$_q" "$OUT/candidate-$n.quirks"; n=$((n + 1)); done
@@ -73,12 +67,7 @@ play() {
 	done
 	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: libinput debug-events $_pid is not reading: $(cat "$OUT"/libinput-*.log | tail -n 5)"; done
 	grep '^E: ' "$OUT/played.evemu" | evemu-play "$_dev" >"$OUT/play.out" 2>&1 || ft_fail "$_step: evemu-play failed: $(cat "$OUT/play.out")"
-	# Every reader back in poll: all events read (nothing is written any more).
-	sleep 0.5
-	for _pid in $_pids; do ft_wait_reading "$_pid" 30 || ft_fail "$_step: libinput debug-events $_pid did not finish reading"; done
-	sleep 0.5
-	# SIGINT: debug-events stops its loop and exits, flushing its (file-buffered) log.
-	for _pid in $_pids; do kill -INT "$_pid" 2>/dev/null; ft_wait_pid "$_pid" 10; done
+	ft_stop_readers "$_step" $_pids
 	kill "$_devpid" 2>/dev/null; ft_wait_pid "$_devpid" 10
 	ft_log "$_step: played to libinput $VERSIONS"
 }

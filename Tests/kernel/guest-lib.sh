@@ -164,6 +164,28 @@ ft_wait_grabbed() {
 	return 1
 }
 
+# ft_evemu_faster IN OUT: evemu recording IN with its event times from 0 and
+# divided by 4, written with 6 fraction digits (what evemu-play parses). For
+# libinput's pressure rules, which have no timers; with a reader per libinput
+# version and quirk set, 8x let a reader fall behind and lose events.
+ft_evemu_faster() {
+	awk '/^E: / { split($2, t, "."); if (!seen) { b = t[1]; f0 = ("0." t[2]) + 0; seen = 1 }
+	              d = ((t[1] - b) + ("0." t[2]) - f0) / 4; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
+	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
+}
+
+# ft_stop_readers STEP PID...: once the player is done, waits until every
+# libinput debug-events PID is back in poll (all events read), then stops
+# each with SIGINT, on which it leaves its loop and flushes its file-buffered log.
+ft_stop_readers() {
+	_sr_step=$1
+	shift
+	sleep 0.5
+	for _sr_pid in "$@"; do ft_wait_reading "$_sr_pid" 30 || ft_fail "$_sr_step: libinput debug-events $_sr_pid did not finish reading"; done
+	sleep 0.5
+	for _sr_pid in "$@"; do kill -INT "$_sr_pid" 2>/dev/null; ft_wait_pid "$_sr_pid" 10; done
+}
+
 # ft_skip REASON: the scenario cannot run here (e.g. forcetrace not shipped);
 # exits 77, which run-guest.sh and test-kernel.sh report as SKIP, not pass.
 ft_skip() {

@@ -13,7 +13,7 @@ import re
 import subprocess
 import tempfile
 
-from kernel_expect import read_text
+from kernel_expect import Checks, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKOUT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -187,6 +187,21 @@ def compare_step(c, d, step, totals, quirks_must_load=True):
                 c.check(differences == 0, f"{step} [libinput {v}, {name}]: forcetrace and libinput agree decision by decision",
                         f"first difference at decision {first}: forcetrace {ours[first:first + 3]}, libinput {theirs[first:first + 3]}")
     return theirs_all
+
+
+def compare_steps(results, scenario, expected, each_step):
+    """Checks that the steps of `expected` were played, runs
+    each_step(c, d, step, totals) on each and prints the totals per version;
+    returns the Checks and the totals."""
+    d = os.path.join(results, scenario)
+    c = Checks(scenario)
+    steps = sorted(e for e in os.listdir(d) if os.path.isdir(os.path.join(d, e))) if os.path.isdir(d) else []
+    c.check(steps == expected, f"every step was played: {', '.join(expected)}", steps)
+    totals = {}
+    for step in steps:
+        each_step(c, d, step, totals)
+    print_totals(c, scenario, totals)
+    return c, totals
 
 
 def print_totals(c, scenario, totals):

@@ -92,6 +92,9 @@ public struct LibinputChoice: Sendable {
         return start(first.since) == end ? end : "\(start(first.since)) to \(end)"
     }
 
+    /// The libinput on this machine, asked once per process (`findInstalled`).
+    public static let onThisMachine: (version: LibinputVersion, how: String)? = findInstalled()
+
     /// The libinput on this machine: `libinput --version`, else the package
     /// managers' queries (dpkg-query, rpm, pacman), each found on PATH; nil when none answers.
     public static func findInstalled(environment: [String: String] = ProcessInfo.processInfo.environment) -> (version: LibinputVersion, how: String)? {

@@ -223,10 +223,11 @@ public struct LibinputQuirksDialect: Equatable, Sendable {
 
     /// An input property by name or hex, as `parse_input_prop_property` reads it; nil when refused.
     func inputProperty(_ text: Substring) -> UInt16? {
-        if let value = UInt32(text, radix: 16), !text.isEmpty, text.allSatisfy(\.isHexDigit) || text.hasPrefix("0x") {
+        // safe_atou_base(s, 16): hex digits, "0x" before them allowed.
+        let digits = text.hasPrefix("0x") ? text.dropFirst(2) : text
+        if !digits.isEmpty, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) {
             return value <= 0x1f ? UInt16(value) : nil
         }
-        if text.hasPrefix("0x"), let value = UInt32(text.dropFirst(2), radix: 16) { return value <= 0x1f ? UInt16(value) : nil }
         if pressurePadPropertyByName && text == "INPUT_PROP_PRESSUREPAD" { return InputProperty.pressurePad }
         // Older releases ask libevdev, so the name's fate is the machine's libevdev's.
         let value = String(text).withCString { libevdev_property_from_name($0) }

@@ -5,15 +5,15 @@ extension LibinputQuirkSet {
     /// quirks that match (when `shippedFolder` holds any), then one set per
     /// candidate file, the shipped ones with the file after them, as libinput
     /// reads a folder holding both.
-    public static func sets(device: DeviceDescription, shippedFolder: String?, candidates: [String],
+    public static func sets(device: DeviceDescription, shippedFolder: String?, candidates: [LibinputQuirksFile],
                             rules: [LibinputRules] = [LibinputRules.history[0]]) throws -> [LibinputQuirkSet] {
         let shipped = try shippedFolder.map { try LibinputQuirksFile.folder($0) } ?? []
-        let files = try candidates.map { try LibinputQuirksFile.read($0) }
         let base = shipped.isEmpty ? "libinput defaults" : "defaults + shipped"
         var sets: [LibinputQuirkSet] = []
         for release in rules {
             sets.append(LibinputQuirkSet(name: base, files: shipped, device: device, rules: release))
-            for (path, file) in zip(candidates, files) {
+            for file in candidates {
+                let path = file.path
                 var set = LibinputQuirkSet(name: InputPath.displayName(path), files: shipped + [file], device: device, rules: release)
                 if set.refused == nil, !set.matched.contains(where: { $0.hasPrefix(path + ":") }) {
                     set.undecided.append("no section of \(InputPath.displayName(path)) matches this device")
