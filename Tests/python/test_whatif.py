@@ -364,3 +364,12 @@ def test_the_quirks_parser_accepts_what_each_libinput_accepts(forcetrace, tmp_pa
                 f"libinput {version} on {line!r}: libinput {theirs.returncode} {theirs.stderr.strip()!r}, forcetrace {ours.stderr.strip()!r}"
             compared += 1
     print(f"{compared} verdicts compared over {len(validators)} libinput releases")
+
+
+def test_the_html_panel_models_and_names_the_release_the_machine_would_run(forcetrace, tmp_path):
+    trace = tmp_path / "t.h5"
+    run(forcetrace, "import", TOUCHPAD, "-o", trace)
+    page = tmp_path / "t.html"
+    environment = {**os.environ, "FORCETRACE_LIBINPUT": "1.30.4"}
+    run(forcetrace, "report", trace, "--html", page, env=environment)
+    assert "pressure rules of libinput 1.30.4 (FORCETRACE_LIBINPUT)" in page.read_text()

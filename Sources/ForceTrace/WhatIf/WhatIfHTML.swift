@@ -2,13 +2,16 @@ import Foundation
 
 extension PressureReport {
     /// `report --html`'s "What libinput would do" panel for a touchpad or
-    /// tablet recording: `whatif` with the shipped quirks, read again from
-    /// the trace file (a merged report's parts hold no events: no panel).
+    /// tablet recording: `whatif` for the installed libinput (else the newest)
+    /// with its shipped quirks, read again from the trace file (a merged
+    /// report's parts hold no events: no panel).
     func whatIfPanel(_ analysis: RecordingAnalysis) -> String {
-        guard analysis.device.isPen || LibinputUdevType(analysis.device) == .touchpad,
-              let reader = try? TraceReader(path: analysis.file), let trace = try? reader.recording(analysis.name),
-              let sets = try? LibinputQuirkSet.sets(device: trace.device, shippedFolder: LibinputQuirksFile.shippedFolder, candidates: []),
-              let whatIf = try? WhatIfAnalysis.run(trace, file: analysis.file, quirkSets: sets) else { return "" }
+        guard analysis.device.isPen || LibinputUdevType(analysis.device) == .touchpad else { return "" }
+        let choice = LibinputChoice.choose(nil, installed: LibinputChoice.onThisMachine)!
+        guard let reader = try? TraceReader(path: analysis.file), let trace = try? reader.recording(analysis.name),
+              let sets = try? LibinputQuirkSet.sets(device: trace.device, shippedFolder: LibinputQuirkSet.shippedFolder(for: choice, given: nil).folder,
+                                                    candidates: [], rules: choice.rules),
+              let whatIf = try? WhatIfAnalysis.run(trace, file: analysis.file, quirkSets: sets, libinput: choice) else { return "" }
         return whatIf.htmlPanel
     }
 }
