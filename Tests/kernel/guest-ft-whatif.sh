@@ -16,10 +16,6 @@ SHARE=/usr/share/ft
 mkdir -p /run/udev
 systemd-udevd --daemon >"$OUT/udevd.log" 2>&1 || ft_fail "systemd-udevd --daemon failed: $(cat "$OUT/udevd.log")"
 
-	              d = ((t[1] - b) + ("0." t[2]) - f0) / 4; sec = int(d); us = int((d - sec) * 1000000 + 0.5); if (us >= 1000000) { sec++; us -= 1000000 }
-	              printf "E: %d.%06d %s %s %s\n", sec, us, $3, $4, $5; next } { print }' "$1" >"$2"
-}
-
 # The libinput versions: Debian's 1.22.1, then each release test-kernel.sh
 # shipped to /opt/libinput/X.Y.Z (its own tools, library and quirks).
 VERSIONS=1.22.1
