@@ -122,31 +122,31 @@ public struct LibinputChoice: Sendable {
     /// over 5 s. posix_spawn and poll, not Foundation's Process, which needs
     /// a socket pair and hangs where there is no loopback (the kernel guest).
     private static func run(_ path: String, _ arguments: [String]) -> String? {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { return nil }
-        // The child's copies go with exec; the write end is dup2'ed onto its stdout first.
-        _ = fcntl(pipe[0], F_SETFD, FD_CLOEXEC); _ = fcntl(pipe[1], F_SETFD, FD_CLOEXEC)
-        defer { close(pipe[0]) }
+        guard let (readEnd, writeEnd) = try? Syscall.pipe() else { return nil }
+        defer { readEnd.closeIgnoringErrors() }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // The pipe's ends are close-on-exec; dup2 gives the child its own stdout.
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd.raw, 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        close(pipe[1])
+        writeEnd.closeIgnoringErrors()
         guard spawned == 0 else { return nil }
         var data: [UInt8] = []
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Syscall.monotonicNs() + 5_000_000_000
         var buffer = [UInt8](repeating: 0, count: 4096)
         while data.count < 4096 {
-            var fd = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
-            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            guard left > 0, poll(&fd, 1, left) > 0 else { kill(pid, SIGKILL); break }
-            let count = read(pipe[0], &buffer, buffer.count)
+            let left = Int32(clamping: (deadline - Syscall.monotonicNs()) / 1_000_000)
+            guard left > 0 else { kill(pid, SIGKILL); break }
+            guard let ready = try? Syscall.poll([readEnd], timeoutMs: left) else { kill(pid, SIGKILL); break }
+            if ready[0] == 0 { continue }
+            let count = (try? buffer.withUnsafeMutableBytes { raw throws(SystemCallError) in
+                try readEnd.read(into: raw.baseAddress!, count: raw.count) }) ?? -1
             if count <= 0 { break }
             data += buffer[0..<count]
         }
