@@ -128,3 +128,81 @@ def test_dev_fd_and_process_substitution_are_read_as_streams(forcetrace, tmp_pat
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert event_count(substituted) == event_count(reference)
+
+
+# --- Trace files whose object tree costs more than its size ---------------------
+
+PACKAGE = SAMPLES.parent / "python"
+
+
+def cpu_limited(seconds):
+    """A preexec_fn: the child gets `seconds` of CPU, then SIGXCPU. Generous:
+    the bounded walk needs well under a second here."""
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+
+def hostile_copy(forcetrace, folder, name, change):
+    """An imported trace with `change(h5py.File)` applied."""
+    path = folder / name
+    run(forcetrace, "import", SAMPLE, "-o", path)
+    with h5py.File(path, "a") as f:
+        change(f)
+    return path
+
+
+def nest(f, depth=5000):
+    group = f
+    for _ in range(depth):
+        group = group.create_group("x")
+
+
+def relink(f, count=1000):
+    recordings = f["recordings"]
+    for index in range(count):
+        recordings[f"again-{index}"] = recordings["touchscreen-mixed"]
+
+
+def package_opens(path):
+    """forcetrace.open(path) in a CPU-limited child: (status, stderr)."""
+    result = subprocess.run(["python3", "-c", "import forcetrace, sys; forcetrace.open(sys.argv[1])", str(path)],
+                            capture_output=True, text=True, timeout=120, preexec_fn=cpu_limited(20),
+                            env={**os.environ, "PYTHONPATH": str(PACKAGE)})
+    return result.returncode, result.stderr
+
+
+def test_deeply_nested_groups_are_refused_without_walking_them_all(forcetrace, tmp_path):
+    """5 000 nested groups (5 MB) took `info` past 60 s: HDF5's visits grow
+    with the cube of the depth. The walk stops below 16 levels."""
+    path = hostile_copy(forcetrace, tmp_path, "nested.h5", nest)
+    for arguments in (["info", path], ["report", path], ["import", path, "-o", tmp_path / "copy.h5"]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(20))
+        assert result.returncode == 1, (arguments, result.returncode, result.stderr)
+        assert f"Error: {path}: /x/x/" in result.stderr and "more than 16 levels of groups" in result.stderr, result.stderr
+    status, stderr = package_opens(path)
+    assert status == 1 and "more than 16 levels of groups" in stderr, (status, stderr[-500:])
+
+
+def test_a_recording_linked_twice_is_refused_not_read_twice(forcetrace, tmp_path):
+    """One recording hard-linked 1 000 times was analysed 1 000 times."""
+    path = hostile_copy(forcetrace, tmp_path, "relinked.h5", relink)
+    says = "/recordings/again-1 is a second hard link to /recordings/again-0"
+    for arguments in (["info", path], ["report", path], ["export", path, "--format", "evemu"]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(20))
+        assert result.returncode == 1 and says in result.stderr, (arguments, result.returncode, result.stderr)
+    status, stderr = package_opens(path)
+    assert status == 1 and says in stderr, (status, stderr[-500:])
+
+
+def test_a_saved_part_with_a_recording_linked_many_times_is_refused_by_merge(forcetrace, tmp_path):
+    """A --save-part with 20 000 links to one recording took 37 s to merge."""
+    trace, part = tmp_path / "t.h5", tmp_path / "part.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    run(forcetrace, "report", trace, "--save-part", part)
+    with h5py.File(part, "a") as f:
+        recordings = f["recordings"]
+        [name] = list(recordings)
+        for index in range(20_000):
+            recordings[f"again-{index}"] = recordings[name]
+    result = run(forcetrace, "report", "--merge", part, check=False, timeout=120, preexec_fn=cpu_limited(20))
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert "is a second hard link to /recordings/" in result.stderr, result.stderr
