@@ -64,9 +64,21 @@ public enum TraceValidation {
     /// ("Objects"): links other than hard links (an external link would make
     /// a read open another file, or block on a FIFO), and objects other than
     /// groups and datasets. Nothing is followed to find them.
+    /// Also an object reached by a second hard link (its rows would be read
+    /// twice) and groups nested beyond `Group.maximumWalkDepth`: forcetrace
+    /// writes neither.
     public static func refuseForeignObjects(_ root: Group, file: String) throws {
         guard let first = try root.foreignObjects().first else { return }
-        throw ForceTraceError(file: file, "\(first); forcetrace reads only hard links to groups and datasets in the file itself, and follows no link out of it")
+        switch first.kind {
+        case .secondLink:
+            throw ForceTraceError(file: file, "\(first); forcetrace writes each object once",
+                                  hint: "delete the second link (h5py: del f[\"\(first.path)\"]), or re-import the recording from its source")
+        case .tooDeep:
+            throw ForceTraceError(file: file, "\(first); forcetrace's own files nest at most 5",
+                                  hint: "the file was not written by forcetrace; copy the recordings you need into a new file")
+        default:
+            throw ForceTraceError(file: file, "\(first); forcetrace reads only hard links to groups and datasets in the file itself, and follows no link out of it")
+        }
     }
 
     /// Declared sizes and element types of every table, checked before any
