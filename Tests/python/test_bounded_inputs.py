@@ -206,3 +206,52 @@ def test_a_saved_part_with_a_recording_linked_many_times_is_refused_by_merge(for
     result = run(forcetrace, "report", "--merge", part, check=False, timeout=120, preexec_fn=cpu_limited(20))
     assert result.returncode == 1, (result.returncode, result.stderr)
     assert "is a second hard link to /recordings/" in result.stderr, result.stderr
+
+
+def unwritten_column(f, rows=2**27):
+    f["recordings/touchscreen-mixed/samples"].create_dataset("extra", shape=(rows,), maxshape=(None,), dtype="int64", chunks=(16,))
+
+
+def long_column(f):
+    f["recordings/touchscreen-mixed/samples/extra"] = list(range(100_000))
+
+
+def output_limited(cpu_seconds, file_bytes):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    return apply
+
+
+@pytest.mark.parametrize("change, says", [
+    (unwritten_column, "samples/extra: declares 134217728 rows (1073741824 bytes), more than a"),
+    (long_column, "samples/extra: declares 100000 rows, more than the table's 1630"),
+])
+def test_a_column_the_schema_does_not_know_is_bounded_too(forcetrace, tmp_path, change, says):
+    """2^27 declared rows in unwritten 16-row chunks of a 100 KB file made
+    `import` write 1.5 GB in 50 s; the extent check covered only the
+    schema's columns. An unknown column is bounded by the file's size and
+    by its table's rows."""
+    path = hostile_copy(forcetrace, tmp_path, "extra.h5", change)
+    output = tmp_path / "copy.h5"
+    for arguments in (["import", path, "-o", output], ["info", path], ["report", path]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=output_limited(20, 64 << 20))
+        assert result.returncode == 1, (arguments, result.returncode, result.stderr)
+        assert f"Error: {path}: recording 'touchscreen-mixed': {says}" in result.stderr, result.stderr
+    assert not output.exists()
+
+
+def test_the_python_package_refuses_a_column_longer_than_its_table(forcetrace, tmp_path):
+    """samples() allocated every declared row of an unwritten column (gigabytes)."""
+    path = hostile_copy(forcetrace, tmp_path, "extra.h5", unwritten_column)
+    script = ("import resource, sys\n"
+              "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+              "import forcetrace\n"
+              "recording = forcetrace.open(sys.argv[1])['touchscreen-mixed']\n"
+              "assert len(recording.contacts()) == 28\n"
+              "recording.samples()\n")
+    result = subprocess.run(["python3", "-c", script, str(path)], capture_output=True, text=True, timeout=120,
+                            preexec_fn=cpu_limited(30), env={**os.environ, "PYTHONPATH": str(PACKAGE)})
+    assert result.returncode == 1, (result.returncode, result.stderr[-800:])
+    assert ("ValueError: " + f"{path}: recording 'touchscreen-mixed': samples/extra declares 134217728 rows, "
+            "samples/contact 1630; a table's columns are of equal length") in result.stderr, result.stderr[-800:]
