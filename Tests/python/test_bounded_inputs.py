@@ -12,7 +12,7 @@ import time
 import h5py
 import pytest
 
-from conftest import SAMPLES, run
+from conftest import SAMPLES, flushed_events, run, signal_while_held, wait_for
 
 SAMPLE = SAMPLES / "touchscreen-mixed.evemu"
 DEEP = SAMPLES / "touchscreen-deep-presses.evemu"
@@ -37,11 +37,10 @@ def test_a_damaged_checksum_in_a_killed_recording_fails_at_once(forcetrace, tmp_
     output = tmp_path / "killed.h5"
     recorder = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "-q", "--flush-ms", "50", "-o", output],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while (not output.exists() or output.stat().st_size < 8192) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)
-    recorder.kill()
+    # Held at a known point: its tables are made and an events chunk is flushed.
+    wait_for(lambda: flushed_events(output, "recordings/touchscreen-deep-presses") > 0 or recorder.poll() is not None,
+             60, "the recorder's first flush")
+    signal_while_held(recorder, signal.SIGKILL, lambda: recorder.poll() is None)
     recorder.wait()
     data = bytearray(output.read_bytes())
     headers = [index for index in range(len(data)) if data.startswith(b"OHDR", index)]
