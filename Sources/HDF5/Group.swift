@@ -58,6 +58,16 @@ public final class Group: @unchecked Sendable {
         }
     }
 
+    /// Whether `name` in this group is a dataset (not a group, nor missing).
+    /// The corresponding C function is `H5Oget_info_by_name2`.
+    public func isDataset(_ name: String) -> Bool {
+        withHDF5 {
+            guard let id = try? handle.validID(displayPath) else { return false }
+            var info = H5O_info_t()
+            return H5Oget_info_by_name2(id, name, &info, UInt32(H5O_INFO_BASIC), CHDF5_P_DEFAULT()) >= 0 && info.type == H5O_TYPE_DATASET
+        }
+    }
+
     /// Names of the links in this group, in name order.
     /// The corresponding C function is `H5Literate`.
     public func memberNames() throws -> [String] {

@@ -81,3 +81,39 @@ def client():
     with distributed.Client(cluster) as client:
         yield client
     cluster.close()
+
+
+def wait_for(predicate, timeout, what):
+    """Polls `predicate` until it holds; fails naming `what` after `timeout` s."""
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def signal_while_held(process, signum, still_there=lambda: True):
+    """Stops `process` (SIGSTOP) and waits until it is stopped; checks with
+    `still_there` that it has not got past the point the test wants; sends
+    `signum`, which stays pending while it is stopped, and lets it continue:
+    the signal lands at that point however fast or slow the machine is."""
+    import signal
+    process.send_signal(signal.SIGSTOP)
+    wait_for(lambda: pathlib.Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "tT", 30,
+             "the process to stop")
+    assert still_there(), "the process got past the point before it was held: make its input longer"
+    process.send_signal(signum)
+    process.send_signal(signal.SIGCONT)
+
+
+def flushed_events(path, recording):
+    """Events a live recorder has flushed to `path` so far in `recording`
+    ("recordings/NAME"), 0 before its first flush."""
+    import h5py
+    try:
+        with h5py.File(path, "r", swmr=True) as live:
+            return live[recording]["events"]["t_ns"].shape[0]
+    except (OSError, KeyError):
+        return 0

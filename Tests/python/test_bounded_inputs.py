@@ -12,7 +12,7 @@ import time
 import h5py
 import pytest
 
-from conftest import SAMPLES, run
+from conftest import SAMPLES, flushed_events, run, signal_while_held, wait_for
 
 SAMPLE = SAMPLES / "touchscreen-mixed.evemu"
 DEEP = SAMPLES / "touchscreen-deep-presses.evemu"
@@ -37,11 +37,10 @@ def test_a_damaged_checksum_in_a_killed_recording_fails_at_once(forcetrace, tmp_
     output = tmp_path / "killed.h5"
     recorder = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "-q", "--flush-ms", "50", "-o", output],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while (not output.exists() or output.stat().st_size < 8192) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)
-    recorder.kill()
+    # Held at a known point: its tables are made and an events chunk is flushed.
+    wait_for(lambda: flushed_events(output, "recordings/touchscreen-deep-presses") > 0 or recorder.poll() is not None,
+             60, "the recorder's first flush")
+    signal_while_held(recorder, signal.SIGKILL, lambda: recorder.poll() is None)
     recorder.wait()
     data = bytearray(output.read_bytes())
     headers = [index for index in range(len(data)) if data.startswith(b"OHDR", index)]
@@ -128,3 +127,130 @@ def test_dev_fd_and_process_substitution_are_read_as_streams(forcetrace, tmp_pat
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert event_count(substituted) == event_count(reference)
+
+
+# --- Trace files whose object tree costs more than its size ---------------------
+
+PACKAGE = SAMPLES.parent / "python"
+
+
+def cpu_limited(seconds):
+    """A preexec_fn: the child gets `seconds` of CPU, then SIGXCPU. Generous:
+    the bounded walk needs well under a second here."""
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+
+def hostile_copy(forcetrace, folder, name, change):
+    """An imported trace with `change(h5py.File)` applied."""
+    path = folder / name
+    run(forcetrace, "import", SAMPLE, "-o", path)
+    with h5py.File(path, "a") as f:
+        change(f)
+    return path
+
+
+def nest(f, depth=5000):
+    group = f
+    for _ in range(depth):
+        group = group.create_group("x")
+
+
+def relink(f, count=1000):
+    recordings = f["recordings"]
+    for index in range(count):
+        recordings[f"again-{index}"] = recordings["touchscreen-mixed"]
+
+
+def package_opens(path):
+    """forcetrace.open(path) in a CPU-limited child: (status, stderr)."""
+    result = subprocess.run(["python3", "-c", "import forcetrace, sys; forcetrace.open(sys.argv[1])", str(path)],
+                            capture_output=True, text=True, timeout=120, preexec_fn=cpu_limited(20),
+                            env={**os.environ, "PYTHONPATH": str(PACKAGE)})
+    return result.returncode, result.stderr
+
+
+def test_deeply_nested_groups_are_refused_without_walking_them_all(forcetrace, tmp_path):
+    """5 000 nested groups (5 MB) took `info` past 60 s: HDF5's visits grow
+    with the cube of the depth. The walk stops below 16 levels."""
+    path = hostile_copy(forcetrace, tmp_path, "nested.h5", nest)
+    for arguments in (["info", path], ["report", path], ["import", path, "-o", tmp_path / "copy.h5"]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(20))
+        assert result.returncode == 1, (arguments, result.returncode, result.stderr)
+        assert f"Error: {path}: /x/x/" in result.stderr and "more than 16 levels of groups" in result.stderr, result.stderr
+    status, stderr = package_opens(path)
+    assert status == 1 and "more than 16 levels of groups" in stderr, (status, stderr[-500:])
+
+
+def test_a_recording_linked_twice_is_refused_not_read_twice(forcetrace, tmp_path):
+    """One recording hard-linked 1 000 times was analysed 1 000 times."""
+    path = hostile_copy(forcetrace, tmp_path, "relinked.h5", relink)
+    says = "/recordings/again-1 is a second hard link to /recordings/again-0"
+    for arguments in (["info", path], ["report", path], ["export", path, "--format", "evemu"]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(20))
+        assert result.returncode == 1 and says in result.stderr, (arguments, result.returncode, result.stderr)
+    status, stderr = package_opens(path)
+    assert status == 1 and says in stderr, (status, stderr[-500:])
+
+
+def test_a_saved_part_with_a_recording_linked_many_times_is_refused_by_merge(forcetrace, tmp_path):
+    """A --save-part with 20 000 links to one recording took 37 s to merge."""
+    trace, part = tmp_path / "t.h5", tmp_path / "part.h5"
+    run(forcetrace, "import", SAMPLE, "-o", trace)
+    run(forcetrace, "report", trace, "--save-part", part)
+    with h5py.File(part, "a") as f:
+        recordings = f["recordings"]
+        [name] = list(recordings)
+        for index in range(20_000):
+            recordings[f"again-{index}"] = recordings[name]
+    result = run(forcetrace, "report", "--merge", part, check=False, timeout=120, preexec_fn=cpu_limited(20))
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert "is a second hard link to /recordings/" in result.stderr, result.stderr
+
+
+def unwritten_column(f, rows=2**27):
+    f["recordings/touchscreen-mixed/samples"].create_dataset("extra", shape=(rows,), maxshape=(None,), dtype="int64", chunks=(16,))
+
+
+def long_column(f):
+    f["recordings/touchscreen-mixed/samples/extra"] = list(range(100_000))
+
+
+def output_limited(cpu_seconds, file_bytes):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    return apply
+
+
+@pytest.mark.parametrize("change, says", [
+    (unwritten_column, "samples/extra: declares 134217728 rows (1073741824 bytes), more than a"),
+    (long_column, "samples/extra: declares 100000 rows, more than the table's 1630"),
+])
+def test_a_column_the_schema_does_not_know_is_bounded_too(forcetrace, tmp_path, change, says):
+    """2^27 declared rows in unwritten 16-row chunks of a 100 KB file made
+    `import` write 1.5 GB in 50 s; the extent check covered only the
+    schema's columns. An unknown column is bounded by the file's size and
+    by its table's rows."""
+    path = hostile_copy(forcetrace, tmp_path, "extra.h5", change)
+    output = tmp_path / "copy.h5"
+    for arguments in (["import", path, "-o", output], ["info", path], ["report", path]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=output_limited(20, 64 << 20))
+        assert result.returncode == 1, (arguments, result.returncode, result.stderr)
+        assert f"Error: {path}: recording 'touchscreen-mixed': {says}" in result.stderr, result.stderr
+    assert not output.exists()
+
+
+def test_the_python_package_refuses_a_column_longer_than_its_table(forcetrace, tmp_path):
+    """samples() allocated every declared row of an unwritten column (gigabytes)."""
+    path = hostile_copy(forcetrace, tmp_path, "extra.h5", unwritten_column)
+    script = ("import resource, sys\n"
+              "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+              "import forcetrace\n"
+              "recording = forcetrace.open(sys.argv[1])['touchscreen-mixed']\n"
+              "assert len(recording.contacts()) == 28\n"
+              "recording.samples()\n")
+    result = subprocess.run(["python3", "-c", script, str(path)], capture_output=True, text=True, timeout=120,
+                            preexec_fn=cpu_limited(30), env={**os.environ, "PYTHONPATH": str(PACKAGE)})
+    assert result.returncode == 1, (result.returncode, result.stderr[-800:])
+    assert ("ValueError: " + f"{path}: recording 'touchscreen-mixed': samples/extra declares 134217728 rows, "
+            "samples/contact 1630; a table's columns are of equal length") in result.stderr, result.stderr[-800:]

@@ -3,6 +3,7 @@ import json
 import struct
 
 import h5py
+import pytest
 import numpy as np
 
 from conftest import SAMPLES, run
@@ -71,3 +72,97 @@ def test_salvaged_recording_is_marked_partial(forcetrace, tmp_path):
     (recording,) = info["recordings"]
     assert recording["import_status"] == "partial"
     assert "the file ends in the middle of a line" in recording["import_error"]
+
+
+
+def stepped_back(text, is_event, seconds_field, cut_fraction=0.8):
+    """`text` with every event line after the frame at `cut_fraction` of the
+    recording moved 5 s back: a clock that steps back between frames."""
+    lines = text.splitlines(keepends=True)
+    events = [i for i, line in enumerate(lines) if is_event(line)]
+    reports = [i for i in events if line_is_syn_report(lines[i])]
+    step = reports[int(len(reports) * cut_fraction)] + 1
+    for i in events:
+        if i > step:
+            lines[i] = seconds_field(lines[i])
+    return "".join(lines)
+
+
+def line_is_syn_report(line):
+    return "SYN_REPORT" in line or line.split()[2:5] == ["0000", "0000", "0000"]
+
+
+def evemu_back(line):
+    parts = line.split(" ")
+    parts[1] = f"{float(parts[1]) - 5:.6f}"
+    return " ".join(parts)
+
+
+def libinput_back(line):
+    head, rest = line.split("[", 1)
+    seconds, rest = rest.split(",", 1)
+    return f"{head}[{int(seconds) - 5:3d},{rest}"
+
+
+def stepped_source(forcetrace, folder, kind):
+    """The sample, its clock stepping back 5 s late in it, as evemu, libinput
+    YAML or an unfinished trace file (a killed recorder's: no import_status,
+    no contacts or samples flushed; readers decode its events again)."""
+    if kind == "evemu":
+        path = folder / "stepped.evemu"
+        path.write_text(stepped_back(SAMPLE.read_text(), lambda l: l.startswith("E:"), evemu_back))
+        return path
+    clean = folder / "clean.h5"
+    run(forcetrace, "import", SAMPLE, "-o", clean)
+    exported = folder / "clean.yml"
+    run(forcetrace, "export", clean, "--format", "libinput", "-o", exported)
+    path = folder / "stepped.yml"
+    path.write_text(stepped_back(exported.read_text(), lambda l: l.lstrip().startswith("- [") and "#" in l, libinput_back))
+    if kind == "libinput":
+        return path
+    trace = folder / "stepped.h5"
+    with h5py.File(clean, "r") as f, h5py.File(trace, "w") as g:
+        for key, value in f.attrs.items():
+            g.attrs[key] = value
+        f.copy("recordings", g)
+        recording = g["recordings/touchscreen-mixed"]
+        del recording.attrs["import_status"]
+        # The events of the stepped recording, read from a salvage-free export.
+        times = recording["events/t_ns"][:]
+        reports = np.flatnonzero((recording["events/type"][:] == 0) & (recording["events/code"][:] == 0))
+        step = reports[int(len(reports) * 0.8)] + 1
+        times[step + 1:] -= 5_000_000_000
+        recording["events/t_ns"][:] = times
+        for table in ("contacts", "samples"):
+            for column in recording[table].values():
+                if "CLASS" not in column.attrs:
+                    column.resize((0,))
+    return trace
+
+
+@pytest.mark.parametrize("kind", ["evemu", "libinput", "unfinished"])
+def test_a_clock_that_steps_back_is_refused_by_import_and_salvaged_readable(forcetrace, tmp_path, kind):
+    """import kept frames out of time order with a warning and exit 0; then its
+    own report and re-import refused the result (contacts out of touch-down
+    order). Now import refuses the step, and --salvage keeps the frames
+    before it, which every command reads."""
+    source = stepped_source(forcetrace, tmp_path, kind)
+    out = tmp_path / "out.h5"
+    result = run(forcetrace, "import", source, "-o", out, check=False)
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert "the clock steps back at event" in result.stderr and "forcetrace keeps frames in time order" in result.stderr, result.stderr
+    assert not out.exists()
+    if kind == "unfinished":
+        result = run(forcetrace, "report", source, check=False)
+        assert result.returncode == 1 and "the clock steps back at event" in result.stderr, result.stderr
+        return
+    assert "pass --salvage" in result.stderr, result.stderr
+    result = run(forcetrace, "import", "--salvage", source, "-o", out)
+    assert "the clock steps back at event" in result.stderr, result.stderr
+    with h5py.File(out, "r") as f:
+        assert len(f["recordings"]) == 1, list(f["recordings"])
+        [recording] = f["recordings"].values()
+        assert recording.attrs["import_status"] == "partial"
+    for arguments in (["report", out], ["info", out], ["export", out, "--format", "evemu"],
+                      ["import", out, "-o", tmp_path / "again.h5"]):
+        run(forcetrace, *arguments)

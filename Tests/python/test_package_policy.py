@@ -18,7 +18,7 @@ import h5py
 import pandas as pd
 import pytest
 
-from conftest import ROOT, SAMPLES, run
+from conftest import ROOT, SAMPLES, flushed_events, run, signal_while_held, wait_for
 
 sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as ft  # noqa: E402  (`forcetrace` is the CLI fixture)
@@ -162,8 +162,9 @@ def test_follow_of_a_file_a_killed_recorder_left_returns_its_rows(forcetrace, tm
     path = tmp_path / "left.h5"
     recorder = subprocess.Popen([forcetrace, "record", "--replay", str(MIXED), "--speed", "4", "-q", "--flush-ms", "50",
                                  "-o", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    time.sleep(2)
-    recorder.send_signal(signal.SIGKILL)
+    # Held at a known point: rows flushed, the replay not yet over.
+    wait_for(lambda: flushed_events(path, f"recordings/{NAME}") > 0 or recorder.poll() is not None, 60, "the first flush")
+    signal_while_held(recorder, signal.SIGKILL, lambda: recorder.poll() is None)
     recorder.communicate(timeout=30)
     thread, result = follow_in_thread(path, start_timeout=5)
     thread.join(timeout=10)

@@ -19,7 +19,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import ROOT, SAMPLES, run
+from conftest import ROOT, SAMPLES, flushed_events, run, signal_while_held, wait_for
 
 sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as ft  # noqa: E402  (`forcetrace` is the CLI fixture)
@@ -34,10 +34,16 @@ def recorder(forcetrace, output, speed):
                              "--flush-ms", "50", "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def killed_at(forcetrace, output, delay):
+def killed_at(forcetrace, output, fraction):
+    """SIGKILLs a recorder held (SIGSTOP) once it has flushed `fraction` of
+    the replay's events (0: once its file exists): a known point, whatever
+    the machine's speed."""
     process = recorder(forcetrace, output, 2)
-    time.sleep(delay)
-    process.send_signal(signal.SIGKILL)
+    total = sum(line.startswith("E:") for line in MIXED.read_text().splitlines())
+    wanted = int(total * fraction)
+    wait_for(lambda: process.poll() is not None or (output.exists() and (wanted == 0 or flushed_events(output, f"recordings/{NAME}") >= wanted)),
+             120, f"{wanted} flushed events")
+    signal_while_held(process, signal.SIGKILL, lambda: process.poll() is None)
     process.communicate(timeout=60)
     return process.returncode
 
@@ -54,9 +60,9 @@ def read(path):
 
 @pytest.fixture(scope="module")
 def killed(forcetrace, tmp_path_factory):
-    """Recorders SIGKILLed at 20 moments spread over the replay (about 12 s at --speed 2), five at a time."""
+    """Recorders SIGKILLed at 20 points spread over the replay (about 12 s at --speed 2), five at a time."""
     folder = tmp_path_factory.mktemp("killed")
-    moments = [0.3 + 10.0 * k / (KILLS - 1) for k in range(KILLS)]
+    moments = [0.85 * k / (KILLS - 1) for k in range(KILLS)]
     outputs = [folder / f"killed-{k:02d}.h5" for k in range(KILLS)]
     with concurrent.futures.ThreadPoolExecutor(5) as pool:
         codes = list(pool.map(lambda job: killed_at(forcetrace, *job), zip(outputs, moments)))

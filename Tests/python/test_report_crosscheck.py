@@ -184,6 +184,48 @@ def test_folder_input_equals_the_file_list(traces, tmp_path):
     assert from_folder == from_files
 
 
+def test_one_file_named_twice_is_reported_once_with_a_note(traces, tmp_path):
+    """`report a.h5 ./a.h5`, or a folder holding a hard link or a symbolic
+    link to another file in it, counted the contacts twice."""
+    folder = tmp_path / "twice"
+    folder.mkdir()
+    original = folder / "a.h5"
+    original.write_bytes(traces[0].read_bytes())
+    os.link(original, folder / "b.h5")
+    os.symlink("a.h5", folder / "c.h5")
+    once = json.loads(run("report", str(original), "--json").stdout)
+    for arguments, notes in (([str(original), f"{folder}/./a.h5"], 1), ([str(folder)], 2)):
+        result = run("report", *arguments, "--json")
+        report = json.loads(result.stdout)
+        assert [f["file"] for f in report["files"]] == [str(original)], arguments
+        assert report["total"] == once["total"], arguments
+        skipped = [line for line in result.stderr.splitlines() if line.startswith("note: skipping")]
+        assert len(skipped) == notes, result.stderr
+        assert all(line.endswith(f"the same file as {original} (counted once)") for line in skipped), result.stderr
+
+
+def test_an_unreadable_folder_below_is_an_error_naming_it(traces):
+    """A subfolder report could not list was left out without a word. Root
+    reads any folder, so the report runs as nobody."""
+    import shutil
+    import tempfile
+    outer = Path(tempfile.mkdtemp(prefix="forcetrace-unreadable-", dir="/tmp"))
+    try:
+        os.chmod(outer, 0o755)
+        shutil.copy(traces[0], outer / "a.h5")
+        closed = outer / "closed"
+        closed.mkdir(mode=0o700)
+        shutil.copy(traces[0], closed / "b.h5")
+        for path in (outer / "a.h5", closed / "b.h5"):
+            os.chmod(path, 0o644)
+        result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", FORCETRACE, "report", str(outer)],
+                                capture_output=True, text=True)
+        assert result.returncode == 1, (result.returncode, result.stderr)
+        assert f"Error: {closed}: is a folder that cannot be read (Permission denied)" in result.stderr, result.stderr
+        assert result.stdout == ""
+    finally:
+        shutil.rmtree(outer)
+
 def test_usage_errors_and_inputs_untouched(traces, tmp_path):
     path = traces[0]
     before = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -16,7 +16,7 @@ import time
 import h5py
 import pytest
 
-from conftest import SAMPLES
+from conftest import SAMPLES, flushed_events, signal_while_held, wait_for
 
 SAMPLE = SAMPLES / "touchscreen-mixed.evemu"
 TIMEOUT = 60
@@ -276,12 +276,11 @@ def test_swmr_reading_works_through_a_name_that_is_not_utf8(forcetrace, tmp_path
     recorder = subprocess.Popen([forcetrace, "record", "--replay", str(SAMPLE), "--speed", "1", "-o", str(live),
                                  "--flush-ms", "100"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 20
-        while not live.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(1)
+        # Held at a known point: rows flushed, the replay not yet over.
+        wait_for(lambda: flushed_events(live, "recordings/touchscreen-mixed") > 0 or recorder.poll() is not None, 60, "the first flush")
+        signal_while_held(recorder, signal.SIGKILL, lambda: recorder.poll() is None)
     finally:
-        recorder.send_signal(signal.SIGKILL)
+        recorder.kill()
         recorder.wait(10)
     os.rename(live, os.path.join(os.fsencode(tmp_path), NOT_UTF8))
     code, out, err = ft(forcetrace, "info", NOT_UTF8, cwd=tmp_path)

@@ -35,32 +35,52 @@ def open_file(path: PathLike, expected_format: str) -> h5py.File:
     return handle
 
 
+# Groups may nest this deep; forcetrace's own files nest at most 5.
+MAXIMUM_DEPTH = 16
+
+
 def refuse_foreign_objects(handle: h5py.File, path: PathLike) -> None:
     """Raises ValueError for anything docs/FORMAT.md ("Objects") does not
     define: a link other than a hard link (an external one would open another
-    file, or block on a FIFO) or an object other than a group or dataset.
-    Nothing is followed: link messages are read, and objects through hard links."""
+    file, or block on a FIFO), an object other than a group or dataset, a
+    second hard link to an object (it would be read twice) or groups nested
+    deeper than MAXIMUM_DEPTH. Nothing is followed: link messages are read,
+    each object once (by its address). Its own walk, linear in the links:
+    HDF5's visits (h5py's visit) grow with the cube of the depth."""
     names = {h5py.h5l.TYPE_SOFT: "a soft link", h5py.h5l.TYPE_EXTERNAL: "an external link"}
-    found: list[str] = []
-
-    def link(name: bytes, info: Any) -> Union[int, None]:
-        if info.type != h5py.h5l.TYPE_HARD:
-            found.append(f"/{name.decode('utf-8', 'replace')} is {names.get(info.type, 'a user-defined link')}")
-            return 1
-        return None
-
-    def obj(name: bytes, info: Any) -> Union[int, None]:
-        if name != b"." and info.type not in (h5py.h5o.TYPE_GROUP, h5py.h5o.TYPE_DATASET):
-            found.append(f"/{name.decode('utf-8', 'replace')} is neither a group nor a dataset")
-            return 1
-        return None
-
-    handle.id.links.visit(link, info=True)
-    if not found:
-        h5py.h5o.visit(handle.id, obj, info=True)
-    if found:
-        raise ValueError(f"{path}: {found[0]}; forcetrace reads only hard links to groups and datasets "
-                         "in the file itself, and follows no link out of it")
+    file_id = handle.id
+    seen = {h5py.h5o.get_info(file_id).addr: b"/"}
+    pending = [(b"", 0)]
+    while pending:
+        group, depth = pending.pop()
+        links: list[tuple[bytes, int, int]] = []
+        # h5py hands every call the same LinkInfo: copy its fields.
+        file_id.links.iterate(lambda name, info: links.append((name, info.type, info.u)), info=True, obj_name=group or b"/")
+        subgroups = []
+        for name, link_type, address in links:
+            child = group + b"/" + name
+            shown = child.decode("utf-8", "replace")
+            if link_type != h5py.h5l.TYPE_HARD:
+                problem = f"{shown} is {names.get(link_type, 'a user-defined link')}"
+            elif address in seen:
+                original = seen[address].decode("utf-8", "replace")
+                raise ValueError(f"{path}: {shown} is a second hard link to {original}, which would be read twice; "
+                                 "forcetrace writes each object once (delete the second link, or re-import the recording)")
+            else:
+                seen[address] = child
+                kind = h5py.h5o.get_info(file_id, child).type
+                if kind == h5py.h5o.TYPE_GROUP:
+                    subgroups.append(child)
+                    continue
+                if kind == h5py.h5o.TYPE_DATASET:
+                    continue
+                problem = f"{shown} is neither a group nor a dataset"
+            raise ValueError(f"{path}: {problem}; forcetrace reads only hard links to groups and datasets "
+                             "in the file itself, and follows no link out of it")
+        if subgroups and depth + 1 > MAXIMUM_DEPTH:
+            raise ValueError(f"{path}: {subgroups[0].decode('utf-8', 'replace')} lies below more than {MAXIMUM_DEPTH} "
+                             "levels of groups; forcetrace's own files nest at most 5 (the file was not written by forcetrace)")
+        pending.extend((child, depth + 1) for child in reversed(subgroups))
 
 
 def decode(value: Any) -> Any:

@@ -258,8 +258,16 @@ class Recording:
         if group is None:
             return {}
         every = column_names(group)
+        lengths = {key: group[key].shape[0] for key in every}
+        if not self.unfinished and len(set(lengths.values())) > 1:
+            # Before any read: a column declaring more rows than it stores
+            # (unwritten chunks) would make numpy and pandas allocate them all.
+            longest, shortest = max(lengths, key=lengths.__getitem__), min(lengths, key=lengths.__getitem__)
+            raise ValueError(f"{self.trace.path}: recording '{self.name}': {table}/{longest} declares {lengths[longest]} rows, "
+                             f"{table}/{shortest} {lengths[shortest]}; a table's columns are of equal length "
+                             "(the file is damaged or was not written by forcetrace)")
         if self.unfinished and every:
-            common = min(group[key].shape[0] for key in every)
+            common = min(lengths.values())
             cut = range(common)[rows if isinstance(rows, slice) else slice(rows.start, rows.stop, rows.step)]
             rows = slice(cut.start, cut.stop, cut.step)
         return {key: column(group[key], rows) for key in (names or every)}

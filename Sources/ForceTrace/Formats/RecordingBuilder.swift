@@ -37,6 +37,8 @@ public final class RecordingBuilder {
         var begun = false
         var events = 0
         var frames = 0
+        var order = FrameOrder()
+        var t0Ns: Int64?
     }
     // Touched per event (add): no run-time exclusivity checks (docs/ARCHITECTURE.md, "Import").
     @exclusivity(unchecked) private var current: Current?
@@ -44,6 +46,10 @@ public final class RecordingBuilder {
     @exclusivity(unchecked) private var held: [InputEvent] = []
     private var pendingEnd: RecordingEnding?
     @exclusivity(unchecked) private var framesInInput = 0
+    /// The open recording was cut (salvaged) at a frame out of time order:
+    /// the rest of its events are dropped, and it still counts as open, so
+    /// that its decoder starts no new recording with them.
+    private var cut = false
 
     /// - Parameters:
     ///   - file: the input's name in messages ("standard input" for "-").
@@ -70,18 +76,27 @@ public final class RecordingBuilder {
     public func startRecording(device: DeviceDescription, nameSuffix: String? = nil, deviceIndex: Int? = nil,
                                clock: RecordingClock? = nil, timeOffsetNs: Int64 = 0) {
         precondition(current == nil, "startRecording while a recording is open")
+        cut = false
         current = Current(device: device, name: baseName + (nameSuffix.map { "-" + $0 } ?? ""),
                           source: codec.source(file: InputPath.displayName(file), device: deviceIndex), clock: clock, timeOffsetNs: timeOffsetNs)
     }
 
     /// Whether a recording is open.
-    public var isRecording: Bool { current != nil }
+    public var isRecording: Bool { current != nil || cut }
 
     /// Adds one event whose time is as the input gives it.
     @inline(__always)
     public func add(_ event: InputEvent) throws {
+        // After a salvage cut the rest of the device's events are dropped.
+        guard current != nil else { return }
         var event = event
         event.timeNs &+= current!.timeOffsetNs
+        if current!.t0Ns == nil { current!.t0Ns = event.timeNs }
+        if let problem = current!.order.check(event, t0Ns: current!.t0Ns) {
+            try damaged(ForceTraceError(file: file, "recording '\(current!.name)': \(problem)"))
+            cut = true
+            return
+        }
         held.append(event)
         if event.isSynReport {
             current!.frames += 1
@@ -119,6 +134,8 @@ public final class RecordingBuilder {
     /// off or nothing complete precedes it.
     public func damaged(_ damage: ForceTraceError, groundTruth: GroundTruth = GroundTruth()) throws {
         held.removeAll()
+        // Already cut at its first damage.
+        if cut { return }
         guard options.salvage, hasSalvage else {
             let hint = damage.hint ?? (options.offerSalvage && framesInInput > 0
                 ? "pass --salvage to import the \(framesInInput) complete frames before it" : nil)

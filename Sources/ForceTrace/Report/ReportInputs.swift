@@ -24,7 +24,7 @@ public enum ReportInputs {
                 files.append(input)
                 continue
             }
-            let found = traceFiles(in: input, note: note)
+            let found = try traceFiles(in: input, note: note)
                 .filter { path in
                     // A folder often holds its own --save output beside the traces.
                     guard isSavedReport(path) != savedReports else { return true }
@@ -38,7 +38,29 @@ public enum ReportInputs {
             }
             files.append(contentsOf: found)
         }
-        return files
+        return distinct(files, note: note)
+    }
+
+    /// `files` with each file once: a second name of one file (the same path
+    /// spelt another way, a hard link, a symbolic link to it) is passed over
+    /// with a note, as its contacts would be counted twice.
+    static func distinct(_ files: [String], note: (TerminalText) -> Void) -> [String] {
+        var first: [FileIdentity: String] = [:]
+        return files.filter { file in
+            guard let info = try? Syscall.status(file) else { return true }
+            let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            if let original = first[identity] {
+                note("note: skipping \(file): the same file as \(original) (counted once)")
+                return false
+            }
+            first[identity] = file
+            return true
+        }
+    }
+
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
     }
 
     /// The .h5 and .hdf5 regular files below `folder` (not hidden ones;
@@ -46,17 +68,25 @@ public enum ReportInputs {
     /// (`InputPath`: a name that is not UTF-8 is opened as bytes). A FIFO,
     /// device or socket with such a name is passed over with a note: opening
     /// a FIFO would wait for a writer.
-    public static func traceFiles(in folder: String, note: (TerminalText) -> Void) -> [String] {
+    /// A folder below that cannot be listed is an error: the report would
+    /// leave out whatever it holds without a word.
+    public static func traceFiles(in folder: String, note: (TerminalText) -> Void) throws -> [String] {
         let base = Array(URL(fileURLWithPath: folder).path.utf8)
         var found: [(name: [UInt8], path: String)] = []
-        func walk(_ relative: [UInt8]) {
+        func walk(_ relative: [UInt8]) throws {
             let directory = Array(folder.utf8) + (relative.isEmpty ? [] : [UInt8(ascii: "/")] + relative)
-            guard let names = try? Syscall.entryNames(bytes: directory, shownAs: TerminalText.escape(bytes: directory)) else { return }
+            let names: [[UInt8]]
+            do {
+                names = try Syscall.entryNames(bytes: directory, shownAs: TerminalText.escape(bytes: directory))
+            } catch {
+                throw ForceTraceError(file: InputPath(bytes: directory).openable, "is a folder that cannot be read (\(error.reason)); the trace files in it would be left out of the report",
+                                      hint: "make it readable, or name the files and folders to report on")
+            }
             for name in names {
                 let path = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
                 let entryPath = directory + [UInt8(ascii: "/")] + name
                 guard let status = try? Syscall.linkStatus(bytes: entryPath, shownAs: TerminalText.escape(bytes: entryPath)) else { continue }
-                if status.st_mode & S_IFMT == S_IFDIR { walk(path); continue }
+                if status.st_mode & S_IFMT == S_IFDIR { try walk(path); continue }
                 guard name.first != UInt8(ascii: "."), name.ends(with: ".h5") || name.ends(with: ".hdf5") else { continue }
                 let full = InputPath(bytes: base + [UInt8(ascii: "/")] + path).openable
                 let kind = FileKind(path: full)
@@ -67,7 +97,7 @@ public enum ReportInputs {
                 found.append((path, full))
             }
         }
-        walk([])
+        try walk([])
         return found.sorted { $0.name.lexicographicallyPrecedes($1.name) }.map(\.path)
     }
 

@@ -28,7 +28,7 @@ public final class RebuiltRecording {
         do {
             let writer = try TraceWriter(creating: temporary.path, options: TraceWriteOptions())
             let sink = TraceImportSink(writer: writer, name: original.name)
-            try original.encode(into: SinkEncoder(sink))
+            try original.encode(into: SinkEncoder(sink, file: original.filePath))
             try writer.close()
             events = sink.eventsWritten
             reader = try TraceReader(path: temporary.path)
@@ -49,17 +49,29 @@ public final class RebuiltRecording {
 /// back, go through the import path again.
 private final class SinkEncoder: RecordingEncoder {
     let sink: any RecordingSink
+    let file: String
     private var groundTruth = GroundTruth()
     private var events = 0
+    private var order = FrameOrder()
+    private var name = ""
+    private var t0Ns: Int64 = 0
 
-    init(_ sink: any RecordingSink) { self.sink = sink }
+    init(_ sink: any RecordingSink, file: String) {
+        self.sink = sink
+        self.file = file
+    }
 
     func begin(_ header: RecordingHeader, groundTruth: GroundTruth) throws {
         self.groundTruth = groundTruth
+        name = header.name
+        t0Ns = header.t0Ns
         try sink.begin(header)
     }
 
     func append(_ events: [InputEvent]) throws {
+        for event in events {
+            if let problem = order.check(event, t0Ns: t0Ns) { throw ForceTraceError(file: file, "recording '\(name)': \(problem)") }
+        }
         self.events += events.count
         try sink.append(events)
     }

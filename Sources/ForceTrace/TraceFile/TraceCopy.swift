@@ -180,9 +180,14 @@ extension TraceRecording {
     func validateWhole() throws -> RecordingSummary {
         do {
             var events: Int64 = 0, frames: Int64 = 0
+            // What report would refuse once decoded (an unfinished recording is decoded again).
+            var order = FrameOrder()
             try forEachEventBlock { block in
                 events += Int64(block.count)
-                for event in block where event.isSynReport { frames += 1 }
+                for event in block {
+                    if let problem = order.check(event, t0Ns: 0) { throw ForceTraceError(file: filePath, "recording '\(name)': \(problem)") }
+                    if event.isSynReport { frames += 1 }
+                }
             }
             var samples: Int64 = 0
             try forEachSampleBuffer { block in

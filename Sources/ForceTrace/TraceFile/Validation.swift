@@ -64,20 +64,38 @@ public enum TraceValidation {
     /// ("Objects"): links other than hard links (an external link would make
     /// a read open another file, or block on a FIFO), and objects other than
     /// groups and datasets. Nothing is followed to find them.
+    /// Also an object reached by a second hard link (its rows would be read
+    /// twice) and groups nested beyond `Group.maximumWalkDepth`: forcetrace
+    /// writes neither.
     public static func refuseForeignObjects(_ root: Group, file: String) throws {
         guard let first = try root.foreignObjects().first else { return }
-        throw ForceTraceError(file: file, "\(first); forcetrace reads only hard links to groups and datasets in the file itself, and follows no link out of it")
+        switch first.kind {
+        case .secondLink:
+            throw ForceTraceError(file: file, "\(first); forcetrace writes each object once",
+                                  hint: "delete the second link (h5py: del f[\"\(first.path)\"]), or re-import the recording from its source")
+        case .tooDeep:
+            throw ForceTraceError(file: file, "\(first); forcetrace's own files nest at most 5",
+                                  hint: "the file was not written by forcetrace; copy the recordings you need into a new file")
+        default:
+            throw ForceTraceError(file: file, "\(first); forcetrace reads only hard links to groups and datasets in the file itself, and follows no link out of it")
+        }
     }
 
     /// Declared sizes and element types of every table, checked before any
     /// table is read: a damaged extent would make a read allocate or walk
     /// chunks without bound.
+    /// A column the schema does not know (a newer forcetrace's, or anyone's)
+    /// is bounded too: by the same sizes, and by its table's rows, since a
+    /// table's columns are of equal length (an unwritten 2^27-row column in
+    /// a 100 KB file made `import` write 1.5 GB).
     static func checkExtents(_ group: Group, fileSize: UInt64, file: String, recording: String) throws {
         var violations: [Violation] = []
         for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
             let group = try group.openGroup(table.rawValue)
+            var tableRows = 0
             for column in table.columns where group.contains(column.name) {
                 let storage = try group.storage(of: column.name)
+                tableRows = max(tableRows, storage.rows)
                 let integer: Bool
                 switch column.element {
                 case .scalar(let kind): integer = kind != .float32 && kind != .float64
@@ -88,6 +106,16 @@ public enum TraceValidation {
                 } else if integer && !storage.isInteger {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
                                                 message: "holds floating-point values; trace format 1 stores integers here"))
+                }
+            }
+            let known = Set(table.columns.map(\.name) + [table.dimension])
+            for name in try group.memberNames() where !known.contains(name) && group.isDataset(name) {
+                let storage = try group.storage(of: name)
+                if let message = extentProblem(storage, fileSize: fileSize) {
+                    violations.append(Violation(table: "\(table.rawValue)/\(name)", row: nil, message: message))
+                } else if storage.rows > tableRows {
+                    violations.append(Violation(table: "\(table.rawValue)/\(name)", row: nil,
+                                                message: "declares \(storage.rows) rows, more than the table's \(tableRows) (a table's columns are of equal length)"))
                 }
             }
         }
