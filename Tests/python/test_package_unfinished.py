@@ -1,4 +1,4 @@
-"""Issue 20: the Python package reads what a live or killed recorder leaves.
+"""The Python package reads what a live or killed recorder leaves.
 
 A recorder writes a contact's `contacts` row only once it has lifted, in id
 order, so a file read while recording, or left by SIGKILL, lacks contacts
