@@ -31,22 +31,67 @@ final class ContactFieldTests: XCTestCase {
     }
 
     /// Changes to a contact, one idea each; every field and column is changed by one of them.
+    /// Changes to a contact, one idea each, named after the stored property
+    /// they change (`contact.` for the contacts table's row); every field and
+    /// column is changed by one of them, and every stored property has one.
     static let mutations: [(String, @Sendable (inout ContactStatistics) -> Void)] = [
-        ("id", { $0.contact.id += 1 }), ("slot", { $0.contact.slot += 1 }), ("tracking id", { $0.contact.trackingID += 1 }),
-        ("tool", { $0.contact.tool += 1 }), ("down", { $0.contact.tDownNs += 10_000_000 }),
-        ("up", { $0.contact.tUpNs = $0.tUpNs < 0 ? $0.endNs : -1 }),
-        ("end", { $0.endNs += 10_000_000 }), ("samples", { $0.samples += 1 }), ("peak raw", { $0.peakRaw += 1 }),
-        ("peak", { $0.peakNorm = ($0.peakNorm ?? 0) + 0.01 }), ("signal peak", { $0.signalPeak = ($0.signalPeak ?? 0) + 0.01 }),
-        ("time to peak", { $0.timeToPeakNs = ($0.timeToPeakNs ?? 0) + 10_000_000 }),
-        ("peek", { $0.tPeekNs = ($0.tPeekNs ?? 0) + 10_000_000 }), ("pop", { $0.tPopNs = ($0.tPopNs ?? 0) + 20_000_000 }),
+        ("contact.id", { $0.contact.id += 1 }), ("contact.slot", { $0.contact.slot += 1 }),
+        ("contact.trackingID", { $0.contact.trackingID += 1 }),
+        ("contact.tool", { $0.contact.tool += 1 }), ("contact.tDownNs", { $0.contact.tDownNs += 10_000_000 }),
+        ("contact.tUpNs", { $0.contact.tUpNs = $0.tUpNs < 0 ? $0.endNs : -1 }),
+        ("endNs", { $0.endNs += 10_000_000 }), ("samples", { $0.samples += 1 }), ("peakRaw", { $0.peakRaw += 1 }),
+        ("peakNorm", { $0.peakNorm = ($0.peakNorm ?? 0) + 0.01 }), ("signalPeak", { $0.signalPeak = ($0.signalPeak ?? 0) + 0.01 }),
+        ("timeToPeakNs", { $0.timeToPeakNs = ($0.timeToPeakNs ?? 0) + 10_000_000 }),
+        ("tPeekNs", { $0.tPeekNs = ($0.tPeekNs ?? 0) + 10_000_000 }), ("tPopNs", { $0.tPopNs = ($0.tPopNs ?? 0) + 20_000_000 }),
         ("peek and pop", { $0.tPeekNs = 10_000_000; $0.tPopNs = ($0.tPopNs ?? 0) + 50_000_000 }),
-        ("peek crossings", { $0.peekCrossings += 2 }), ("pop crossings", { $0.popCrossings += 2 }),
-        ("dx", { $0.maxDx += 100 }), ("mm", { $0.displacementMM = ($0.displacementMM ?? 0) + 1 }),
-        ("motion", { $0.motionEvents += 5 }), ("stationary", { $0.stationary &+= 1 }), ("rise", { $0.stationaryRise &+= 1 }),
-        ("within", { $0.withinTolerance[0] = 1 - $0.withinTolerance[0]; $0.pressClass = .popPress }),
-        ("class", { $0.pressClass = $0.pressClass == .tap ? .popPress : .tap }),
+        ("peekCrossings", { $0.peekCrossings += 2 }), ("popCrossings", { $0.popCrossings += 2 }),
+        ("maxDx", { $0.maxDx += 100 }), ("maxDy", { $0.maxDy = $0.maxDx + 1_000 }),
+        ("displacementMM", { $0.displacementMM = ($0.displacementMM ?? 0) + 1 }),
+        ("motionEvents", { $0.motionEvents += 5 }), ("stationary", { $0.stationary &+= 1 }),
+        ("stationaryRise", { $0.stationaryRise &+= 1 }),
+        ("withinTolerance", { $0.withinTolerance[0] = 1 - $0.withinTolerance[0]; $0.pressClass = .popPress }),
+        ("pressClass", { $0.pressClass = $0.pressClass == .tap ? .popPress : .tap }),
         ("label", { $0.label = $0.label == .tap ? .popPress : .tap }),
     ]
+
+    /// The contacts table's row pointers: what `ContactStatistics` carries of
+    /// the trace file's row, not a measurement (the report shows `samples`).
+    static let notShown: Set<String> = ["contact.firstSample", "contact.lastSample", "contact.sampleCount"]
+
+    /// Every stored property of a contact's statistics, as "name" or "contact.name".
+    static func storedProperties(_ statistics: ContactStatistics) -> [String: String] {
+        var found: [String: String] = [:]
+        for child in Mirror(reflecting: statistics).children {
+            guard let label = child.label else { continue }
+            if label == "contact" {
+                for row in Mirror(reflecting: child.value).children { found["contact." + row.label!] = "\(row.value)" }
+            } else {
+                found[label] = "\(child.value)"
+            }
+        }
+        return found
+    }
+
+    /// A stored statistic nobody shows fails here: each has a mutation of its
+    /// own name that changes it, and that change reaches a `ContactField`
+    /// (and so the JSON, `--save` and Python, by the tests above).
+    func testEveryStoredStatisticReachesAField() throws {
+        let base = try Self.analysis().contacts[0]
+        let properties = Self.storedProperties(base)
+        XCTAssertFalse(properties.isEmpty)
+        let mutations = Dictionary(Self.mutations, uniquingKeysWith: { first, _ in first })
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) where !Self.notShown.contains(name) {
+            guard let mutate = mutations[name] else {
+                XCTFail("no mutation changes \(name): add one to ContactFieldTests.mutations, and a ContactField that shows it")
+                continue
+            }
+            var changed = base
+            mutate(&changed)
+            XCTAssertNotEqual(Self.storedProperties(changed)[name], value, "the \(name) mutation does not change \(name)")
+            XCTAssertTrue(ContactField.all.contains { $0.value(changed) != $0.value(base) }, "\(name) reaches no ContactField")
+        }
+        XCTAssertTrue(Self.notShown.isSubset(of: Set(properties.keys)), "notShown names a property that is gone")
+    }
 
     func testFieldNamesAreUniqueAndEveryKindIsUsed() {
         let names = ContactField.all.map(\.name)
