@@ -58,7 +58,7 @@ final class ReportMergeTests: XCTestCase {
 
     /// The pressure axis code is the device's contact pressure axis (58, ABS_MT_PRESSURE, for the
     /// simulator's slotted screen) or -1. 0 (ABS_X), 24 (ABS_PRESSURE, absent here) and a code past
-    /// UInt16 (which used to trap) are refused by name; -1 merges without a pressure axis.
+    /// UInt16 (which would trap a narrowing) are refused by name; -1 merges without a pressure axis.
     func testAPressureAxisCodeOtherThanTheDevicesIsRefused() throws {
         for code: Int64 in [0, 24, 70_000, -2] {
             let a = try part("a", seed: 3, options: AnalysisOptions())
