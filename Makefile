@@ -130,7 +130,7 @@ test-browser: release chromium
 .PHONY: docs-commands
 docs-commands: build
 	@command -v mandoc >/dev/null || apt-get install -y -q mandoc
-	bash packaging/pages.sh $(FORCETRACE) out/pages man
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} bash packaging/pages.sh $(FORCETRACE) out/pages man
 	@mkdir -p docs/commands && rm -f docs/commands/*.txt
 	@for page in out/pages/man/*.1; do mandoc -T ascii -O width=80 $$page | col -bx >docs/commands/$$(basename $$page .1).txt; done
 	@echo "docs/commands: $$(ls docs/commands | wc -l) pages"
