@@ -125,6 +125,17 @@ chromium:
 test-browser: release chromium
 	FORCETRACE=$(abspath $(TEST_FORCETRACE)) FORCETRACE_REQUIRE_BROWSER=1 $(PYTHON) -m pytest -q Tests/browser
 
+# Every command's man page as text under docs/commands/, from the built binary,
+# dated by the last change to Sources/forcetrace
+# (packaging/pages.sh writes the pages; mandoc renders them).
+.PHONY: docs-commands
+docs-commands: build
+	@command -v mandoc >/dev/null || apt-get install -y -q mandoc
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- Sources/forcetrace)} bash packaging/pages.sh $(FORCETRACE) out/pages man
+	@mkdir -p docs/commands && rm -f docs/commands/*.txt
+	@for page in out/pages/man/*.1; do mandoc -T ascii -O width=80 $$page | col -bx >docs/commands/$$(basename $$page .1).txt; done
+	@echo "docs/commands: $$(ls docs/commands | wc -l) pages"
+
 # The samples' HTML report as the PNG the README shows (docs/report-samples.png).
 screenshot: build chromium
 	@mkdir -p out

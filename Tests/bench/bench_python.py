@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make bench-python`: the Python package's two timed promises, as ratios
-against a yardstick measured in the same run (issue 24):
+against a yardstick measured in the same run:
 
   - `Recording.to_xarray()` against `Recording.samples()` on one simulated
     trace (at most 1.5×);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The lean numpy peer: the headline numbers of `forcetrace report` in the
-page of numpy a notebook user writes (issue 10). Reads contact, x, y and
+page of numpy a notebook user writes. Reads contact, x, y and
 pressure; sorts rows by contact (stable, so each contact stays in time order);
 a contact's first row is its touch-down, every later row a motion event, and
 a motion event with x and y unchanged a stationary pressure event.

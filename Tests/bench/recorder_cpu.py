@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The live recorder's CPU at about 10 k events/s (issue 25: at most 1 % of a core).
+"""The live recorder's CPU at about 10 k events/s (at most 1 % of a core).
 
 Simulates once a busy multitouch screen (two fingers, noisy positions and
 pressures, 1000 Hz scans) into an evemu file kept in --out, replays it with

@@ -16,7 +16,7 @@ Yardsticks, all in the same run:
   - full peer (peer.py): numpy for everything the report computes;
   - forcetrace's own bare read (forcetrace-bare-read): the same seven columns
     as raw chunks inflated with libdeflate on two threads, and nothing else:
-    the floor the summary is held to (issue 25: within 1.25× of it);
+    the floor the summary is held to (within 1.25× of it);
   - gzip -1 and gzip -6 of the evemu text, for import time and for size;
   - the summary itself, for --html, --json and --save (output_ratios.py:
     interleaved turns, each ratio against the summary's median of those turns);

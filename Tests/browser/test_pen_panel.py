@@ -1,4 +1,4 @@
-"""The HTML pen panel (issue 22) in Debian's chromium, headless and offline:
+"""The HTML pen panel in Debian's chromium, headless and offline:
 no console message (so no CSP violation), the panel in the DOM after
 scripts, its SVG accepted by an XML parser, and the curve it draws the one
 `suggest --format json` fitted."""

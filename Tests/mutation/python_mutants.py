@@ -24,6 +24,7 @@ class PySite:
     replacement: str
     id: int = -1
     key: str = ""
+    text: str = ""     # the site's line, for reports
     lines: tuple = ()  # the lines of the statement (a compound one's header) that holds the site
 
 
@@ -87,12 +88,27 @@ class PythonFile:
         self.sites.sort(key=lambda s: (s.start, s.rule))
         for site in self.sites:
             site.lines = self.statement_lines(site.start[0], site.end[0])
+        # The key: the module, the functions and classes around the site, the rule, the operator and
+        # its ordinal there; no line's text, so it survives edits to its line and to code elsewhere.
+        scopes = []
+        def visit(node, names):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner = names + [child.name]
+                    scopes.append(((child.lineno, child.col_offset), (child.end_lineno, child.end_col_offset), ".".join(inner)))
+                    visit(child, inner)
+                else:
+                    visit(child, names)
+        visit(self.tree, [])
+        module = self.path.removeprefix("python/").removesuffix(".py").replace("/", ".")
         counts = {}
         for site in self.sites:
-            ordinal = (site.line, site.rule, site.original)
+            around = [name for start, end, name in scopes if start <= site.start < end]
+            scope = around[-1] if around else "(top level)"
+            ordinal = (scope, site.rule, site.original)
             counts[ordinal] = counts.get(ordinal, 0) + 1
-            line = " ".join(self.lines[site.line - 1].split())
-            site.key = f"{self.path}|{line}|{site.rule}|{site.original}|{counts[ordinal]}"
+            site.key = f"{module}:{scope}|{site.rule}|{site.original}|{counts[ordinal]}"
+            site.text = " ".join(self.lines[site.line - 1].split())
 
     def statement_lines(self, first, last):
         """The lines of the innermost statement around lines first..last: what a line tracer

@@ -44,8 +44,8 @@ def log(message):
 
 
 def sample_rank(seed, site):
-    """A site's place in the seeded sample: a hash of the seed and its key (file, line text, rule,
-    operator, ordinal) and, for identical lines, which of them it is."""
+    """A site's place in the seeded sample: a hash of the seed and its key (module, declaration, rule,
+    operator, ordinal) and, for identical keys, which of them it is."""
     return hashlib.sha256(f"{seed}|{site.key}|{site.repeat}".encode()).hexdigest()
 
 
@@ -561,7 +561,8 @@ def main():
             outcome = runner.python_mutant(site, mutants.python[site.path], covering[site.path])
         if outcome["status"] == "SURVIVED" and site.key in equivalent:
             outcome = {"status": "equivalent", "why": equivalent[site.key], "reached": outcome.get("reached")}
-        outcome |= {"id": site.id, "key": site.key, "repeat": site.repeat, "file": site.path, "line": site.line, "rule": site.rule,
+        outcome |= {"id": site.id, "key": site.key, "repeat": site.repeat, "file": site.path, "line": site.line, "text": site.text,
+                    "rule": site.rule,
                     "original": site.original, "mutated": site.mutated, "seconds": round(time.monotonic() - began, 1),
                     "module": module_of(site.path)}
         with lock:
@@ -657,7 +658,7 @@ def render_report(results, summary, timing, arguments, equivalent):
     if survivors:
         out += ["## Survivors", ""]
         for r in survivors:
-            line = r["key"].split("|")[1]  # the site's text when generated (the line may have moved since)
+            line = r.get("text", "")  # the site's line when generated (it may have moved since)
             out += [f"- {r['file']}:{r['line']} ({r['rule']}, #{r['id']}, reached by {r.get('reached', 0)} test(s)): "
                     f"`{r['original']}` -> `{r['mutated']}` in `{line}`", f"  key: `{r['key']}`"]
         out.append("")

@@ -199,6 +199,7 @@ class Site:
     emit: object = None  # (render, id) -> the schemata text for the span
     id: int = -1
     key: str = ""
+    text: str = ""      # the site's line, for reports
     disabled: bool = False
 
 
@@ -614,20 +615,75 @@ def pathlib_name(path):
     return str(path).rsplit("/", 1)[-1]
 
 
-def site_key(path, site, source_lines, occurrence):
-    """A key that survives edits elsewhere in the file: the line's text, the rule, the operator, its ordinal."""
-    line = " ".join(source_lines[site.line - 1].split())
-    return f"{path}|{line}|{site.rule}|{site.original}|{occurrence}"
+DECLARATIONS = {"func", "init", "deinit", "subscript", "struct", "class", "enum", "extension", "protocol", "actor"}
+# What starts a new declaration: a signature that reaches one before its `{` has no body (a protocol's requirement).
+DECLARATION_STARTS = DECLARATIONS | {"var", "let", "case", "public", "private", "fileprivate", "internal", "static",
+                                     "mutating", "nonmutating", "override", "final", "typealias", "import"}
+
+
+def declarations(swift):
+    """(body's first offset, body's end offset, name) of every type, extension and function with a body."""
+    tokens, found = swift.tokens, []
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or token.text not in DECLARATIONS:
+            continue
+        if index > 0 and tokens[index - 1].kind == "punct" and tokens[index - 1].text == ".":
+            continue  # `.init(...)`, `Foo.self.init`
+        name, j = (token.text if token.text in ("init", "deinit", "subscript") else None), index + 1
+        while j < len(tokens):
+            current = tokens[j]
+            if current.kind == "punct" and current.text in "([" and j in swift.match:
+                j = swift.match[j] + 1
+                continue
+            if current.kind == "punct" and current.text == "{":
+                break
+            if current.kind == "newline":
+                following = swift._next(j)
+                if following is None or tokens[following].kind == "ident" and tokens[following].text in DECLARATION_STARTS \
+                        or tokens[following].kind in ("directive",) or tokens[following].text in ("}", "@"):
+                    j = len(tokens)
+                    break
+                j = following
+                continue
+            if name is None and current.kind in ("ident", "op"):
+                name = current.text
+            elif token.text == "extension" and current.kind == "punct" and current.text == "." and name:
+                if j + 1 < len(tokens) and tokens[j + 1].kind == "ident":
+                    name += "." + tokens[j + 1].text
+                    j += 2
+                    continue
+            j += 1
+        if j < len(tokens) and j in swift.match:
+            found.append((tokens[j].start, tokens[swift.match[j]].end, name or token.text))
+    return found
+
+
+def scope_of(offset, scopes, fallback):
+    """The dotted names of the declarations around an offset, outermost first."""
+    names = [name for start, end, name in scopes if start <= offset < end]
+    return ".".join(names) or fallback
+
+
+def module_name(path):
+    """`ForceTrace` for Sources/ForceTrace/...: keys name the module, not the file, so code may move between files."""
+    parts = str(path).split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "Sources" else parts[0]
 
 
 def analyse(path, source):
     swift = SwiftFile(path, source)
     swift.find_sites(is_escaping_file(path))
+    scopes = sorted(declarations(swift))
+    fallback = "(top level of " + pathlib_name(path) + ")"
     counts = {}
     for site in swift.sites:
-        ordinal = (site.line, site.rule, site.original)
+        # The key: the module, the declarations around the site, the rule, the operator and its ordinal
+        # there; no line's text, so it survives edits to its line and to code elsewhere, and moves.
+        scope = scope_of(site.start, scopes, fallback)
+        ordinal = (scope, site.rule, site.original)
         counts[ordinal] = counts.get(ordinal, 0) + 1
-        site.key = site_key(path, site, swift.lines, counts[ordinal])
+        site.key = f"{module_name(path)}:{scope}|{site.rule}|{site.original}|{counts[ordinal]}"
+        site.text = " ".join(swift.lines[site.line - 1].split())
     if swift.interpolated:
         swift.skipped["comparison inside a string interpolation"] = swift.interpolated
     return swift

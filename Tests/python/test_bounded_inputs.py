@@ -1,4 +1,4 @@
-"""Issue 9: bounded work on any input, and special files read as streams.
+"""Bounded work on any input, and special files read as streams.
 Damaged checksums in a killed recorder's file, YAML nested without end,
 endless standard input; FIFOs, /dev/fd/N and process substitution. Each
 run has a timeout well below what the old code took."""

@@ -1,4 +1,4 @@
-"""Issue 9: every byte of a small trace's metadata (everything but the raw
+"""Every byte of a small trace's metadata (everything but the raw
 chunk data) flipped, one at a time, bounded to about a minute: info and
 report must end with status 0 or 1, never hang and never trap in Swift.
 Faults inside libhdf5 (SIGSEGV, SIGBUS, SIGABRT) are counted and printed;

@@ -1,4 +1,4 @@
-"""Combining trace files (issue 13): `import` takes trace files among its
+"""Combining trace files: `import` takes trace files among its
 inputs and copies their recordings whole; `export --format libinput` writes
 several recordings as several devices, which libinput's own tools read; and
 `report DIR` passes over the `--save` files in the folder."""

@@ -1,4 +1,4 @@
-"""Issue 9: crafted trace files, table-driven. Each variant is a good import
+"""Crafted trace files, table-driven. Each variant is a good import
 changed with h5py the way a damaged or hand-made file could be; info, export
 and report must end with the expected status and message, never a trap
 (exit >= 128) or an allocation without bound. Every run is bounded in time."""

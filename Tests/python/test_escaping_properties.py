@@ -1,4 +1,4 @@
-"""Escaping by property (issue 26, item 4): seeded random strings over every
+"""Escaping by property: seeded random strings over every
 code point class (ASCII, C0, DEL, C1, bidirectional controls, separators,
 quotes, glob and quirks metacharacters, backslashes, non-Latin text) as
 device names, through each renderer and back through the real reader:

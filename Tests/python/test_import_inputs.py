@@ -1,4 +1,4 @@
-"""Issue 20, items 4, 6 and 7: what import accepts from its inputs, what it
+"""What import accepts from its inputs, what it
 refuses (naming the input and its line), and what inputs cost.
 
 Each test imports a crafted input; the old code accepted it silently, named

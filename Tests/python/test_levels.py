@@ -1,5 +1,5 @@
-"""The levels protocol from the command line and the Python package (issue 22,
-item 4): simulated people of known capacity, replayed through `levels`, their
+"""The levels protocol from the command line and the Python package:
+simulated people of known capacity, replayed through `levels`, their
 capacity recovered by the CLI and, independently, by `forcetrace.levels`."""
 import json
 import re
@@ -252,3 +252,15 @@ def test_combining_trace_files_keeps_the_session(forcetrace, tmp_path):
         again = json.loads(run(forcetrace, "levels", "--show", copy, "--recording", name, "--json").stdout)
         assert {k: v for k, v in again.items() if k not in ("file", "recording")} == \
                {k: v for k, v in shown.items() if k not in ("file", "recording")}
+
+
+def test_a_band_edge_above_the_range_is_past_the_maximum():
+    """Raw 2147483646..2147483647 (span 1). An edge's normalized value just
+    above 1 (1 + 2**-40) is reached by no raw value in the range, so the edge
+    is max + 1 = 2147483648 (min + wanted * span rounds to max in floating
+    point, so the last step up starts at max itself). Exactly 1 is reached
+    at max; 0.5 also at max (min is 0.0)."""
+    low, high = 2147483646, 2147483647
+    assert levels.band_edges(1, 1 + 2 ** -40 + 1e-12, 2.0, low, high) == [high + 1, high + 1]
+    assert levels.band_edges(1, 1.0 + 1e-12, 2.0, low, high) == [high, high + 1]
+    assert levels.band_edges(1, 0.5, 2.0, low, high) == [high, high + 1]

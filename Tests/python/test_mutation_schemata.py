@@ -121,3 +121,20 @@ def test_trace_mode_records_the_sites_a_process_reaches(press_class_binary, tmp_
     reached = {int(i) for i in ids.read_text().split()}
     # main.swift classifies two peaks and compares the classes: every site of PressClass.swift runs.
     assert reached == {site.id for site in analysed.sites}
+
+
+def test_every_equivalent_key_names_a_site():
+    """Each reviewed equivalent mutant (equivalent.json) is a site the generator still makes, keyed by
+    module, declaration, rule, operator and ordinal, never by a line's text: an entry whose code is
+    gone, or a key in another form, fails here instead of silently matching nothing."""
+    import json
+    keys = set()
+    for path in sorted((ROOT / "Sources").rglob("*.swift")) + sorted((ROOT / "python" / "forcetrace").rglob("*.py")):
+        relative = str(path.relative_to(ROOT))
+        generator = swift_schemata if relative.endswith(".swift") else python_mutants
+        keys |= {site.key for site in generator.analyse(relative, path.read_text()).sites}
+    entries = json.loads((ROOT / "Tests" / "mutation" / "equivalent.json").read_text())
+    assert entries
+    for entry in entries:
+        assert not entry["key"].startswith(("Sources/", "python/")), entry["key"]
+        assert entry["key"] in keys, entry["key"]

@@ -1,4 +1,4 @@
-"""Exports round-trip any name (issue 19, item 5).
+"""Exports round-trip any name.
 
 A device name, kernel or DMI string, label kind or recording name holding
 control characters, line breaks, C1 controls, bidi overrides, invalid UTF-8

@@ -1,4 +1,4 @@
-"""Issue 19: safe to run as root. Every writer, tried as an attacker who can
+"""Safe to run as root. Every writer, tried as an attacker who can
 write the output's folder would: links and files planted at the names the
 temporaries could take (by this user and by another), outputs that are links,
 modes, and trace files that link outside themselves.

@@ -382,12 +382,12 @@ def test_files_without_the_new_attributes_read_the_same(trace_path, tmp_path):
 
 
 def test_pandas_read_hdf_does_not_read_trace_files(trace_path):
-    """The README says pandas alone cannot read trace files (it reads only PyTables' layout)."""
+    """docs/GUIDE.md says pandas alone cannot read trace files (it reads only PyTables' layout)."""
     pytest.importorskip("tables")
     with pd.HDFStore(trace_path, "r") as store:
         assert store.keys() == []
     with pytest.raises(TypeError, match="cannot create a storer"):
         pd.read_hdf(trace_path, key="/recordings/touchscreen-mixed/samples")
-    with h5py.File(trace_path, "r") as raw:  # what h5py gives for strings, as the README says
+    with h5py.File(trace_path, "r") as raw:  # what h5py gives for strings, as docs/GUIDE.md says
         assert isinstance(raw["recordings/touchscreen-mixed/axes/name"][0], bytes)
         assert isinstance(raw["recordings/touchscreen-mixed"].attrs["device_name"], str)

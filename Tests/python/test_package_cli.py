@@ -102,3 +102,12 @@ def test_the_pure_wheel_carries_no_binary_and_looks_on_path(installed_wheels, ba
     assert command_in(installed_wheels["pure"], bare) == "missing"
     (bare / "forcetrace").symlink_to(forcetrace)
     assert command_in(installed_wheels["pure"], bare) == str(bare / "forcetrace")
+
+
+def test_a_failure_names_a_lone_subcommand(forcetrace):
+    """argv is [command, ARGS...]: with one argument (len 2) the message
+    names it, as with two; only a bare run (len 1) names none."""
+    for args, named in [(("bogus",), "forcetrace bogus exited "), (("bogus", "x"), "forcetrace bogus exited ")]:
+        with pytest.raises(cli.CommandFailed) as error:
+            cli.run(*args, forcetrace=forcetrace)
+        assert str(error.value).startswith(named), str(error.value)

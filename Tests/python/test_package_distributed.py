@@ -73,3 +73,16 @@ def test_a_scheduler_address_with_worker_processes(forcetrace, folder, monkeypat
             workers = remote.scheduler_info()["workers"]
     assert len(workers) == 2
     assert total == local_total(forcetrace, files)
+
+
+def test_the_other_failures_are_counted_in_the_plural(forcetrace, client, tmp_path):
+    """Bad files fail one each: with two, "1 other file failed too"; with
+    three, "2 other files"."""
+    bad = []
+    for index in range(3):
+        bad.append(tmp_path / f"bad{index}.h5")
+        bad[-1].write_text("not hdf5")
+    for files, more in [(bad[:2], "; 1 other file failed too: "), (bad, "; 2 other files failed too: ")]:
+        with pytest.raises(RuntimeError) as error:
+            ft.distributed.report(files, client=client, forcetrace=forcetrace, tasks=len(files))
+        assert more in str(error.value), str(error.value)

@@ -1,4 +1,4 @@
-"""forcetrace.pen (issue 22): the fitted curve from `suggest --format json`,
+"""forcetrace.pen: the fitted curve from `suggest --format json`,
 its outputs computed independently of the CLI and compared with the CLI's,
 and the person's peaks per class from the labels table."""
 import json

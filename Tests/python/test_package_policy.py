@@ -1,4 +1,4 @@
-"""Issue 20, item 8: the Python package fails as the CLI does.
+"""The Python package fails as the CLI does.
 
 A damaged or missing file makes `load` and `distributed.report` raise an
 error naming it (`forcetrace report DIR` exits 1 on the same folder), unless

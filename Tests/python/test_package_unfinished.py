@@ -1,4 +1,4 @@
-"""Issue 20: the Python package reads what a live or killed recorder leaves.
+"""The Python package reads what a live or killed recorder leaves.
 
 A recorder writes a contact's `contacts` row only once it has lifted, in id
 order, so a file read while recording, or left by SIGKILL, lacks contacts
@@ -172,3 +172,17 @@ def test_a_finished_recording_has_nothing_rebuilt(forcetrace, tmp_path):
     assert not contacts["rebuilt"].any() and len(contacts) == 28
     assert set(samples["contact"]) <= set(contacts["id"])
     assert messages == []
+
+
+def test_a_rebuilt_contact_has_every_column_the_table_holds(forcetrace, tmp_path):
+    """Every column the contacts table holds has a value in a rebuilt row:
+    a new contacts column fails here until `_rebuilt_contacts` (trace.py)
+    gives it one (docs/ARCHITECTURE.md, "A trace-file column")."""
+    out = tmp_path / "mixed.h5"
+    run(forcetrace, "import", MIXED, "-o", out)
+    with ft.open(out) as trace:
+        recording = trace[NAME]
+        stored = recording._columns("contacts")
+        rebuilt = recording._rebuilt_contacts(np.array([], dtype=np.int32))
+    assert len(rebuilt["id"]) == len(stored["id"]), "every contact is rebuilt when none is stored"
+    assert set(rebuilt) == set(stored), set(rebuilt) ^ set(stored)

@@ -129,3 +129,37 @@ def test_label_is_the_ground_truth_in_both_apis(trace_path, forcetrace, tmp_path
     assert "class" not in mine.columns and "class" not in labels.columns
     assert mine["label"].astype(str).tolist() == theirs.loc[mine.index, "label"].astype(str).tolist()
     assert set(labels["label"].astype(str)) == {"tap", "peek-press", "pop-press"}
+
+
+AXES_DIFFER = ROOT / "Tests" / "fixtures" / "axes-differ.evemu"
+AXES_DIFFER_X = [1000, 1005, 1011, 600, 600, 600, 600, 605, 1096, 1101, 99, 105, 100, 101, 103]
+
+
+def with_resolutions(tmp_path, x_resolution, y_resolution):
+    lines = []
+    for line in AXES_DIFFER.read_text().split("\n"):
+        fields = line.split(" ")
+        if fields[0] == "A:" and fields[1] in ("00", "35"):
+            line = " ".join(fields[:6] + [str(x_resolution)])
+        elif fields[0] == "A:" and fields[1] in ("01", "36"):
+            line = " ".join(fields[:6] + [str(y_resolution)])
+        lines.append(line)
+    source = tmp_path / "resolutions.evemu"
+    source.write_text("\n".join(lines))
+    return source
+
+
+def test_resolution_one_converts_and_zero_gives_nan(forcetrace, tmp_path):
+    """Axis resolution: x_mm and y_mm exist only for an axis with a resolution
+    above 0. Tests/fixtures/axes-differ.evemu with ABS_X/ABS_MT_POSITION_X at
+    1 unit/mm and ABS_Y/ABS_MT_POSITION_Y at 0 (unknown): x_mm is x - 100 (the
+    minimum) exactly, y_mm is NaN throughout, never inf."""
+    source = with_resolutions(tmp_path, 1, 0)
+    out = tmp_path / "trace.h5"
+    run(forcetrace, "import", source, "-o", out)
+    with ft.open(out) as trace:
+        (recording,) = trace
+        samples = recording.samples()
+    assert list(samples["x"]) == AXES_DIFFER_X
+    np.testing.assert_array_equal(samples["x_mm"], np.array(AXES_DIFFER_X, dtype=np.float64) - 100)
+    assert samples["y_mm"].isna().all(), list(samples["y_mm"])

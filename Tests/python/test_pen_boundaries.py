@@ -1,4 +1,4 @@
-"""Boundary fixtures for the pen curve (issue 22): pen sessions of one
+"""Boundary fixtures for the pen curve: pen sessions of one
 round written here as evemu (the pen of samples/calibration/pen.evemu),
 each class's peak chosen to sit on an edge, one step below it and one
 above, replayed through `calibrate` and read back from `suggest`."""

@@ -1,4 +1,4 @@
-"""The pen protocol's settings for every desktop (issue 22, items 1-3 and 5):
+"""The pen protocol's settings for every desktop:
 a simulated person aiming through a scripted curve, replayed through
 `calibrate`; each `suggest --format` output checked by the real tool where
 Debian has it (gsettings with gsettings-desktop-schemas), by KWin's and

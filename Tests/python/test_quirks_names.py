@@ -1,5 +1,5 @@
-"""`suggest --format quirks` with hostile device and recording names (issue 19,
-item 6): libinput's own parser (`libinput quirks validate`) accepts every file,
+"""`suggest --format quirks` with hostile device and recording names:
+libinput's own parser (`libinput quirks validate`) accepts every file,
 its attributes are the suggestion's and nothing else, and MatchName, read with
 glibc's fnmatch as libinput reads it, matches the device's name and no other;
 names libinput's grammar cannot hold are left out for the ids, with a comment."""

@@ -1,4 +1,4 @@
-"""Issue 9: outputs that cannot be lost. Concurrent writers, output = input,
+"""Outputs that cannot be lost. Concurrent writers, output = input,
 full disks (a small tmpfs), cut-short standard output, signals and the
 temporaries they leave. Every test is bounded in time."""
 import contextlib
@@ -469,7 +469,7 @@ def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):
 
 
 def test_a_full_disk_80_times_never_crashes(forcetrace, tmp_path):
-    """Issue 20: on a full disk, import's error ended in exit()'s HDF5
+    """On a full disk, import's error could end in exit()'s HDF5
     cleanup while the chunk compressor was still inside libdeflate (a crash,
     about 1 run in 7 on the release build). Every run must exit 1, by the
     error, never by a signal; two disks fill side by side. 80 runs miss a

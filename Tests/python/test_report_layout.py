@@ -1,6 +1,6 @@
 """The package's names for the `--save` file (forcetrace/_report_layout.py)
 are the file's: every attribute and member a saved report and a saved part
-hold is one the layout names, and every one it names is there (issue 23 item 3).
+hold is one the layout names, and every one it names is there.
 Swift's writer and `--merge` reader share `SavedReportLayout`, so a name
 changed there fails here until Python follows."""
 import sys

@@ -1,6 +1,6 @@
 """`read_report` gives what `report --json` gives, under the same names: each
 contact's numbers (the ContactField registry, docs/ARCHITECTURE.md) and each
-summary, the total's included (issue 23 item 1, issue 24 item 6)."""
+summary, the total's included."""
 import json
 import math
 import sys

@@ -1,4 +1,4 @@
-"""Inputs that are not regular files, and file names that are not UTF-8 (issue 20, items 3 and 5).
+"""Inputs that are not regular files, and file names that are not UTF-8.
 
 Opening a FIFO for reading waits for a writer, so every run has a timeout:
 a hang fails the test instead of hanging pytest. File names are passed as

@@ -1,5 +1,4 @@
-"""Text from a recording or a file name never reaches a terminal raw (issue 19,
-item 4): every C0 control, DEL, every C1 control and the bidirectional
+"""Text from a recording or a file name never reaches a terminal raw: every C0 control, DEL, every C1 control and the bidirectional
 controls in a device name, a kernel string, a recording name, a label, a
 quoted input line, a file name or an argument are shown escaped (`\\x1b`,
 `\\u0085`, `\\u202e`, TerminalText) by info, report, suggest, calibrate,

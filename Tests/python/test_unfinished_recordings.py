@@ -1,4 +1,4 @@
-"""Issue 20: every file a crash or a live recorder leaves can be reported.
+"""Every file a crash or a live recorder leaves can be reported.
 
 A recorder's `contacts` table gets a contact's row only once it has lifted
 (in id order), so a file read while recording, or left by SIGKILL, lacks the

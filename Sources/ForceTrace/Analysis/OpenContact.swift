@@ -1,0 +1,158 @@
+import Foundation
+
+/// The running state of one contact that is down.
+struct OpenContact {
+    struct Setup {
+        var thresholds: Thresholds
+        var smoothing: Smoothing
+        /// `ToleranceLanes.x` and `.y`: only the vectors, nothing to retain per call.
+        var lanes: (x: SIMD8<Double>, y: SIMD8<Double>)
+        var hasPressure: Bool
+        var curvePoints: Int
+        var alignedPoints: Int
+        var alignedStepNs: Int64
+        /// Curve rows by contact id in the matrices, else by slot in the lane's `CurveTargets`.
+        var keepsMatrices: Bool
+        /// Whether each lane sums the bands of the contacts it finishes.
+        var lanesAddBands: Bool
+
+        /// Only a saved report holds the curve matrices; without one the lanes
+        /// hold each open contact's curve in a row per slot, and add it to their bands.
+        init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, bandsFromMatrices: Bool) {
+            thresholds = options.thresholds
+            smoothing = options.smoothing
+            self.lanes = (lanes.x, lanes.y)
+            self.hasPressure = hasPressure
+            curvePoints = options.curves ? options.curvePoints : 0
+            alignedPoints = options.curves ? options.alignedPoints : 0
+            alignedStepNs = options.alignedStepNs
+            keepsMatrices = options.curveMatrices || bandsFromMatrices
+            lanesAddBands = options.curves && !bandsFromMatrices
+        }
+    }
+
+    var isOpen = false
+    var stats = ContactStatistics(Contact(id: -1, slot: -1, trackingID: -1, tool: 0, tDownNs: 0, tUpNs: -1, firstSample: 0, lastSample: -1,
+                                          sampleCount: 0), endNs: 0)
+    var id: Int32 { stats.id }
+    var downX: Int32 = 0, downY: Int32 = 0
+    var previousX: Int32 = 0, previousY: Int32 = 0
+    var signal = 0.0
+    var peekArmed = true, popArmed = true
+    /// Stationary events since the running peak, not yet known to be before the final peak.
+    var pendingStationary = SIMD8<Int64>(repeating: 0)
+    var held: Float = .nan
+    var nextPoint = 0
+    var nextAligned = 0
+    /// Where this contact's curve rows start in the buffers `hold` writes.
+    var curveBase = 0, alignedBase = 0
+
+    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int) {
+        self = OpenContact()
+        isOpen = true
+        stats = contact
+        self.curveBase = curveBase
+        self.alignedBase = alignedBase
+    }
+
+    /// Curve grid point `index` of `points` over the contact's span.
+    @inline(__always)
+    func gridTime(_ index: Int, points: Int) -> Int64 {
+        // 128-bit product: a contact held across a clock jump lasts years,
+        // and years × 4096 points overflow 64 bits. The quotient is at most
+        // the duration, which fits (TraceValidation bounds the times).
+        // A product that fits 64 bits divides there: the same quotient, rounded toward zero.
+        let (short, overflow) = stats.durationNs.multipliedReportingOverflow(by: Int64(index))
+        if !overflow { return stats.tDownNs + short / Int64(points) }
+        let product = stats.durationNs.multipliedFullWidth(by: Int64(index))
+        return stats.tDownNs + Int64(points).dividingFullWidth(product).quotient
+    }
+
+    /// Holds the previous value on every grid point before `time`.
+    @inline(__always)
+    mutating func hold(until time: Int64, setup: Setup, curve: UnsafeMutableBufferPointer<Float>,
+                       aligned: UnsafeMutableBufferPointer<Float>) {
+        while nextPoint < setup.curvePoints && gridTime(nextPoint, points: setup.curvePoints) < time {
+            curve[curveBase + nextPoint] = held
+            nextPoint += 1
+        }
+        while nextAligned < setup.alignedPoints && stats.tDownNs + Int64(nextAligned) * setup.alignedStepNs < time {
+            aligned[alignedBase + nextAligned] = held
+            nextAligned += 1
+        }
+    }
+
+    mutating func add(time: Int64, x: Int32, y: Int32, pressure: Int32, normalized: Double, flags: UInt8, isDown: Bool,
+                      setup: Setup, curve: UnsafeMutableBufferPointer<Float>, aligned: UnsafeMutableBufferPointer<Float>) {
+        stats.samples += 1
+        if isDown {
+            downX = x; downY = y
+        } else {
+            stats.motionEvents += 1
+            if flags & SampleFlags.pressureChanged.rawValue != 0 {
+                // One comparison for every tolerance lane at once.
+                let dx = SIMD8<Double>(repeating: Double(abs(Int64(x) - Int64(previousX))))
+                let dy = SIMD8<Double>(repeating: Double(abs(Int64(y) - Int64(previousY))))
+                let within = (dx .<= setup.lanes.x) .& (dy .<= setup.lanes.y)
+                pendingStationary &+= SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
+            }
+            stats.maxDx = max(stats.maxDx, abs(Int64(x) - Int64(downX)))
+            stats.maxDy = max(stats.maxDy, abs(Int64(y) - Int64(downY)))
+        }
+        previousX = x; previousY = y
+        guard setup.hasPressure else { return }
+        if setup.curvePoints > 0 || setup.alignedPoints > 0 { hold(until: time, setup: setup, curve: curve, aligned: aligned) }
+        held = Float(normalized)
+        if isDown || pressure > stats.peakRaw {
+            stats.peakRaw = pressure
+            stats.peakNorm = normalized
+            stats.timeToPeakNs = time - stats.tDownNs
+            stats.stationaryRise &+= pendingStationary
+            pendingStationary = SIMD8(repeating: 0)
+        }
+        switch setup.smoothing {
+        case .none: signal = normalized
+        case .ema(let alpha): signal = isDown ? normalized : alpha * normalized + (1 - alpha) * signal
+        }
+        if isDown || signal > (stats.signalPeak ?? -.infinity) { stats.signalPeak = signal }
+        let thresholds = setup.thresholds
+        if peekArmed {
+            if signal >= thresholds.peek {
+                stats.peekCrossings += 1
+                if stats.tPeekNs == nil { stats.tPeekNs = time - stats.tDownNs }
+                peekArmed = false
+            }
+        } else if signal < thresholds.peek - thresholds.hysteresis {
+            peekArmed = true
+        }
+        if popArmed {
+            if signal >= thresholds.pop {
+                stats.popCrossings += 1
+                if stats.tPopNs == nil { stats.tPopNs = time - stats.tDownNs }
+                popArmed = false
+            }
+        } else if signal < thresholds.pop - thresholds.hysteresis {
+            popArmed = true
+        }
+    }
+
+    mutating func finish(setup: Setup, resolution: (x: Double, y: Double), curve: UnsafeMutableBufferPointer<Float>,
+                         aligned: UnsafeMutableBufferPointer<Float>) -> ContactStatistics {
+        isOpen = false
+        stats.stationary = stats.stationaryRise &+ pendingStationary
+        if setup.hasPressure {
+            hold(until: stats.endNs, setup: setup, curve: curve, aligned: aligned)
+            // The span's last grid points lie before its end; a zero-length span holds the down value.
+            while nextPoint < setup.curvePoints { curve[curveBase + nextPoint] = held; nextPoint += 1 }
+            if let peak = stats.signalPeak {
+                stats.pressClass = PressClass.of(peak: peak, peek: setup.thresholds.peek, pop: setup.thresholds.pop)
+            }
+        }
+        if resolution.x > 0 && resolution.y > 0 {
+            stats.displacementMM = max(Double(stats.maxDx) / resolution.x, Double(stats.maxDy) / resolution.y)
+        }
+        let within = (SIMD8<Double>(repeating: Double(stats.maxDx)) .<= setup.lanes.x) .& (SIMD8<Double>(repeating: Double(stats.maxDy)) .<= setup.lanes.y)
+        stats.withinTolerance = SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
+        return stats
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+@testable import ForceTrace
+
+/// The report aggregates: fractions, rates, stored counters, quantiles and curve classes.
+final class PressureStatisticsTests: XCTestCase {
+    typealias F = AnalysisFixtures
+
+    /// One press: 30 → 70 → 90 of 0...100, so normalized 0.3, 0.7, 0.9; it
+    /// crosses peek (0.60) and pop (0.80).
+    private func onePress() throws -> RecordingAnalysis {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.p, 70)])
+        builder.frame(20, [(F.p, 90)])
+        builder.frame(30, [(F.id, -1)])
+        return try F.analyze(builder.recording)
+    }
+
+    /// A fraction over exactly one contact is that contact's 0 or 1, not
+    /// "no data": the denominator's boundary is 0, not 1.
+    func testFractionsOverASingleContact() throws {
+        let statistics = try onePress().statistics
+        XCTAssertEqual(statistics.contactsWithPressure, 1)
+        XCTAssertEqual(statistics.reachedPeek, 1)
+        XCTAssertEqual(statistics.reachedPeekFraction, 1.0)
+        XCTAssertEqual(statistics.reachedPopFraction, 1.0)
+        XCTAssertNil(statistics.fraction(0, of: 0))
+        XCTAssertEqual(statistics.fraction(0, of: 1), 0.0)
+    }
+
+    /// Stationary events per second need a contact time above 0: at 1 ns the
+    /// rate is defined (4 events / 1e-9 s), at 0 it is nil.
+    func testStationaryRateFromOneNanosecond() throws {
+        var statistics = PressureStatistics()
+        statistics.stationary[0] = 4
+        XCTAssertNil(statistics.stationaryRateHz())
+        statistics.contactTimeNs = 1
+        XCTAssertEqual(try XCTUnwrap(statistics.stationaryRateHz()), 4e9, accuracy: 1)
+    }
+
+    /// An eight-lane counter reads back from exactly eight stored integers;
+    /// seven or nine is a damaged file (nil), not a silently cut value.
+    func testEightLaneCountersNeedEightStoredValues() {
+        let lanes = SIMD8<Int64>(1, 2, 3, 4, 5, 6, 7, 8)
+        XCTAssertEqual(SIMD8<Int64>(stored: lanes.stored), lanes)
+        XCTAssertNil(SIMD8<Int64>(stored: .integers([1, 2, 3, 4, 5, 6, 7])))
+        XCTAssertNil(SIMD8<Int64>(stored: .integers([1, 2, 3, 4, 5, 6, 7, 8, 9])))
+        XCTAssertNil(SIMD8<Int64>(stored: .doubles([1, 2, 3, 4, 5, 6, 7, 8])))
+    }
+
+    /// Quantiles of values holding −0 and +0 come out as a full sort's
+    /// would, bit for bit: selection may put a −0 where a sort puts a +0,
+    /// but the interpolation's sum turns either into +0.
+    func testQuantilesKeepTheSignOfZeroAsASortDoes() {
+        func reference(_ values: [Double]) -> [Double] {
+            let sorted = values.sorted()
+            return Quantiles.levels.map { level in
+                let position = Double(sorted.count - 1) * level
+                let lower = Int(position.rounded(.down)), upper = min(lower + 1, sorted.count - 1)
+                return sorted[lower] + (position - Double(lower)) * (sorted[upper] - sorted[lower])
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for count in [2, 5, 30, 41, 100] {
+            for _ in 0..<50 {
+                let pool = count % 2 == 0 ? [0.0, -0.0] : [0.0, -0.0, 1.0, 0.5]
+                let values = (0..<count).map { _ in pool[Int.random(in: 0..<pool.count, using: &generator)] }
+                let found = Quantiles.of(values) ?? []
+                XCTAssertEqual(found.map(\.bitPattern), reference(values).map(\.bitPattern), "\(values)")
+            }
+        }
+    }
+
+    /// The classes a curve figure shows are those with a curve: one light
+    /// press (30 → 40 of 100, below peek) makes taps only.
+    func testClassesPresentAreThoseWithACurve() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(10, [(F.p, 40)])
+        builder.frame(20, [(F.id, -1)])
+        let statistics = try F.analyze(builder.recording).statistics
+        XCTAssertEqual(statistics.curveBands.classesPresent, [.tap])
+        XCTAssertEqual(statistics.alignedBands.classesPresent, [.tap])
+        XCTAssertEqual(CurveBands(points: 4).classesPresent, [])
+    }
+}
