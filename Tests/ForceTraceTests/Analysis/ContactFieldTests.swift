@@ -218,8 +218,7 @@ final class ContactFieldTests: XCTestCase {
         try file.close()
 
         // The Python package reads it by name, with no change of its own.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("python").path
+        let package = packageRoot.appendingPathComponent("python").path
         try runPython("""
             import sys, math
             sys.path.insert(0, \(String(reflecting: package)))

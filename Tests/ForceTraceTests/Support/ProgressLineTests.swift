@@ -12,8 +12,10 @@ final class ProgressLineTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("script(1) is absent") }
         let directory = try FormatTestSupport.temporaryDirectory(self)
         let (trace, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory, name: "progress")
+        // A second file, not the first named twice: report counts one file once.
+        let (other, _) = try BlackBox.importTrace(BlackBox.fixture("long-press-timeouts.evemu"), into: directory, name: "progress-other")
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        for (files, label) in [([trace], "analysing \(trace): "), ([trace, trace], "analysing 2 files: ")] {
+        for (files, label) in [([trace], "analysing \(trace): "), ([trace, other], "analysing 2 files: ")] {
             let command = ([FormatTestSupport.executable.path, "report"] + files + ["--contacts", "0"]).map(quoted).joined(separator: " ")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: script)
