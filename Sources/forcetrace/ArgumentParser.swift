@@ -70,6 +70,15 @@ enum ParseError: Error, Equatable {
     }
 }
 
+/// Refuses a `FORCETRACE_LIBINPUT` that names no release forcetrace models,
+/// in each command that models libinput, before anything is read or written.
+func refuseUnmodelledLibinputSetting() throws {
+    if case .failure(let bad) = LibinputChoice.fromEnvironment() {
+        throw ParseError.invalidValue(option: "FORCETRACE_LIBINPUT", value: bad.text,
+                                      expected: "one libinput release from \(LibinputRules.oldest) on, such as 1.25.0; unset it to model the installed libinput")
+    }
+}
+
 /// Refuses two output options that name one file (`OutputPath.areOneFile`),
 /// naming both: the second would replace the first, or fail after it was published.
 func refuseOutputsOnOneFile(_ outputs: [(option: String, path: String?)]) throws {

@@ -58,6 +58,7 @@ struct ReportCommand: Subcommand {
         savePart = arguments.string("save-part")
         html = arguments.string("html")
         try refuseOutputsOnOneFile([("--save", save), ("--save-part", savePart), ("--html", html)])
+        if html != nil { try refuseUnmodelledLibinputSetting() }
         force = arguments.flag("force")
         quiet = arguments.flag("quiet")
         if let text = arguments.string("contacts") {

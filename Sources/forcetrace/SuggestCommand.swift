@@ -69,6 +69,7 @@ struct SuggestCommand: Subcommand {
 
     /// `--libinput`, shared with calibrate: one release, not 'all'.
     static func libinputRelease(_ arguments: ParsedArguments) throws -> String? {
+        try refuseUnmodelledLibinputSetting()
         guard let text = arguments.string("libinput") else { return nil }
         guard text != "all", LibinputChoice.choose(text, installed: nil) != nil else {
             throw ParseError.invalidValue(option: "--libinput", value: text, expected: "one libinput release from \(LibinputRules.oldest) on, such as 1.25.0")

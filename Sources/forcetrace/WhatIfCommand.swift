@@ -10,9 +10,10 @@ struct WhatIfCommand: Subcommand {
         discussion: """
         Runs libinput's pressure rules over the recording (docs/ANALYSIS.md, "What
         libinput would do"), as the release given by --libinput has them: by default
+        the release FORCETRACE_LIBINPUT names (any other value is refused), else
         the libinput installed here (libinput --version, else dpkg or pacman), else
         the newest modelled (1.31); 'all' puts every release where a rule changed side
-        by side, merging neighbours that come out the same. The output names the release. on a touchpad, a touch begins at pressure >= N and ends
+        by side, merging neighbours that come out the same. The output names the release. On a touchpad, a touch begins at pressure >= N and ends
         below M (AttrPressureRange=N:M, default 12 % and 10 % of the range), is a palm
         once pressure > AttrPalmPressureThreshold (default 130), and a new single touch
         in the thumb area is jailed as a thumb; on a tablet, the tip goes down at >= 5 %
@@ -29,7 +30,7 @@ struct WhatIfCommand: Subcommand {
         options: [
             .value("recording", "NAME", "Recording to use; needed when the file holds several."),
             .value("quirks", "FILE", "A libinput quirks file to try (such as 'suggest --format quirks' writes); repeatable.", repeatable: true),
-            .value("libinput", "VERSION", "libinput release to model (such as 1.25.0 or 1.30), or 'all'; default: the installed one, else the newest."),
+            .value("libinput", "VERSION", "libinput release to model (such as 1.25.0 or 1.30), or 'all'; default: FORCETRACE_LIBINPUT, else the installed one, else the newest."),
             .value("pressure-range", "MIN:MAX", "Tablets: the tool pressure range a desktop sets (0 <= MIN < MAX <= 1; GNOME 47, KWin, Hyprland; libinput 1.26+)."),
             .value("quirks-dir", "DIR", "Folder of the shipped quirks (default /usr/share/libinput, for the installed release)."),
             .flag("no-shipped", "Leave out the shipped quirks: libinput's built-in defaults only."),
@@ -63,6 +64,7 @@ struct WhatIfCommand: Subcommand {
             pressureRange = nil
         }
         libinput = arguments.string("libinput")
+        try refuseUnmodelledLibinputSetting()
         if let libinput, LibinputChoice.choose(libinput, installed: nil) == nil {
             throw ParseError.invalidValue(option: "--libinput", value: libinput, expected: LibinputChoice.expected)
         }

@@ -373,3 +373,21 @@ def test_the_html_panel_models_and_names_the_release_the_machine_would_run(force
     environment = {**os.environ, "FORCETRACE_LIBINPUT": "1.30.4"}
     run(forcetrace, "report", trace, "--html", page, env=environment)
     assert "pressure rules of libinput 1.30.4 (FORCETRACE_LIBINPUT)" in page.read_text()
+
+
+@pytest.mark.parametrize("value", ["1.9", "1.21.0", "all", "newest", " 1.25.0"])
+def test_a_libinput_setting_forcetrace_cannot_model_is_refused_not_ignored(forcetrace, tmp_path, value):
+    trace = tmp_path / "t.h5"
+    run(forcetrace, "import", TOUCHPAD, "-o", trace)
+    environment = {**os.environ, "FORCETRACE_LIBINPUT": value}
+    for command in (["whatif", trace], ["suggest", trace, "--format", "quirks"],
+                    ["report", trace, "--html", tmp_path / "t.html"]):
+        result = run(forcetrace, *command, check=False, env=environment)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert f"Invalid value '{value}' for 'FORCETRACE_LIBINPUT'" in result.stderr, result.stderr
+        assert "unset it" in result.stderr, result.stderr
+    assert not (tmp_path / "t.html").exists()
+    # The first modelled release is accepted, and an empty value is no value.
+    assert "libinput 1.22.0 (FORCETRACE_LIBINPUT)" in \
+        run(forcetrace, "whatif", trace, env={**os.environ, "FORCETRACE_LIBINPUT": "1.22.0"}).stdout
+    assert "FORCETRACE_LIBINPUT" not in run(forcetrace, "whatif", trace, env={**os.environ, "FORCETRACE_LIBINPUT": ""}).stdout

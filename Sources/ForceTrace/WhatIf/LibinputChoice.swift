@@ -37,8 +37,7 @@ public struct LibinputChoice: Sendable {
     public static func choose(_ argument: String?, installed: (version: LibinputVersion, how: String)?,
                               environment: [String: String] = ProcessInfo.processInfo.environment) -> LibinputChoice? {
         if argument == "all" { return LibinputChoice(source: .all, version: nil, installed: installed) }
-        if argument == nil, let text = environment["FORCETRACE_LIBINPUT"], let version = LibinputVersion(text),
-           LibinputRules.at(version) != nil {
+        if argument == nil, case .success(let version?) = fromEnvironment(environment) {
             return LibinputChoice(source: .environment, version: version, installed: installed)
         }
         if let argument {
@@ -49,6 +48,20 @@ public struct LibinputChoice: Sendable {
             return LibinputChoice(source: .installed, version: installed.version, installed: installed)
         }
         return LibinputChoice(source: .newest, version: LibinputRules.newest, installed: installed)
+    }
+
+    /// `FORCETRACE_LIBINPUT`'s release: nil when unset or empty; its text as
+    /// the failure when it is not a release forcetrace models, for the
+    /// commands to refuse (a setting silently ignored models the wrong release).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<LibinputVersion?, UnmodelledRelease> {
+        guard let text = environment["FORCETRACE_LIBINPUT"], !text.isEmpty else { return .success(nil) }
+        guard let version = LibinputVersion(text), LibinputRules.at(version) != nil else { return .failure(UnmodelledRelease(text: text)) }
+        return .success(version)
+    }
+
+    /// A `FORCETRACE_LIBINPUT` value that names no modelled release.
+    public struct UnmodelledRelease: Error, Sendable {
+        public let text: String
     }
 
     /// What `--libinput` takes, for its error.
