@@ -391,3 +391,17 @@ def test_a_libinput_setting_forcetrace_cannot_model_is_refused_not_ignored(force
     assert "libinput 1.22.0 (FORCETRACE_LIBINPUT)" in \
         run(forcetrace, "whatif", trace, env={**os.environ, "FORCETRACE_LIBINPUT": "1.22.0"}).stdout
     assert "FORCETRACE_LIBINPUT" not in run(forcetrace, "whatif", trace, env={**os.environ, "FORCETRACE_LIBINPUT": ""}).stdout
+
+
+def test_the_pen_rows_show_the_thresholds_the_pressure_range_sets(forcetrace, tmp_path):
+    trace = tmp_path / "pen.h5"
+    run(forcetrace, "import", PEN, "-o", trace)
+    text = run(forcetrace, "whatif", trace, "--no-shipped", "--libinput", "all", "--pressure-range", "0.1:0.9").stdout
+    assert "with the range: down at" in text and "no range setting" in text, text
+    result = json.loads(run(forcetrace, "whatif", trace, "--no-shipped", "--libinput", "1.31.3", "--pressure-range", "0.1:0.9",
+                            "--json").stdout)
+    # The fixture's ABS_PRESSURE is 0..4095: 0.1:0.9 narrows it to 409..3685, whose 5 % and 1 % are 572 and 441.
+    expected = (572, 441)
+    column = result["quirk_sets"][0]["rules"]
+    assert (column["tip_down_at_with_range"], column["tip_up_at_with_range"]) == expected
+    assert column["tip_down_at"] != expected[0]

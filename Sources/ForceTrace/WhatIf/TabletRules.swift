@@ -38,10 +38,26 @@ public struct TabletPressureSetup: Equatable, Sendable {
         }
     }
 
+    /// The thresholds once a desktop's range applies (1.26+): 5 % and 1 % of
+    /// the axis narrowed to it, the setup's own for the full range.
+    public func thresholds(narrowedTo range: LibinputPressureRange, axis: AxisInfo) -> TipThresholds {
+        guard !range.isFull else { return TipThresholds(upper: upper, lower: lower) }
+        var narrowed = axis
+        narrowed.minimum = Self.percentage(axis, range.minimum * 100)
+        narrowed.maximum = Self.percentage(axis, range.maximum * 100)
+        return TipThresholds(upper: Self.percentage(narrowed, 5), lower: Self.percentage(narrowed, 1))
+    }
+
     static func percentage(_ axis: AxisInfo, _ percent: Double, addsOne: Bool = false) -> Int32 {
         let span = Double(Int(axis.maximum) - Int(axis.minimum) + (addsOne ? 1 : 0))
         return Int32(span * percent / 100.0 + Double(axis.minimum))
     }
+}
+
+/// A tool's tip thresholds: down at >= upper, up at <= lower.
+public struct TipThresholds: Equatable, Sendable {
+    public var upper: Int32
+    public var lower: Int32
 }
 
 /// A tool's pressure range as a desktop sets it through
@@ -90,6 +106,12 @@ public struct TabletEmulator {
     /// The pressure range a desktop sets for each tool when it first sees it (1.26+), or nil.
     public let pressureRange: LibinputPressureRange?
     public private(set) var decisions: [TipDecision] = []
+    /// The thresholds the range sets, from a tool's second proximity; nil
+    /// without a range, for a release without the setting, or without pressure.
+    public var rangeThresholds: TipThresholds? {
+        guard let pressureRange, let pressureAxis else { return nil }
+        return setup.thresholds(narrowedTo: pressureRange, axis: pressureAxis)
+    }
     /// Offsets found, as (time, offset).
     public private(set) var offsets: [(tNs: Int64, offset: Int32)] = []
 
@@ -218,15 +240,8 @@ public struct TabletEmulator {
     /// to it (the quirk's, or the defaults, for the full range), and no offset.
     private mutating func applyRange(_ code: UInt16, _ range: LibinputPressureRange) {
         guard let pressureAxis, var tool = tools[code] else { return }
-        if range.isFull {
-            tool.upper = setup.upper; tool.lower = setup.lower
-        } else {
-            var narrowed = pressureAxis
-            narrowed.minimum = TabletPressureSetup.percentage(pressureAxis, range.minimum * 100)
-            narrowed.maximum = TabletPressureSetup.percentage(pressureAxis, range.maximum * 100)
-            tool.upper = TabletPressureSetup.percentage(narrowed, 5)
-            tool.lower = TabletPressureSetup.percentage(narrowed, 1)
-        }
+        let thresholds = setup.thresholds(narrowedTo: range, axis: pressureAxis)
+        tool.upper = thresholds.upper; tool.lower = thresholds.lower
         tool.offset = nil
         tools[code] = tool
     }

@@ -16,6 +16,8 @@ public struct WhatIfAnalysis: Sendable {
     public var libinput: LibinputChoice
     /// What a reader must know about the whole comparison.
     public var generalNotes: [String] = []
+    /// The tablet tool pressure range a desktop sets (`--pressure-range`).
+    public var pressureRange: LibinputPressureRange?
 
     public enum Kind: String, Sendable { case touchpad, tablet }
 
@@ -33,6 +35,8 @@ public struct WhatIfAnalysis: Sendable {
         public var libinputLabel = ""
         public var touchpad: TouchpadPressureSetup?
         public var tablet: TabletPressureSetup?
+        /// The tip thresholds once `--pressure-range` applies; nil without one or before 1.26.
+        public var tabletWithRange: TipThresholds?
         public var touchDecisions: [TouchDecision] = []
         public var tipDecisions: [TipDecision] = []
         /// Touch sequences (tracking ids, or BTN_TOOL_FINGER spans without slots).
@@ -101,7 +105,8 @@ public struct WhatIfAnalysis: Sendable {
         }
         let trials = try Self.trials(trace, file: file)
         var analysis = WhatIfAnalysis(file: file, recording: trace.name, device: device, kind: kind, durationNs: lastNs,
-                                      trials: trials, results: [], libinput: libinput, generalNotes: libinput.notes)
+                                      trials: trials, results: [], libinput: libinput, generalNotes: libinput.notes,
+                                      pressureRange: kind == .tablet ? pressureRange : nil)
         if let pressureRange {
             if kind == .touchpad {
                 analysis.generalNotes.append("--pressure-range \(pressureRange.description) is a tablet tool's setting: left out for a touchpad")
@@ -118,6 +123,7 @@ public struct WhatIfAnalysis: Sendable {
                 result.sequences = pads[index].sequences
             } else {
                 result.tablet = pens[index].setup
+                result.tabletWithRange = pens[index].rangeThresholds
                 result.tipDecisions = pens[index].decisions
             }
             analysis.score(&result)
@@ -155,7 +161,7 @@ public struct WhatIfAnalysis: Sendable {
 
     /// Whether two columns show the same rules, decisions and notes.
     func sameOutcome(_ a: Result, _ b: Result) -> Bool {
-        a.quirks.name == b.quirks.name && a.touchpad == b.touchpad && a.tablet == b.tablet
+        a.quirks.name == b.quirks.name && a.touchpad == b.touchpad && a.tablet == b.tablet && a.tabletWithRange == b.tabletWithRange
             && a.touchDecisions == b.touchDecisions && a.tipDecisions == b.tipDecisions && notes(a) == notes(b)
     }
 

@@ -60,6 +60,10 @@ extension WhatIfAnalysis {
         } else {
             rows.append(Row(label: "tip down at", cells: results.map { r in r.tablet.map { ">= \($0.upper)" } ?? "-" }))
             rows.append(Row(label: "tip up at", cells: results.map { r in r.tablet.map { "<= \($0.lower)" } ?? "-" }))
+            if pressureRange != nil {
+                rows.append(Row(label: "with the range: down at", cells: results.map { r in r.tabletWithRange.map { ">= \($0.upper)" } ?? "no range setting" }))
+                rows.append(Row(label: "with the range: up at", cells: results.map { r in r.tabletWithRange.map { "<= \($0.lower)" } ?? "no range setting" }))
+            }
         }
         return rows
     }
@@ -218,8 +222,11 @@ extension WhatIfAnalysis {
                 out.key("thumb_pressure_threshold"); out.int(pad.thumbPressureThreshold)
             }
             if let pen = result.tablet {
+                // Keys in order: each "_with_range" after its plain one.
                 out.key("tip_down_at"); out.int(pen.upper)
+                if let ranged = result.tabletWithRange { out.key("tip_down_at_with_range"); out.int(ranged.upper) }
                 out.key("tip_up_at"); out.int(pen.lower)
+                if let ranged = result.tabletWithRange { out.key("tip_up_at_with_range"); out.int(ranged.lower) }
             }
             out.endObject()
             out.key("totals"); out.beginObject()

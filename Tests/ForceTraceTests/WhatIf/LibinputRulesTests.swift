@@ -316,4 +316,18 @@ final class LibinputPressureRangeTests: XCTestCase {
         }
         XCTAssertEqual(run("1.25.0", range: "0.1:0.9", [(0, true), (0, false), (0, true), (300, true)]).tips, ["tip down"])
     }
+
+    /// The thresholds whatif shows for the range are the ones its tips follow.
+    func testTheRangeThresholdsShownAreTheOnesApplied() {
+        func shown(_ version: String, _ range: String?) -> TipThresholds? {
+            let rules = LibinputRules.at(LibinputVersion(version)!)!
+            return TabletEmulator(setup: TabletPressureSetup(device: pen, quirks: LibinputQuirkSet(name: "d", rules: rules)),
+                                  device: pen, rules: rules, pressureRange: range.flatMap(LibinputPressureRange.init)).rangeThresholds
+        }
+        XCTAssertEqual(shown("1.28.1", "0.1:0.9"), TipThresholds(upper: 572, lower: 441))
+        XCTAssertEqual(shown("1.31.3", "0.1:0.9"), TipThresholds(upper: 572, lower: 441))
+        XCTAssertEqual(shown("1.31.3", "0:1"), TipThresholds(upper: 204, lower: 40), "the full range keeps the defaults")
+        XCTAssertNil(shown("1.25.0", "0.1:0.9"), "no range setting before 1.26")
+        XCTAssertNil(shown("1.31.3", nil))
+    }
 }
