@@ -452,3 +452,18 @@ def test_deb_binary_is_the_release_build_and_runs_without_swift(built, tmp_path)
     assert run([binary, "--version"], env=CLEAN_ENV).stdout == run([RELEASE, "--version"], env=CLEAN_ENV).stdout
     page = run(["zcat", tmp_path / "usr/share/man/man1/forcetrace-report.1.gz"], check=True).stdout
     assert page == (built / "man/forcetrace-report.1").read_text()
+
+
+def test_docs_commands_are_the_man_pages_as_they_render_now(tmp_path):
+    """docs/commands/*.txt are the pages of this binary (the footer's date aside): `make docs-commands` renews them."""
+    require(RELEASE)
+    folder = ROOT / "docs" / "commands"
+    names = ["forcetrace"] + [f"forcetrace-{name}" for name in commands()]
+    assert sorted(p.stem for p in folder.glob("*.txt")) == sorted(names), "make docs-commands"
+    for name in names:
+        args = [RELEASE, "--help-man"] + ([name.removeprefix("forcetrace-")] if name != "forcetrace" else [])
+        page = tmp_path / f"{name}.1"
+        page.write_text(run(args, env=CLEAN_ENV, check=True).stdout)
+        rendered = run(["sh", "-c", f"mandoc -T ascii -O width=80 {shlex.quote(str(page))} | col -bx"], check=True).stdout
+        stored = (folder / f"{name}.txt").read_text()
+        assert rendered.splitlines()[:-1] == stored.splitlines()[:-1], f"docs/commands/{name}.txt is not the page of this binary: make docs-commands"
