@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-side check of the ft-calibrate scenario (issue 11).
+"""Host-side check of the ft-calibrate scenario.
 
 usage: check_ft_calibrate.py RESULT_DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-side check of the ft-keys scenario (issue 15).
+"""Host-side check of the ft-keys scenario.
 
 usage: check_ft_keys.py RESULT_DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-side check of the ft-levels scenario (issue 22).
+"""Host-side check of the ft-levels scenario.
 
 usage: check_ft_levels.py RESULT_DIR
 

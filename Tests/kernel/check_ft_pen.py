@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-side check of the ft-pen scenario (issue 22).
+"""Host-side check of the ft-pen scenario.
 
 usage: check_ft_pen.py RESULT_DIR
 

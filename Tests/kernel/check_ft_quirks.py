@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-side check of the ft-quirks scenario (issue 19, item 6).
+"""Host-side check of the ft-quirks scenario.
 
 usage: check_ft_quirks.py RESULT_DIR
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario ft-calibrate (issue 11): the player performs forcetrace
+# Scenario ft-calibrate: the player performs forcetrace
 # calibrate's app protocol on a touchscreen, then its touchpad protocol on a
 # touchpad (thumbs and palms pressing harder), 3 rounds each with a
 # two-finger and a too-short trial to discard, while `forcetrace calibrate`

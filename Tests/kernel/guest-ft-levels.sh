@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario ft-levels (issue 22): the player performs forcetrace levels'
+# Scenario ft-levels: the player performs forcetrace levels'
 # protocol (player levels SEED: counts 2-4, 10 trials a level, in the order
 # the seed gives, a person who holds 3 levels; a two-finger and a too-short
 # trial to ask again) while `forcetrace levels DEVICE --levels 2-4 --trials 10

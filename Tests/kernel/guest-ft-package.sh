@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario ft-package (issue 24): the Debian package in a guest with no
+# Scenario ft-package: the Debian package in a guest with no
 # Swift. The shipped forcetrace must be the package's binary (its md5sums
 # line), no Swift library may be in the guest or in what the loader maps,
 # and the package's udev rule, run by udevd, must tag a touchscreen and a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario ft-pen (issue 22): the player performs forcetrace calibrate's pen
+# Scenario ft-pen: the player performs forcetrace calibrate's pen
 # protocol on a uinput pen (hover, light, normal and firm strokes, full
 # press; 3 rounds, with a hover that touches and a stroke too short to
 # discard), aiming through the scripted curve 40,10,80,60 over the raw range

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario ft-quirks (issue 19, item 6): for each hostile device name, a
+# Scenario ft-quirks: for each hostile device name, a
 # calibration of a touchpad with that name (the touchpad sample replayed with
 # its N: line changed), `forcetrace suggest --format quirks`, the file put in
 # a quirks folder with libinput's own quirks, and `libinput quirks list` on two
