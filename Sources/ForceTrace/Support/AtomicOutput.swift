@@ -316,7 +316,7 @@ public enum OutputPath {
     public static func refuseIfHeld(_ path: String, shownAs: String? = nil) throws {
         guard isHeld(path) else { return }
         throw ForceTraceError(file: shownAs ?? path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
-                              hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
+                              hint: "close the program that has it open ('fuser -v \(shownAs ?? path)' shows which), or write to another file")
     }
 
     /// Whether another open file holds a flock on the regular file `path`

@@ -101,6 +101,8 @@ public enum TemporaryFiles {
             }
             let temporary = TemporaryFile(path: holder.anchored(name), folder: folder, name: name, holder: holder, parent: parent)
             register(temporary)
+            // The registered paths go through these descriptors: they stay open until it is forgotten.
+            heldLock.withLock { held[temporary.path] = [holder, parent] }
             return temporary
         }
         outputsLock.lock()
@@ -155,8 +157,13 @@ public enum TemporaryFiles {
         }
     }
 
+    /// The folders each registered temporary's paths go through (`OpenedFolder.anchor`).
+    nonisolated(unsafe) private static var held: [String: [OpenedFolder]] = [:]
+    private static let heldLock = NSLock()
+
     /// Forgets `temporary` (after it was moved into place or removed).
     static func unregister(_ temporary: TemporaryFile) {
+        defer { _ = heldLock.withLock { held.removeValue(forKey: temporary.path) } }
         withSignalsBlocked {
             for index in 0..<capacity {
                 if let entry = registered[2 * index], String(cString: entry) == temporary.path {

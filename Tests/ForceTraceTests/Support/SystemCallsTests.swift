@@ -14,7 +14,7 @@ final class SystemCallsTests: XCTestCase {
     static let distinctNames = [
         "fsync", "fdatasync", "flock", "fstat", "lstat", "fstatat", "rename", "renameat", "unlink", "unlinkat",
         "mkdir", "rmdir", "ftruncate", "lseek", "ioctl", "fcntl", "mkstemp", "mkdtemp", "posix_fadvise", "madvise",
-        "fchmod", "fchown", "readlink", "fdopendir", "opendir", "readdir", "closedir", "statvfs", "openat", "pread",
+        "fchmod", "fchown", "readlink", "readlinkat", "fdopendir", "opendir", "readdir", "closedir", "statvfs", "openat", "pread",
         "pwrite", "dup", "dup2", "isatty", "linkat", "symlink", "truncate", "mmap", "munmap", "posix_fallocate",
     ]
 
