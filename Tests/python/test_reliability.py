@@ -185,24 +185,40 @@ def test_an_output_that_is_an_input_is_refused(forcetrace, tmp_path, link):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "hard-link"])
+@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "link-then-dotdot", "bind-mount", "hard-link"])
 @pytest.mark.parametrize("force", [False, True], ids=["", "force"])
 def test_two_outputs_on_one_file_are_refused_before_anything_is_written(forcetrace, tmp_path, how, force):
     """report's --save, --save-part and --html (with and without --merge):
     two naming one file is a usage error naming both options. With -f the
-    HTML page replaced the --save file; without, --save was published first."""
+    HTML page replaced the --save file; without, --save was published first.
+    `..` after a link leaves the link's target, as the kernel walks it (not
+    the folder the link is in), and a bind mount is the same folder."""
     trace, part = tmp_path / "a.h5", tmp_path / "part.h5"
     run(forcetrace, "import", SAMPLE, "-o", trace)
     run(forcetrace, "report", trace, "--save", part)
-    out = tmp_path / "out"
-    out.mkdir()
+    out = tmp_path / "sub" / "out"
+    out.mkdir(parents=True)
     (tmp_path / "out-link").symlink_to(out)
     first = out / "same.h5"
     second = {"same-path": first, "other-spelling": out / ".." / "out" / "." / "same.h5",
-              "folder-link": tmp_path / "out-link" / "same.h5", "hard-link": out / "other.h5"}[how]
+              "folder-link": tmp_path / "out-link" / "same.h5", "link-then-dotdot": tmp_path / "out-link" / ".." / "out" / "same.h5",
+              "bind-mount": tmp_path / "bound" / "same.h5", "hard-link": out / "other.h5"}[how]
     if how == "hard-link":
         first.write_bytes(b"old")
         os.link(first, second)
+    if how == "bind-mount":
+        (tmp_path / "bound").mkdir()
+        mounted = subprocess.run(["mount", "--bind", str(out), str(tmp_path / "bound")], capture_output=True, text=True)
+        if mounted.returncode != 0:
+            pytest.skip(f"cannot bind-mount a folder: {mounted.stderr.strip()}")
+    try:
+        check_two_outputs(forcetrace, trace, part, out, first, second, force)
+    finally:
+        if how == "bind-mount":
+            subprocess.run(["umount", str(tmp_path / "bound")], check=False)
+
+
+def check_two_outputs(forcetrace, trace, part, out, first, second, force):
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     pairs = [("--save", "--html"), ("--save", "--save-part"), ("--save-part", "--html")]
     for command in (["report", trace], ["report", "--merge", part]):
