@@ -465,6 +465,48 @@ def test_record_falls_back_to_marking_in_place_when_compaction_does_not_fit(forc
         assert leftovers(disk) == []
 
 
+def test_a_full_temporary_folder_is_named_not_the_inputs_disk(forcetrace, tmp_path):
+    """A killed recording is rebuilt for `report` in TMPDIR: when that is
+    full, the error names TMPDIR's folder and how to point it elsewhere,
+    not the disk of the recording (which has room)."""
+    killed = tmp_path / "killed.h5"
+    process = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "--speed", "2", "-q", "--flush-ms", "50", "-o", killed],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not killed.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    assert killed.exists()
+    with small_tmpfs(tmp_path / "tmpdir", "64k") as tmpdir:
+        fill(tmpdir, 0)
+        result = run(forcetrace, "report", killed, check=False, timeout=120, env={**os.environ, "TMPDIR": str(tmpdir)})
+        assert result.returncode == 1, result.stderr
+        assert f"no space left on the device holding {tmpdir}" in result.stderr, result.stderr
+        assert "TMPDIR" in result.stderr, result.stderr
+        assert f"device holding {killed}" not in result.stderr, result.stderr
+        assert sorted(p.name for p in tmpdir.iterdir()) == ["ballast"]
+
+
+def test_a_read_only_file_system_is_called_so(forcetrace, tmp_path):
+    """Not "does not exist or is not writable": the folder exists, and its
+    permissions allow writing; its file system does not."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs ({mounted.stderr.strip()}); needs root")
+    try:
+        for arguments in (["import", SAMPLE, "-o", folder / "out.h5"], ["simulate", "--presses", "2", "-o", folder / "out.evemu"]):
+            result = run(forcetrace, *arguments, check=False, timeout=60)
+            assert result.returncode == 1, result.stderr
+            assert f"the folder {folder} is on a read-only file system" in result.stderr, result.stderr
+            assert "does not exist" not in result.stderr, result.stderr
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
 def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):
     trace = tmp_path / "a.h5"
     run(forcetrace, "import", SAMPLE, "-o", trace)
