@@ -294,6 +294,7 @@ def stream_cases(d):
     a, tp, lv = d / "a.h5", d / "tp.h5", d / "lv.h5"
     return [
         (["--version"], []), (["--help"], []), (["help", "report"], []), (["frobnicate"], []), (["info"], []),
+        (["devices"], []), (["devices", "--json"], []),
         (["info", a], []), (["info", a, "--json"], []), (["info", d / "missing.h5"], []),
         (["import", SAMPLE, "-o", "out.h5"], ["out.h5"]), (["import", SLOTS, "-o", "out.h5"], ["out.h5"]),
         (["import", SAMPLE, "-o", a], []),
@@ -368,14 +369,18 @@ def test_a_closed_or_broken_standard_stream_fails_cleanly_never_by_a_signal(forc
         if mode == "stdout-closed" and printed:
             expected = 1
         shown = " ".join(map(str, arguments))
-        if status < 0 or status in (128 + signal.SIGILL, 128 + signal.SIGABRT, 128 + signal.SIGSEGV):
+        traps = (signal.SIGILL, signal.SIGTRAP, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS)
+        if status < 0 or status in [128 + trap for trap in traps]:
             problems.append(f"{shown}: killed by a signal ({status})")
         elif status != expected:
             problems.append(f"{shown}: exit {status}, expected {expected}")
         for name in outputs:
-            got = output_contents(folder / name)
-            if got is not None and got != output_contents(expected_folder / name):
+            got, wanted = output_contents(folder / name), output_contents(expected_folder / name)
+            if got is not None and got != wanted:
                 problems.append(f"{shown}: {name} is incomplete")
+            # A run that says it succeeded has written every output a normal run writes.
+            if got is None and wanted is not None and status == 0:
+                problems.append(f"{shown}: exit 0, but {name} was lost")
         if leftovers(folder):
             problems.append(f"{shown}: left {leftovers(folder)}")
     assert {p.name: p.read_bytes() for p in stream_inputs.iterdir()} == untouched
