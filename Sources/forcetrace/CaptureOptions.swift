@@ -86,7 +86,7 @@ struct CaptureOptions {
     /// output, and with --force refuse a file another process holds.
     static func checkOutput(_ output: String, force: Bool, inputs: [String] = []) throws {
         let target = try OutputTarget.resolve(output, replace: force, inputs: inputs)
-        if force { try OutputPath.refuseIfHeld(target.path, shownAs: output) }
+        if force { try OutputPath.refuseIfHeld(target.anchoredPath, shownAs: output) }
     }
 
     /// Without DEVICE: the single device whose contacts have pressure.

@@ -396,3 +396,48 @@ def test_the_python_package_refuses_them_too(forcetrace, tmp_path, how, says):
         package.open(trace)
     with pytest.raises(ValueError, match=says):
         next(package.follow(trace, idle_timeout=1))
+
+
+def link_as(owner, target, link):
+    """`link` → `target`, made by the user `owner` (root's own links by root)."""
+    if owner == 0:
+        os.symlink(target, link)
+    else:
+        subprocess.run(["setpriv", f"--reuid={owner}", f"--regid={owner}", "--clear-groups",
+                        "ln", "-s", str(target), str(link)], check=True)
+
+
+@needs_root
+@pytest.mark.parametrize("writer", WRITERS)
+def test_another_users_link_to_a_folder_in_a_shared_folder_is_not_followed(forcetrace, inputs, shared_folder, writer):
+    # The folder behind the link is the other user's; with fs.protected_symlinks=0
+    # the kernel would follow the link, and root would write there.
+    behind = shared_folder.parent / "behind"
+    behind.mkdir()
+    os.chown(behind, NOBODY, NOBODY)
+    link_as(NOBODY, behind, shared_folder / "LINK")
+    result = run(*command(forcetrace, inputs, writer, shared_folder / "LINK" / "out.file"), check=False)
+    assert result.returncode == 1, result.stderr
+    assert f"symbolic link ({shared_folder}/LINK) owned by another user (uid {NOBODY})" in result.stderr, result.stderr
+    assert list(behind.iterdir()) == []
+
+
+@needs_root
+def test_own_links_and_links_outside_shared_folders_are_followed_to_a_folder(forcetrace, shared_folder):
+    behind = shared_folder.parent / "behind"
+    behind.mkdir()
+    os.chown(behind, NOBODY, NOBODY)
+    # Root's own link in the shared folder.
+    link_as(0, behind, shared_folder / "MINE")
+    run(forcetrace, "import", SAMPLE, "-o", shared_folder / "MINE" / "a.h5")
+    # Another user's link in a folder that is not sticky and world-writable.
+    private = shared_folder.parent / "private"
+    private.mkdir()
+    os.chown(private, NOBODY, NOBODY)
+    link_as(NOBODY, behind, private / "THEIRS")
+    run(forcetrace, "import", SAMPLE, "-o", private / "THEIRS" / "b.h5")
+    # A link owned by the shared folder's owner (nobody owns this one).
+    os.chown(shared_folder, NOBODY, NOBODY)
+    link_as(NOBODY, behind, shared_folder / "OWNERS")
+    run(forcetrace, "import", SAMPLE, "-o", shared_folder / "OWNERS" / "c.h5")
+    assert sorted(p.name for p in behind.iterdir()) == ["a.h5", "b.h5", "c.h5"]

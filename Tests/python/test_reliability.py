@@ -185,24 +185,40 @@ def test_an_output_that_is_an_input_is_refused(forcetrace, tmp_path, link):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "hard-link"])
+@pytest.mark.parametrize("how", ["same-path", "other-spelling", "folder-link", "link-then-dotdot", "bind-mount", "hard-link"])
 @pytest.mark.parametrize("force", [False, True], ids=["", "force"])
 def test_two_outputs_on_one_file_are_refused_before_anything_is_written(forcetrace, tmp_path, how, force):
     """report's --save, --save-part and --html (with and without --merge):
     two naming one file is a usage error naming both options. With -f the
-    HTML page replaced the --save file; without, --save was published first."""
+    HTML page replaced the --save file; without, --save was published first.
+    `..` after a link leaves the link's target, as the kernel walks it (not
+    the folder the link is in), and a bind mount is the same folder."""
     trace, part = tmp_path / "a.h5", tmp_path / "part.h5"
     run(forcetrace, "import", SAMPLE, "-o", trace)
     run(forcetrace, "report", trace, "--save", part)
-    out = tmp_path / "out"
-    out.mkdir()
+    out = tmp_path / "sub" / "out"
+    out.mkdir(parents=True)
     (tmp_path / "out-link").symlink_to(out)
     first = out / "same.h5"
     second = {"same-path": first, "other-spelling": out / ".." / "out" / "." / "same.h5",
-              "folder-link": tmp_path / "out-link" / "same.h5", "hard-link": out / "other.h5"}[how]
+              "folder-link": tmp_path / "out-link" / "same.h5", "link-then-dotdot": tmp_path / "out-link" / ".." / "out" / "same.h5",
+              "bind-mount": tmp_path / "bound" / "same.h5", "hard-link": out / "other.h5"}[how]
     if how == "hard-link":
         first.write_bytes(b"old")
         os.link(first, second)
+    if how == "bind-mount":
+        (tmp_path / "bound").mkdir()
+        mounted = subprocess.run(["mount", "--bind", str(out), str(tmp_path / "bound")], capture_output=True, text=True)
+        if mounted.returncode != 0:
+            pytest.skip(f"cannot bind-mount a folder: {mounted.stderr.strip()}")
+    try:
+        check_two_outputs(forcetrace, trace, part, out, first, second, force)
+    finally:
+        if how == "bind-mount":
+            subprocess.run(["umount", str(tmp_path / "bound")], check=False)
+
+
+def check_two_outputs(forcetrace, trace, part, out, first, second, force):
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     pairs = [("--save", "--html"), ("--save", "--save-part"), ("--save-part", "--html")]
     for command in (["report", trace], ["report", "--merge", part]):
@@ -278,6 +294,7 @@ def stream_cases(d):
     a, tp, lv = d / "a.h5", d / "tp.h5", d / "lv.h5"
     return [
         (["--version"], []), (["--help"], []), (["help", "report"], []), (["frobnicate"], []), (["info"], []),
+        (["devices"], []), (["devices", "--json"], []),
         (["info", a], []), (["info", a, "--json"], []), (["info", d / "missing.h5"], []),
         (["import", SAMPLE, "-o", "out.h5"], ["out.h5"]), (["import", SLOTS, "-o", "out.h5"], ["out.h5"]),
         (["import", SAMPLE, "-o", a], []),
@@ -352,14 +369,18 @@ def test_a_closed_or_broken_standard_stream_fails_cleanly_never_by_a_signal(forc
         if mode == "stdout-closed" and printed:
             expected = 1
         shown = " ".join(map(str, arguments))
-        if status < 0 or status in (128 + signal.SIGILL, 128 + signal.SIGABRT, 128 + signal.SIGSEGV):
+        traps = (signal.SIGILL, signal.SIGTRAP, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS)
+        if status < 0 or status in [128 + trap for trap in traps]:
             problems.append(f"{shown}: killed by a signal ({status})")
         elif status != expected:
             problems.append(f"{shown}: exit {status}, expected {expected}")
         for name in outputs:
-            got = output_contents(folder / name)
-            if got is not None and got != output_contents(expected_folder / name):
+            got, wanted = output_contents(folder / name), output_contents(expected_folder / name)
+            if got is not None and got != wanted:
                 problems.append(f"{shown}: {name} is incomplete")
+            # A run that says it succeeded has written every output a normal run writes.
+            if got is None and wanted is not None and status == 0:
+                problems.append(f"{shown}: exit 0, but {name} was lost")
         if leftovers(folder):
             problems.append(f"{shown}: left {leftovers(folder)}")
     assert {p.name: p.read_bytes() for p in stream_inputs.iterdir()} == untouched
@@ -447,6 +468,48 @@ def test_record_falls_back_to_marking_in_place_when_compaction_does_not_fit(forc
             assert recording.attrs["stop_reason"] == "end-of-input"
             assert recording["events"]["t_ns"].shape[0] == 6545
         assert leftovers(disk) == []
+
+
+def test_a_full_temporary_folder_is_named_not_the_inputs_disk(forcetrace, tmp_path):
+    """A killed recording is rebuilt for `report` in TMPDIR: when that is
+    full, the error names TMPDIR's folder and how to point it elsewhere,
+    not the disk of the recording (which has room)."""
+    killed = tmp_path / "killed.h5"
+    process = subprocess.Popen([forcetrace, "record", "--replay", DEEP, "--speed", "2", "-q", "--flush-ms", "50", "-o", killed],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not killed.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    assert killed.exists()
+    with small_tmpfs(tmp_path / "tmpdir", "64k") as tmpdir:
+        fill(tmpdir, 0)
+        result = run(forcetrace, "report", killed, check=False, timeout=120, env={**os.environ, "TMPDIR": str(tmpdir)})
+        assert result.returncode == 1, result.stderr
+        assert f"no space left on the device holding {tmpdir}" in result.stderr, result.stderr
+        assert "TMPDIR" in result.stderr, result.stderr
+        assert f"device holding {killed}" not in result.stderr, result.stderr
+        assert sorted(p.name for p in tmpdir.iterdir()) == ["ballast"]
+
+
+def test_a_read_only_file_system_is_called_so(forcetrace, tmp_path):
+    """Not "does not exist or is not writable": the folder exists, and its
+    permissions allow writing; its file system does not."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs ({mounted.stderr.strip()}); needs root")
+    try:
+        for arguments in (["import", SAMPLE, "-o", folder / "out.h5"], ["simulate", "--presses", "2", "-o", folder / "out.evemu"]):
+            result = run(forcetrace, *arguments, check=False, timeout=60)
+            assert result.returncode == 1, result.stderr
+            assert f"the folder {folder} is on a read-only file system" in result.stderr, result.stderr
+            assert "does not exist" not in result.stderr, result.stderr
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
 
 
 def test_report_save_and_export_on_a_full_disk(forcetrace, tmp_path):

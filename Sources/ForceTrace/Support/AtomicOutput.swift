@@ -50,9 +50,9 @@ public final class AtomicOutput {
         self.replace = replace
         self.access = access
         self.refusingHeldFile = replace && refusingHeldFile
-        if self.refusingHeldFile { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
-        TemporaryFiles.removeStale(beside: target.path)
-        temporary = try TemporaryFiles.create(for: target.path, kind: kind, shownAs: path)
+        if self.refusingHeldFile { try OutputPath.refuseIfHeld(target.anchoredPath, shownAs: path) }
+        TemporaryFiles.removeStale(in: target.folder, outputName: target.name)
+        temporary = try TemporaryFiles.create(in: target.folder, name: target.name, kind: kind, shownAs: path)
     }
 
     /// Moves the finished temporary file to the output.
@@ -66,7 +66,7 @@ public final class AtomicOutput {
         }
         defer { file.closeIgnoringErrors() }
         do { try file.sync() } catch { throw writeError(path, "cannot write the file to disk (fsync)", error) }
-        let replaced = replace ? (try? Syscall.status(target.path)).flatMap { ($0.st_mode & S_IFMT) == S_IFREG ? $0 : nil } : nil
+        let replaced = replace ? (try? target.folder.entryStatus(target.name)).flatMap { ($0.st_mode & S_IFMT) == S_IFREG ? $0 : nil } : nil
         do { try file.setMode(access.mode(replacing: replaced?.st_mode)) } catch {
             throw writeError(path, "cannot set the file's mode", error)
         }
@@ -75,15 +75,18 @@ public final class AtomicOutput {
         if let replaced, access == .standard, replaced.st_uid != geteuid() || replaced.st_gid != getegid() {
             try? file.setOwner(geteuid() == 0 ? replaced.st_uid : uid_t.max, group: replaced.st_gid)
         }
+        // Both folders are held open: the move lands in the folder that was
+        // checked, whatever was done to its path since.
+        let from = temporary.holder.descriptor, into = target.folder.descriptor
         if replace {
-            if refusingHeldFile { try OutputPath.refuseIfHeld(target.path, shownAs: path) }
-            do { try Syscall.rename(temporary.path, to: target.path) } catch {
+            if refusingHeldFile { try OutputPath.refuseIfHeld(target.anchoredPath, shownAs: path) }
+            do { try Syscall.rename(temporary.name, in: from, to: target.name, in: into) } catch {
                 throw writeError(path, "cannot move the finished file into place", error)
             }
         } else {
-            try OutputPath.linkExclusively(temporary.path, to: target.path, shownAs: path)
+            try OutputPath.linkExclusively(temporary.name, in: from, to: target.name, in: into, shownAs: path)
         }
-        try OutputPath.syncDirectory(of: target.path, shownAs: path)
+        try OutputPath.syncDirectory(target.folder, shownAs: path)
     }
 
     public func discard() {
@@ -119,24 +122,30 @@ public enum OutputAccess: Sendable, Equatable {
 /// An output as the user named it and the file that will be written: the
 /// path itself, or, when it is a symbolic link, the existing regular file
 /// the link names (written through, as `cp` and shells do; the link stays).
-public struct OutputTarget: Sendable, Equatable {
+/// Its folder is held open (`FolderWalk`), and everything after the walk
+/// is done relative to it.
+public struct OutputTarget: Sendable {
     /// As given, for messages.
     public let requested: String
-    /// The file that is created or replaced.
-    public let path: String
+    /// The folder of the file that is created or replaced, held open.
+    public let folder: OpenedFolder
+    /// The file's name in `folder`.
+    public let name: String
     /// Whether a file is there now (to be replaced with `--force`).
     public let exists: Bool
 
-    /// Links followed before giving up (the kernel's limit, `ELOOP`).
-    static let maximumLinks = 40
+    /// The file that is created or replaced, every link resolved, for messages.
+    public var path: String { folder.shown(name) }
+    /// The same file as a path through the held folder (`OpenedFolder.anchor`).
+    public var anchoredPath: String { folder.anchored(name) }
 
     /// Resolves `requested` and refuses what cannot be an output: an empty
-    /// path; a dangling link; a link in a sticky world-writable folder (such
-    /// as /tmp) that neither this user nor the folder's owner owns, which the
-    /// kernel's `fs.protected_symlinks` would not follow either; a folder, a
-    /// device, FIFO or socket; an existing file without `replace`; the same
-    /// file (inode) as one of `inputs` ("-" is standard input); a folder that
-    /// cannot be written.
+    /// path; a dangling link; a link anywhere on the way, in a sticky
+    /// world-writable folder (such as /tmp), that neither this user nor the
+    /// folder's owner owns, which the kernel's `fs.protected_symlinks` would
+    /// not follow either (`FolderWalk`); a folder, a device, FIFO or socket;
+    /// an existing file without `replace`; the same file (inode) as one of
+    /// `inputs` ("-" is standard input); a folder that cannot be written.
     public static func resolve(_ requested: String, replace: Bool, inputs: [String] = []) throws -> OutputTarget {
         guard !requested.isEmpty else {
             throw ForceTraceError(file: "(empty path)", "the output path is empty", hint: "name a file, e.g. -o out.h5")
@@ -171,51 +180,74 @@ public struct OutputTarget: Sendable, Equatable {
                                       hint: "write to another file")
             }
         }
-        // The file to replace or create: the end of the chain of links.
-        var path = requested
+        // The file to replace or create: the end of the chain of links,
+        // each followed by the same walk as the folders.
+        var (directory, name) = TemporaryFiles.split(requested)
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw ForceTraceError(file: requested, "names a folder; expected an output file path")
+        }
         var links = 0
-        while let link = try? Syscall.linkStatus(path), (link.st_mode & S_IFMT) == S_IFLNK {
+        var folder = try FolderWalk.open(directory, shownAs: requested, links: &links)
+        var isLink = false
+        while let link = try? folder.entryStatus(name), (link.st_mode & S_IFMT) == S_IFLNK {
+            isLink = true
             links += 1
-            guard links <= maximumLinks else { throw writeError(requested, "cannot be resolved", errno: ELOOP) }
-            let (directory, _) = TemporaryFiles.split(path)
-            try refuseUnprotectedLink(path, owner: link.st_uid, in: directory, requested: requested)
-            let destination: String
-            do { destination = try Syscall.readLink(path) } catch { throw writeError(requested, "cannot read the link", error) }
-            path = destination.hasPrefix("/") ? destination : directory + "/" + destination
+            guard links <= FolderWalk.maximumLinks else { throw writeError(requested, "cannot be resolved", errno: ELOOP) }
+            try refuseUnprotectedLink(folder.shown(name), owner: link.st_uid, in: folder, requested: requested)
+            let bytes: [UInt8]
+            do { bytes = try folder.descriptor.entryLinkText(name) } catch { throw writeError(requested, "cannot read the link", error) }
+            let destination = String(decoding: bytes, as: UTF8.self)
+            (directory, name) = TemporaryFiles.split(destination)
+            do { folder = try FolderWalk.open(directory, shownAs: requested, from: folder, links: &links) } catch where !exists {
+                let shown = destination.hasPrefix("/") ? destination : folder.shown(destination)
+                throw danglingLink(requested, to: shown)
+            }
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw ForceTraceError(file: requested, "is a link to a folder (\(destination)); expected an output file path")
+            }
         }
-        if links > 0, !exists {
-            throw ForceTraceError(file: requested, "is a symbolic link to \(path), which does not exist; forcetrace writes through a link only to an existing file",
-                                  hint: "create the file first, remove the link, or write to \(path) itself")
-        }
-        if let info = found, (try? Syscall.linkStatus(path)).map({ $0.st_ino != info.st_ino || $0.st_dev != info.st_dev }) ?? true {
+        let path = folder.shown(name)
+        if isLink, !exists { throw danglingLink(requested, to: path) }
+        if let info = found, (try? folder.entryStatus(name)).map({ $0.st_ino != info.st_ino || $0.st_dev != info.st_dev }) ?? true {
             throw ForceTraceError(file: requested, "is a link that does not resolve to a path (\(path))", hint: "name the file itself")
         }
-        let (directory, _) = TemporaryFiles.split(path)
-        guard (try? Syscall.access(directory, W_OK | X_OK)) != nil else {
-            throw ForceTraceError(file: requested, "cannot be written: the directory \(directory) does not exist or is not writable")
-        }
-        return OutputTarget(requested: requested, path: path, exists: exists)
+        try OutputPath.requireWritable(folder, shownAs: requested)
+        return OutputTarget(requested: requested, folder: folder, name: name, exists: exists)
     }
 
-    /// The kernel's `fs.protected_symlinks` rule, applied here because a
-    /// rename never follows the link it replaces: in a sticky world-writable
-    /// folder, follow only links owned by this user or by the folder's owner.
-    private static func refuseUnprotectedLink(_ link: String, owner: uid_t, in directory: String, requested: String) throws {
-        guard let folder = try? Syscall.status(directory) else { return }
-        let shared = folder.st_mode & S_ISVTX != 0 && folder.st_mode & S_IWOTH != 0
-        guard shared, owner != geteuid(), owner != folder.st_uid else { return }
-        throw ForceTraceError(file: requested, "is a symbolic link (\(link)) owned by another user (uid \(owner)) in the shared folder \(directory); forcetrace does not write through it",
+    private static func danglingLink(_ requested: String, to path: String) -> ForceTraceError {
+        ForceTraceError(file: requested, "is a symbolic link to \(path), which does not exist; forcetrace writes through a link only to an existing file",
+                        hint: "create the file first, remove the link, or write to \(path) itself")
+    }
+
+    /// The last component's link, by `FolderWalk`'s rule (a rename never
+    /// follows the link it replaces, so the kernel's rule never applies here).
+    private static func refuseUnprotectedLink(_ link: String, owner: uid_t, in folder: OpenedFolder, requested: String) throws {
+        guard let info = try? folder.descriptor.status(),
+              !FolderWalk.mayFollow(linkOwner: owner, folderMode: info.st_mode, folderOwner: info.st_uid, follower: geteuid()) else { return }
+        throw ForceTraceError(file: requested, "is a symbolic link (\(link)) owned by another user (uid \(owner)) in the shared folder \(folder.path); forcetrace does not write through it",
                               hint: "remove the link, or name the file it points to yourself")
     }
 }
 
 /// A failed write of an output: names the file; ENOSPC and EDQUOT name the
 /// device, since that is what the user must fix.
-public func writeError(_ file: String, _ what: String, errno code: Int32) -> ForceTraceError {
+/// - Parameter folder: where the bytes went when that is not beside `file`
+///   (a temporary in TMPDIR): a full disk is named by it.
+public func writeError(_ file: String, _ what: String, errno code: Int32, folder: String? = nil) -> ForceTraceError {
     if code == ENOSPC || code == EDQUOT {
+        if let folder {
+            return ForceTraceError(file: file, "\(what): no space left on the device holding \(folder), where its temporary copy is written",
+                                   hint: "free some space there (df -h \(folder)), or set TMPDIR to a folder with room, and run again",
+                                   kind: .output, errno: code)
+        }
         return ForceTraceError(file: file, "\(what): no space left on the device holding \(file)",
                                hint: "free some space (or write elsewhere) and run again; no existing file was replaced",
                                kind: .output, errno: code)
+    }
+    if code == EROFS {
+        return ForceTraceError(file: file, "\(what): \(folder ?? TemporaryFiles.split(file).directory) is on a read-only file system",
+                               hint: "write to a writable file system", kind: .output, errno: code)
     }
     return ForceTraceError(file: file, "\(what): \(String(cString: strerror(code)))", kind: .output, errno: code)
 }
@@ -233,19 +265,41 @@ public enum OutputPath {
         _ = try OutputTarget.resolve(path, replace: replace, inputs: inputs)
     }
 
-    /// Whether two outputs of one command name one file: the same path once
-    /// `.`, `..` and links are resolved (the file need not exist yet), or the
-    /// same existing file (a hard link). Checked before either is written.
+    /// Whether two outputs of one command name one file: one name in one
+    /// folder (the same device and inode, reached by `FolderWalk` as the
+    /// output will be, so links and `..` do not hide it; the file need not
+    /// exist yet), or the same existing file (a hard link). Checked before
+    /// either is written.
     public static func areOneFile(_ first: String, _ second: String) -> Bool {
-        if resolved(first) == resolved(second) { return true }
-        guard let one = try? Syscall.status(first), let other = try? Syscall.status(second) else { return false }
-        return one.st_dev == other.st_dev && one.st_ino == other.st_ino
+        if let one = try? Syscall.status(first), let other = try? Syscall.status(second),
+           one.st_dev == other.st_dev && one.st_ino == other.st_ino { return true }
+        guard let one = try? place(first), let other = try? place(second) else { return first == second }
+        return one == other
     }
 
-    /// `path` absolute, its folder's links resolved, `.` and `..` removed.
-    static func resolved(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path).standardizedFileURL
-        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+    /// Where `path` would be written: its folder's device and inode and the
+    /// name in it, after the links to an existing file are followed.
+    static func place(_ path: String) throws -> [UInt64] {
+        let target = try OutputTarget.resolve(path, replace: true)
+        let folder = try target.folder.descriptor.status()
+        return [UInt64(folder.st_dev), UInt64(folder.st_ino)] + target.name.utf8.map(UInt64.init)
+    }
+
+    /// Refuses a folder this user cannot create files in, saying why:
+    /// a read-only file system is not a permission problem.
+    static func requireWritable(_ folder: OpenedFolder, shownAs: String) throws {
+        do { try Syscall.access(folder.anchor, W_OK | X_OK) } catch {
+            switch error.errno {
+            case EROFS:
+                throw ForceTraceError(file: shownAs, "cannot be written: the folder \(folder.path) is on a read-only file system",
+                                      hint: "write the output to a writable file system (or remount this one read-write)", kind: .output, errno: EROFS)
+            case EACCES, EPERM:
+                throw ForceTraceError(file: shownAs, "cannot be written: the folder \(folder.path) is not writable by this user (permission denied)",
+                                      hint: "check its permissions (ls -ld \(folder.path)), or write to another folder", kind: .output, errno: error.errno)
+            default:
+                throw writeError(shownAs, "cannot be written: the folder \(folder.path)", error)
+            }
+        }
     }
 
     /// Whether `input` is the file described by `output`.
@@ -262,7 +316,7 @@ public enum OutputPath {
     public static func refuseIfHeld(_ path: String, shownAs: String? = nil) throws {
         guard isHeld(path) else { return }
         throw ForceTraceError(file: shownAs ?? path, "is open in another process (a reader or a recorder holds it); refusing to replace it",
-                              hint: "close the program that has it open ('fuser -v \(path)' shows which), or write to another file")
+                              hint: "close the program that has it open ('fuser -v \(shownAs ?? path)' shows which), or write to another file")
     }
 
     /// Whether another open file holds a flock on the regular file `path`
@@ -276,14 +330,16 @@ public enum OutputPath {
         return false
     }
 
-    /// Moves `temporary` to `path` only if nothing is there: link(2) fails
-    /// with EEXIST atomically, where a check and a rename would race, and
-    /// never follows a link planted at `path` meanwhile.
+    /// Moves `name` in the folder `from` to `newName` in `into` only if
+    /// nothing is there: link(2) fails with EEXIST atomically, where a check
+    /// and a rename would race, and never follows a link planted meanwhile.
     /// - Parameter hardLink: `Syscall.link`; tests pass one that fails as vfat's does.
-    static func linkExclusively(_ temporary: String, to path: String, shownAs: String,
-                                hardLink: (String, String) throws(SystemCallError) -> Void = { try Syscall.link($0, to: $1) }) throws {
+    static func linkExclusively(_ name: String, in from: FileDescriptor, to newName: String, in into: FileDescriptor, shownAs: String,
+                                hardLink: (String, FileDescriptor, String, FileDescriptor) throws(SystemCallError) -> Void = {
+                                    try Syscall.link($0, in: $1, to: $2, in: $3)
+                                }) throws {
         let code: Int32
-        do { try hardLink(temporary, path); return } catch { code = error.errno }
+        do { try hardLink(name, from, newName, into); return } catch { code = error.errno }
         let appeared = ForceTraceError(file: shownAs, "already exists: another process created it while this one was writing; it was left as it is",
                                        hint: "pass --force to replace it, or write to another file")
         if code == EEXIST { throw appeared }
@@ -291,19 +347,19 @@ public enum OutputPath {
         guard code == EPERM || code == EOPNOTSUPP || code == EMLINK else {
             throw writeError(shownAs, "cannot move the finished file into place", errno: code)
         }
-        if (try? Syscall.linkStatus(path)) != nil { throw appeared }
-        do { try Syscall.rename(temporary, to: path) } catch { throw writeError(shownAs, "cannot move the finished file into place", error) }
+        if (try? into.entryStatus(newName)) != nil { throw appeared }
+        do { try Syscall.rename(name, in: from, to: newName, in: into) } catch { throw writeError(shownAs, "cannot move the finished file into place", error) }
     }
 
-    /// Makes a rename in `path`'s folder survive a crash, with the same
+    /// Makes a rename in `folder` survive a crash, with the same
     /// policy as the file's own fsync (`FileDescriptor.sync`): a failed
     /// fsync is an error, since the new name may be lost in a crash while
     /// the command said it was written. A folder this user may write but not
     /// read (mode -wx) cannot be opened to sync: nothing can be done there.
     /// - Parameter shownAs: the output as the user named it, for messages.
-    static func syncDirectory(of path: String, shownAs: String) throws {
-        let directory = TemporaryFiles.split(path).directory
-        guard let folder = try? FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) else { return }
+    static func syncDirectory(_ held: OpenedFolder, shownAs: String) throws {
+        let directory = held.path
+        guard let folder = try? held.descriptor.openEntry(".", O_RDONLY | O_DIRECTORY) else { return }
         defer { folder.closeIgnoringErrors() }
         // Not `writeError`: its ENOSPC hint says nothing was replaced, and here the rename is done.
         do { try folder.sync() } catch {

@@ -77,11 +77,17 @@ extension ForceTraceError {
         switch error.kind {
         case .noSpace:
             let quota = error.errno == EDQUOT ? " (disk quota exceeded)" : ""
-            message = "no space left on the device holding \(file)\(quota)"
-            hint = "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere"
+            if let away = TemporaryFiles.awayFolder(of: file) {
+                // A temporary away from the output (TMPDIR): its folder is full, not the output's.
+                message = "no space left on the device holding \(away), where its temporary copy is written\(quota)"
+                hint = "free space there (df -h \(away)), or set TMPDIR to a folder with room"
+            } else {
+                message = "no space left on the device holding \(file)\(quota)"
+                hint = "free space on the file system of \(directory) (df -h \(directory)), or write the output elsewhere"
+            }
         case .permissionDenied:
             let readOnly = error.errno == EROFS
-            message = readOnly ? "the file system holding it is read-only" : "permission denied"
+            message = readOnly ? "the file system holding it is read-only (read-only file system)" : "permission denied"
             hint = readOnly ? "write the output to a writable file system"
                             : "check the permissions of the file and of \(directory) (ls -ld), or use another path"
         case .locked:

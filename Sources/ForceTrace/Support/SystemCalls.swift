@@ -141,10 +141,32 @@ public struct FileDescriptor: Sendable, Equatable {
         return info
     }
 
-    /// Removes `name` (not a folder) from this folder.
+    /// Opens `name` in this folder, always with `O_CLOEXEC`.
+    /// The corresponding C function is `openat(2)`.
+    func openEntry(_ name: String, _ flags: Int32, mode: mode_t = 0) throws(SystemCallError) -> FileDescriptor {
+        let shown = path.hasSuffix("/") ? path + name : path + "/" + name
+        let opened = try Syscall.check("openat", shown) { Glibc.openat(raw, name, flags | O_CLOEXEC, mode) }
+        return FileDescriptor(raw: opened, path: shown)
+    }
+
+    /// The text of the link `name` in this folder, as bytes.
+    /// The corresponding C function is `readlinkat(2)`.
+    func entryLinkText(_ name: String) throws(SystemCallError) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = try Syscall.check("readlinkat", path + "/" + name) { Glibc.readlinkat(raw, name, &buffer, buffer.count - 1) }
+        return buffer[..<count].map { UInt8(bitPattern: $0) }
+    }
+
+    /// Removes `name` from this folder (a folder, empty, with `folder`).
     /// The corresponding C function is `unlinkat(2)`.
-    func removeEntry(_ name: String) throws(SystemCallError) {
-        _ = try Syscall.check("unlinkat", path + "/" + name) { Glibc.unlinkat(raw, name, 0) }
+    func removeEntry(_ name: String, folder: Bool = false) throws(SystemCallError) {
+        _ = try Syscall.check("unlinkat", path + "/" + name) { Glibc.unlinkat(raw, name, folder ? AT_REMOVEDIR : 0) }
+    }
+
+    /// `entryNames`, then closes this descriptor.
+    func entryNamesClosing() throws(SystemCallError) -> [[UInt8]] {
+        defer { closeIgnoringErrors() }
+        return try entryNames()
     }
 
     /// The names in this folder, "." and ".." left out, as bytes.
@@ -254,6 +276,19 @@ enum Syscall {
     /// The corresponding C function is `link(2)`.
     static func link(_ from: String, to: String) throws(SystemCallError) {
         _ = try check("link", to) { Glibc.link(from, to) }
+    }
+
+    /// Renames `name` in `folder` to `newName` in `newFolder`, both folders
+    /// held open, so no later change to their paths redirects it.
+    /// The corresponding C function is `renameat(2)`.
+    static func rename(_ name: String, in folder: FileDescriptor, to newName: String, in newFolder: FileDescriptor) throws(SystemCallError) {
+        _ = try check("renameat", newFolder.path + "/" + newName) { Glibc.renameat(folder.raw, name, newFolder.raw, newName) }
+    }
+
+    /// `link` between two held folders: fails with EEXIST when `newName` exists.
+    /// The corresponding C function is `linkat(2)` (links never followed).
+    static func link(_ name: String, in folder: FileDescriptor, to newName: String, in newFolder: FileDescriptor) throws(SystemCallError) {
+        _ = try check("linkat", newFolder.path + "/" + newName) { Glibc.linkat(folder.raw, name, newFolder.raw, newName, 0) }
     }
 
     /// The corresponding C function is `unlink(2)`.

@@ -20,10 +20,19 @@ public struct TemporaryFile: Sendable, Equatable {
         case rebuilt
     }
 
-    /// The file to write, inside `folder`.
+    /// The file to write, inside `folder`, as a path through the held
+    /// private folder (`/proc/self/fd/N/NAME`): HDF5 opens it by name.
     public let path: String
-    /// The private folder holding it.
+    /// The private folder holding it, as a path through the held folder it is in.
     public let folder: String
+    /// The file's name (the output's).
+    let name: String
+    /// The private folder, held open: the file is published from it (`renameat`, `linkat`).
+    let holder: OpenedFolder
+    /// The folder the private folder is in, held open.
+    let parent: OpenedFolder
+
+    public static func == (left: TemporaryFile, right: TemporaryFile) -> Bool { left.path == right.path && left.folder == right.folder }
 }
 
 /// Temporaries of this process: removed on SIGINT, SIGTERM, SIGHUP and on
@@ -46,44 +55,71 @@ public enum TemporaryFiles {
     /// Temporary paths this process made, and the output each stands for:
     /// kept for the life of the process, since errors are rendered after the
     /// temporary is gone.
-    nonisolated(unsafe) private static var outputs: [(temporary: String, output: String)] = []
+    nonisolated(unsafe) private static var outputs: [(temporary: String, output: String, awayIn: String?)] = []
     private static let outputsLock = NSLock()
 
     /// Creates the private folder beside `output` (`output` is the file
-    /// that will be replaced or created: a link's target, not the link) and
-    /// an empty file in it, mode 0600, and registers both for removal.
-    /// - Parameter shownAs: the output as the user named it, for messages.
-    /// - Throws: when the folder beside `output` cannot be written.
-    /// The corresponding C functions are `mkdtemp(3)` and `open(2)` with
-    /// `O_CREAT|O_EXCL|O_NOFOLLOW`.
+    /// that will be replaced or created: a link's target, not the link),
+    /// its folder reached by `FolderWalk`. See `create(in:name:kind:shownAs:)`.
     public static func create(for output: String, kind: TemporaryFile.Kind, shownAs: String) throws -> TemporaryFile {
         let (directory, name) = split(output)
+        var links = 0
+        let folder = try FolderWalk.open(directory, shownAs: shownAs, links: &links)
+        return try create(in: folder, name: name, kind: kind, shownAs: shownAs)
+    }
+
+    /// Creates a private folder in `folder` (held open: no later change to
+    /// its path moves the temporary elsewhere) and an empty file `name` in
+    /// it, mode 0600, and registers both for removal.
+    /// - Parameter shownAs: the output as the user named it, for messages.
+    /// - Throws: when `folder` cannot be written; a full disk is named by
+    ///   the folder, since that is where the room is missing.
+    /// The corresponding C functions are `mkdtemp(3)` and `open(2)` with
+    /// `O_CREAT|O_EXCL|O_NOFOLLOW`.
+    public static func create(in parent: OpenedFolder, name: String, kind: TemporaryFile.Kind, shownAs: String) throws -> TemporaryFile {
         // NAME_MAX is 255: a long output name is cut in the folder's name
         // (the file inside keeps the whole name).
         let stem = String(decoding: Array(name.utf8.prefix(200)), as: UTF8.self)
-        let template = "\(directory)/.\(stem).\(kind.rawValue)-\(getpid())-XXXXXX"
+        let template = parent.anchored(".\(stem).\(kind.rawValue)-\(getpid())-XXXXXX")
+        let beside = kind != .rebuilt
         // The stop signals wait from mkdtemp until both are registered: one
         // arriving in between would leave the folder and file behind.
         let temporary: TemporaryFile = try withSignalsBlocked {
             let folder: String
             do throws(SystemCallError) { folder = try Syscall.makeTemporaryDirectory(template) } catch {
-                throw writeError(shownAs, "cannot create a temporary folder beside it in \(directory)", error)
+                throw writeError(shownAs, "cannot create a temporary folder in \(parent.path)", errno: error.errno, folder: beside ? nil : parent.path)
             }
-            let file = folder + "/" + name
-            do throws(SystemCallError) { try FileDescriptor.open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).closeIgnoringErrors() } catch {
+            let folderName = split(folder).name
+            let holder: OpenedFolder
+            do throws(SystemCallError) {
+                holder = OpenedFolder(try parent.descriptor.openEntry(folderName, InputPath.openPathOnly | O_DIRECTORY | O_NOFOLLOW),
+                                      path: parent.shown(folderName))
+                try holder.descriptor.openEntry(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600).closeIgnoringErrors()
+            } catch {
                 try? Syscall.removeDirectory(folder)
-                throw writeError(shownAs, "cannot create a temporary file in \(folder)", error)
+                throw writeError(shownAs, "cannot create a temporary file in \(parent.shown(folderName))", errno: error.errno, folder: beside ? nil : parent.path)
             }
-            let temporary = TemporaryFile(path: file, folder: folder)
+            let temporary = TemporaryFile(path: holder.anchored(name), folder: folder, name: name, holder: holder, parent: parent)
             register(temporary)
+            // The registered paths go through these descriptors: they stay open until it is forgotten.
+            heldLock.withLock { held[temporary.path] = [holder, parent] }
             return temporary
         }
         outputsLock.lock()
         // The file first: the folder's path is a prefix of it.
-        outputs.append((temporary.path, shownAs))
-        outputs.append((temporary.folder, split(shownAs).directory))
+        outputs.append((temporary.path, shownAs, beside ? nil : parent.path))
+        outputs.append((temporary.folder, beside ? split(shownAs).directory : parent.path, nil))
         outputsLock.unlock()
         return temporary
+    }
+
+    /// The folder a temporary written away from its output is in (the
+    /// rebuilt copy of a recording, in TMPDIR): a full disk there is that
+    /// folder's, not the output's. Nil for a temporary beside its output.
+    public static func awayFolder(of temporaryPath: String) -> String? {
+        outputsLock.lock()
+        defer { outputsLock.unlock() }
+        return outputs.first(where: { $0.temporary == temporaryPath })?.awayIn
     }
 
     /// `(folder, last component)` of `path`; "." for a bare name.
@@ -101,7 +137,7 @@ public enum TemporaryFiles {
         let known = outputs
         outputsLock.unlock()
         var result = text
-        for (temporary, output) in known where result.contains(temporary) {
+        for (temporary, output, _) in known where result.contains(temporary) {
             result = result.replacingOccurrences(of: temporary, with: output)
         }
         return result
@@ -121,8 +157,13 @@ public enum TemporaryFiles {
         }
     }
 
+    /// The folders each registered temporary's paths go through (`OpenedFolder.anchor`).
+    nonisolated(unsafe) private static var held: [String: [OpenedFolder]] = [:]
+    private static let heldLock = NSLock()
+
     /// Forgets `temporary` (after it was moved into place or removed).
     static func unregister(_ temporary: TemporaryFile) {
+        defer { _ = heldLock.withLock { held.removeValue(forKey: temporary.path) } }
         withSignalsBlocked {
             for index in 0..<capacity {
                 if let entry = registered[2 * index], String(cString: entry) == temporary.path {
@@ -202,33 +243,42 @@ public enum TemporaryFiles {
     @discardableResult
     public static func removeStale(beside path: String) -> [String] {
         let (directory, outputName) = split(path)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var links = 0
+        guard let folder = try? FolderWalk.open(directory, shownAs: path, links: &links) else { return [] }
+        return removeStale(in: folder, outputName: outputName)
+    }
+
+    /// `removeStale(beside:)` for the output `outputName` in the held `folder`.
+    @discardableResult
+    static func removeStale(in folder: OpenedFolder, outputName: String) -> [String] {
+        guard let names = try? folder.descriptor.openEntry(".", O_RDONLY | O_DIRECTORY).entryNamesClosing() else { return [] }
         var removed: [String] = []
-        for name in names {
-            guard let found = leftover(named: name, in: directory, outputName: outputName), found.pid != getpid() else { continue }
-            guard let info = try? Syscall.linkStatus(found.path), info.st_uid == geteuid() else { continue }
+        for bytes in names {
+            guard let name = String(validating: bytes, as: UTF8.self),
+                  let found = leftover(named: name, in: folder.anchor, outputName: outputName), found.pid != getpid() else { continue }
+            guard let info = try? folder.entryStatus(name), info.st_uid == geteuid() else { continue }
             let type = info.st_mode & S_IFMT
             guard type == (found.isFolder ? S_IFDIR : S_IFREG),
                   processIsGone(found.pid, fileModified: info.st_mtim.tv_sec) else { continue }
-            if found.isFolder ? removeFolder(found.path) : (try? Syscall.unlink(found.path)) != nil { removed.append(found.path) }
+            if found.isFolder ? removeFolder(name, in: folder) : (try? folder.descriptor.removeEntry(name)) != nil { removed.append(folder.shown(name)) }
         }
         return removed
     }
 
-    /// Empties and removes a temporary folder without following any link in
-    /// it. The corresponding C functions are `open(2)` with `O_NOFOLLOW`,
-    /// `fstatat(2)`, `unlinkat(2)` and `rmdir(2)`.
-    private static func removeFolder(_ folder: String) -> Bool {
-        guard let directory = try? FileDescriptor.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else { return false }
+    /// Empties and removes the temporary folder `name` in `parent` without
+    /// following any link in it. The corresponding C functions are
+    /// `openat(2)` with `O_NOFOLLOW`, `fstatat(2)` and `unlinkat(2)`.
+    private static func removeFolder(_ name: String, in parent: OpenedFolder) -> Bool {
+        guard let directory = try? parent.descriptor.openEntry(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else { return false }
         defer { directory.closeIgnoringErrors() }
         guard let names = try? directory.entryNames() else { return false }
         for bytes in names {
             // Names this process made are UTF-8; any other is not its own.
-            guard let name = String(validating: bytes, as: UTF8.self),
-                  let info = try? directory.entryStatus(name), (info.st_mode & S_IFMT) != S_IFDIR else { return false }
-            try? directory.removeEntry(name)
+            guard let entry = String(validating: bytes, as: UTF8.self),
+                  let info = try? directory.entryStatus(entry), (info.st_mode & S_IFMT) != S_IFDIR else { return false }
+            try? directory.removeEntry(entry)
         }
-        return (try? Syscall.removeDirectory(folder)) != nil
+        return (try? parent.descriptor.removeEntry(name, folder: true)) != nil
     }
 
     /// True only when `pid` cannot be the process that wrote a file last

@@ -30,16 +30,19 @@ final class AtomicOutputTests: XCTestCase {
     /// and refused, leaving what is there, when something is.
     func testPublishingWithoutHardLinksChecksThenRenames() throws {
         let directory = try makeTemporaryDirectory(self)
-        func noHardLinks(_ from: String, _ to: String) throws(SystemCallError) {
-            throw SystemCallError(function: "link", path: to, errno: EPERM)
+        func noHardLinks(_ from: String, _ fromFolder: FileDescriptor, _ to: String, _ toFolder: FileDescriptor) throws(SystemCallError) {
+            throw SystemCallError(function: "linkat", path: to, errno: EPERM)
         }
+        var links = 0
+        let folder = try FolderWalk.open(directory.path, shownAs: directory.path, links: &links)
         for occupied in [false, true] {
             let temporary = directory.appendingPathComponent("tmp-\(occupied)").path
             let path = directory.appendingPathComponent("out-\(occupied).h5").path
             try Data("new".utf8).write(to: URL(fileURLWithPath: temporary))
             if occupied { try Data("old".utf8).write(to: URL(fileURLWithPath: path)) }
             do {
-                try OutputPath.linkExclusively(temporary, to: path, shownAs: path, hardLink: noHardLinks)
+                try OutputPath.linkExclusively(TemporaryFiles.split(temporary).name, in: folder.descriptor, to: TemporaryFiles.split(path).name,
+                                               in: folder.descriptor, shownAs: path, hardLink: noHardLinks)
                 XCTAssertFalse(occupied, "an occupied path must be refused")
             } catch {
                 XCTAssertTrue(occupied, "\(error)")

@@ -14,7 +14,7 @@ final class SystemCallsTests: XCTestCase {
     static let distinctNames = [
         "fsync", "fdatasync", "flock", "fstat", "lstat", "fstatat", "rename", "renameat", "unlink", "unlinkat",
         "mkdir", "rmdir", "ftruncate", "lseek", "ioctl", "fcntl", "mkstemp", "mkdtemp", "posix_fadvise", "madvise",
-        "fchmod", "fchown", "readlink", "fdopendir", "opendir", "readdir", "closedir", "statvfs", "openat", "pread",
+        "fchmod", "fchown", "readlink", "readlinkat", "fdopendir", "opendir", "readdir", "closedir", "statvfs", "openat", "pread",
         "pwrite", "dup", "dup2", "isatty", "linkat", "symlink", "truncate", "mmap", "munmap", "posix_fallocate",
     ]
 
@@ -184,7 +184,8 @@ final class SystemCallsTests: XCTestCase {
         XCTAssertEqual(try file.write("abc", count: 3), 3)
         XCTAssertNoThrow(try file.sync())
         XCTAssertNoThrow(try file.close())
-        XCTAssertNoThrow(try OutputPath.syncDirectory(of: directory.appendingPathComponent("f").path, shownAs: "f"))
+        var links = 0
+        XCTAssertNoThrow(try OutputPath.syncDirectory(FolderWalk.open(directory.path, shownAs: "f", links: &links), shownAs: "f"))
     }
 
     /// libevdev returns 0 or more on success and -errno on failure: 1 and 0
