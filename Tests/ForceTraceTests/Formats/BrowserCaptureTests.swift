@@ -273,4 +273,22 @@ final class BrowserCaptureTests: XCTestCase {
         let run = try FormatTestSupport.run(["export", "x.h5", "--format", "browser"])
         XCTAssertEqual(run.status, 2, run.stderr)
     }
+
+    /// What the fuzz harness does, over damaged copies of the fixture: every
+    /// cut and every flipped byte ends in an error or a recording that
+    /// survives the evemu round trip, never a trap.
+    func testDamagedCapturesEndInAnErrorNeverATrap() throws {
+        let fixture = [UInt8](try Data(contentsOf: FormatTestSupport.packageRoot.appendingPathComponent("Tests/fixtures/browser-ios-app.json")))
+        XCTAssertEqual(try BrowserCaptureCodec().decode(fixture, file: "fixture.json").count, 1)
+        var random = SeededRandom(seed: 11)  // the same damage every run
+        var cuts = Array(stride(from: 0, to: fixture.count, by: max(1, fixture.count / 150)))
+        cuts += (0..<50).map { _ in Int.random(in: 0..<fixture.count, using: &random) }
+        for cut in cuts { ParserFuzzing.browser(Array(fixture[..<cut])) }
+        for _ in 0..<300 {
+            var damaged = fixture
+            damaged[Int.random(in: 0..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            ParserFuzzing.browser(damaged)
+        }
+        ParserFuzzing.browser(Array(String(repeating: "[", count: 100_000).utf8))
+    }
 }
