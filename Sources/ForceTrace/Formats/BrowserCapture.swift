@@ -73,6 +73,9 @@ public enum BrowserCapture {
         var calibrationProtocol: CalibrationProtocol?
         var trials: [Trial] = []
         var samples: [InputKind: [Sample]] = [:]
+        /// The pressure a browser without it reports for every pressed sample:
+        /// 0 for Touch.force, 0.5 for PointerEvent.pressure.
+        var noPressure: [InputKind: Double] = [.touch: 0.5, .pen: 0.5]
     }
 
     // MARK: Reading the JSON
@@ -268,6 +271,7 @@ public enum BrowserCapture {
             mouse.append(sample)
         }
         capture.samples[.touch] = touch.isEmpty ? pointerTouch : touch
+        if !touch.isEmpty { capture.noPressure[.touch] = 0 }
         capture.samples[.pen] = pen
         capture.samples[.mouse] = mouse
         for item in try top.objects("trials") {
@@ -427,8 +431,10 @@ public enum BrowserCapture {
         let samples = (capture.samples[kind] ?? []).enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         guard !samples.isEmpty else { return nil }
         let pressed = samples.filter(\.pressed)
-        // A browser without pressure reports 0.5 for every pressed pointer (Pointer Events, "pressure").
-        let withPressure = kind == .mouse || pressed.contains { ($0.pressure ?? 0.5) != 0.5 }
+        // Without pressure, a browser reports 0.5 for every pressed pointer (Pointer Events,
+        // "pressure") and a Touch.force of 0 (Touch Events, "force"; WebKit without 3D Touch).
+        let none = capture.noPressure[kind] ?? 0.5
+        let withPressure = kind == .mouse || pressed.contains { ($0.pressure ?? none) != none }
         let withSize = kind == .touch && samples.contains { $0.major != nil }
         let withTilt = kind == .pen && samples.contains { $0.tiltX != nil }
         let device = device(kind, capture: capture, withPressure: withPressure, withSize: withSize, withTilt: withTilt)

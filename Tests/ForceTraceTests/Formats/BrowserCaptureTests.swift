@@ -171,6 +171,14 @@ final class BrowserCaptureTests: XCTestCase {
         XCTAssertEqual(try decode(capture).first?.recording.device.contactPressureAxis?.maximum, 65535)
     }
 
+    func testTouchForceZeroThroughoutMeansNoPressureAxis() throws {
+        var capture = Capture()
+        capture.press("tap", peak: 0, frames: 4)
+        XCTAssertNil(try decode(capture).first?.recording.device.contactPressureAxis, "an iPhone without 3D Touch")
+        capture.touch[2]["force"] = 0.0001
+        XCTAssertEqual(try decode(capture).first?.recording.device.contactPressureAxis?.maximum, 65535)
+    }
+
     func testWebkitForceBecomesAForceTouchpad() throws {
         var capture = Capture()
         let events: [(String, Double)] = [("willbegin", 0.5), ("mousedown", 1), ("down", 2), ("changed", 3), ("mouseup", 0.2), ("changed", 0.1)]
