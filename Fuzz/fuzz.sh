@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw)
+# Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw, browser)
 # for FUZZ_SECONDS each, one after the other. Crashing inputs are kept in
 # .build/fuzz/artifacts/<parser>/ (the previous run's move to
 # artifacts-previous/), and the smallest FUZZ_KEEP (default 5) are copied to
@@ -14,13 +14,14 @@ SECONDS_EACH="${FUZZ_SECONDS:-60}"
 OUT=.build/fuzz
 BUILD_ONLY=0
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
-PARSERS="${*:-evemu libinput raw}"
+PARSERS="${*:-evemu libinput raw browser}"
 mkdir -p "$OUT"
 
 # The codecs need no HDF5: each harness is compiled with the Formats,
-# Events and Support sources (and Schema.swift for the version string) as one
+# Events and Support sources (Schema.swift for the version string,
+# CalibrationProtocol.swift for the browser capture's trial classes) as one
 # instrumented module.
-SOURCES="Sources/ForceTrace/Formats/*.swift Sources/ForceTrace/Events/*.swift Sources/ForceTrace/Support/Errors.swift Sources/ForceTrace/TraceFile/Schema.swift"
+SOURCES="Sources/ForceTrace/Formats/*.swift Sources/ForceTrace/Events/*.swift Sources/ForceTrace/Support/Errors.swift Sources/ForceTrace/TraceFile/Schema.swift Sources/ForceTrace/Calibration/CalibrationProtocol.swift"
 CFLAGS=""
 for flag in $(pkg-config --cflags libevdev yaml-0.1); do CFLAGS="$CFLAGS -Xcc $flag"; done
 
@@ -38,6 +39,9 @@ build() {
 # in each format, cut to fuzzer-sized pieces.
 seed() {
     corpus="$OUT/corpus"
+    # Browser captures: the JSON fixtures written from docs/FORMAT.md.
+    mkdir -p "$corpus/browser"
+    cp Tests/fixtures/browser-*.json "$corpus/browser/" 2>/dev/null || true
     [ -d "$corpus/evemu" ] && return 0
     mkdir -p "$corpus/evemu" "$corpus/libinput" "$corpus/raw" "$OUT/seed-work"
     swift build --product forcetrace >/dev/null

@@ -3,6 +3,8 @@ import Foundation
 
 /// `forcetrace export`: a recording back into a recording format.
 struct ExportCommand: Subcommand {
+    /// The formats written; read-only ones (browser captures) are not offered.
+    static let exportNames = RecordingCodecs.encodable.map(\.format.rawValue)
     static let spec = CommandSpec(
         name: "export",
         abstract: "Export recordings from a trace file (evemu, libinput record YAML, raw input_event).",
@@ -20,7 +22,7 @@ struct ExportCommand: Subcommand {
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .choice("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required).", RecordingCodecs.names),
+            .choice("format", "FORMAT", "Output format: \(exportNames.joined(separator: ", ")) (required).", exportNames),
             .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),

@@ -29,6 +29,7 @@ nonisolated(unsafe) let subcommands: [any Subcommand.Type] = [
     SuggestCommand.self,
     LevelsCommand.self,
     WhatIfCommand.self,
+    CapturePageCommand.self,
 ]
 
 /// Every `print` of the CLI goes through checked standard output, so that

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import SAMPLES, run, shared_recording
 
-COMMANDS = ["import", "export", "info", "simulate", "report", "devices", "record", "calibrate", "suggest", "levels", "whatif"]
+COMMANDS = ["import", "export", "info", "simulate", "report", "devices", "record", "calibrate", "suggest", "levels", "whatif", "capture-page"]
 
 
 def test_version(forcetrace):

@@ -16,13 +16,14 @@ from conftest import ROOT
 GIT = shutil.which("git") or "git"  # found before the tests narrow PATH
 NOTEBOOKS = sorted((ROOT / "Notebooks").glob("*.ipynb"))
 EXPECTED = ["01-explore-a-trace", "02-peek-pop-thresholds", "03-event-rate-inflation", "04-many-files-with-dask",
-            "05-pressure-levels"]
+            "05-pressure-levels", "06-browser-capture"]
 # Plots each notebook draws at least, and text its outputs must show.
 PLOTS = {"01-explore-a-trace": 3, "02-peek-pop-thresholds": 6, "03-event-rate-inflation": 3,
-         "04-many-files-with-dask": 1, "05-pressure-levels": 2}
+         "04-many-files-with-dask": 1, "05-pressure-levels": 2, "06-browser-capture": 1}
 TEXT = {"01-explore-a-trace": "pressure only", "02-peek-pop-thresholds": "suggested from labels",
         "03-event-rate-inflation": "pressure-only frames, as report counts them",
-        "04-many-files-with-dask": "DASK_SCHEDULER_ADDRESS", "05-pressure-levels": "levels held reliably (>= 90 % of trials in the band): 4"}
+        "04-many-files-with-dask": "DASK_SCHEDULER_ADDRESS", "05-pressure-levels": "levels held reliably (>= 90 % of trials in the band): 4",
+        "06-browser-capture": "trials: 5 tap, 5 peek-press, 5 pop-press"}
 
 # Run first in the kernel: every figure shown is checked for a legend with n on each panel.
 FIGURE_HOOK = r'''

@@ -1,6 +1,9 @@
 """Trace files (docs/FORMAT.md, format v1) as pandas DataFrames and xarray Datasets."""
+import contextlib
+import io
 import os
 import stat
+import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -11,7 +14,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from . import codes
+from . import cli, codes
 from ._extras import Extra, require
 from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
@@ -624,10 +627,43 @@ def _is_saved_report(path: Path) -> bool:
     return False
 
 
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _is_recording(path: Path) -> bool:
+    """A recording to import (evemu, libinput record, a browser capture, ...):
+    a regular file that does not start with HDF5's signature."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with io.open(path, "rb") as handle:
+            return handle.read(8) != HDF5_SIGNATURE
+    except OSError:
+        return False  # the trace reader then fails, naming it
+
+
+@contextlib.contextmanager
+def _as_trace(path: Path) -> Iterator[Path]:
+    """`path` itself for a trace file; for a recording, a temporary trace
+    file that `forcetrace import` (the command, `cli.command()`) wrote from it."""
+    if not _is_recording(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="forcetrace-import-") as folder:
+        trace = Path(folder) / "imported.h5"
+        cli.run("import", path, "-o", trace, "--quiet", what=str(path))
+        yield trace
+
+
 def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") -> pd.DataFrame:
     """One DataFrame of `table` over every recording of every file, with
     `file` and `recording` columns first; `.attrs` holds each column's units
     and long name, and the files, recordings and devices read.
+
+    A path given that is a recording rather than a trace file (evemu,
+    libinput record, a `capture-page` browser capture) is imported first by
+    the forcetrace command (`forcetrace import`, into a temporary file); its
+    `file` column names the recording. Folders are searched for trace files only.
 
     A file that is missing or cannot be read raises an error naming it, as
     `forcetrace report` fails on it; `errors="skip"` leaves such files out
@@ -636,12 +672,13 @@ def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") 
     frames = []
     for path in trace_files(paths_or_folder, errors=errors):
         try:
-            with Trace(path) as trace:
+            with _as_trace(path) as readable, Trace(readable) as trace:
                 mine = []
                 for recording in trace:
                     frame = recording.frame(table)
                     frame.insert(0, "recording", recording.name)
                     frame.insert(0, "file", str(path))
+                    frame.attrs["file"] = str(path)  # the recording's path, not the temporary import's
                     mine.append(frame)
         except Exception as error:  # noqa: BLE001  (any failure is this file's; it is named)
             if errors == "skip":

@@ -19,10 +19,24 @@ public enum CalibrationLabels {
     static func write(_ trials: [(trialClass: TrialClass, observation: TrialObservation)], protocol protocolName: String,
                       toFile path: String, recording name: String, sessionFields: [TableField<LabelRow>] = [],
                       session: (Int, inout LabelRow) -> Void = { _, _ in }, attributes: (Group) throws -> Void = { _ in }) throws {
-        typealias L = TraceSchema.Labels
         let file = try File.open(path, mode: .readWrite)
         let group = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(name)
         let t0Ns = try group.attribute(RecordingAttribute.t0Ns)?.intValue ?? 0
+        try write(trials, protocol: protocolName, into: group, t0Ns: t0Ns, sessionFields: sessionFields, session: session, attributes: attributes)
+        // The file is compacted already; give the new table its dimension scale as compaction gives the others.
+        let fields = TraceSchema.Labels.fields + TraceSchema.Labels.calibrationFields + sessionFields
+        try group.openGroup(TraceSchema.Table.labels.rawValue).attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count,
+                                                                                     to: fields.map(\.name))
+        try file.sync()
+        try file.close()
+    }
+
+    /// The table in the recording `group` (t0 at `t0Ns`), without its
+    /// dimension scale: the import path's writer gives every table its scale.
+    static func write(_ trials: [(trialClass: TrialClass, observation: TrialObservation)], protocol protocolName: String,
+                      into group: Group, t0Ns: Int64, sessionFields: [TableField<LabelRow>] = [],
+                      session: (Int, inout LabelRow) -> Void = { _, _ in }, attributes: (Group) throws -> Void = { _ in }) throws {
+        typealias L = TraceSchema.Labels
         let matcher = try ContactMatcher(contacts: group.openGroup(TraceSchema.Table.contacts.rawValue))
         let matched: [Int32] = trials.map { trial in
             guard !trial.trialClass.isHover else { return -1 }
@@ -50,11 +64,6 @@ public enum CalibrationLabels {
         try table.write(rows, L.fields + L.calibrationFields)
         try attributes(table)
         try table.write(rows, sessionFields)
-        let fields = L.fields + L.calibrationFields + sessionFields
-        // The file is compacted already; give the new table its dimension scale as compaction gives the others.
-        try table.attachDimensionScale(TraceSchema.Table.labels.dimension, rows: trials.count, to: fields.map(\.name))
-        try file.sync()
-        try file.close()
     }
 }
 

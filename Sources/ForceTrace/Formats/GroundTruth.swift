@@ -25,12 +25,15 @@ public struct GroundTruth: Equatable, Sendable {
     public var peek: Double?
     public var pop: Double?
     public var labels: [ContactLabel] = []
+    /// A guided session's trials, when the input carries them (a browser
+    /// capture): written as `calibrate` writes its labels, instead of `labels`.
+    public var session: SessionTrials?
 
-    public init(peek: Double? = nil, pop: Double? = nil, labels: [ContactLabel] = []) {
-        self.peek = peek; self.pop = pop; self.labels = labels
+    public init(peek: Double? = nil, pop: Double? = nil, labels: [ContactLabel] = [], session: SessionTrials? = nil) {
+        self.peek = peek; self.pop = pop; self.labels = labels; self.session = session
     }
 
-    public var isEmpty: Bool { peek == nil && pop == nil && labels.isEmpty }
+    public var isEmpty: Bool { peek == nil && pop == nil && labels.isEmpty && session == nil }
 
     /// The comment prefix in evemu files.
     public static let evemuPrefix = "# forcetrace-label:"
@@ -93,5 +96,34 @@ public struct GroundTruth: Equatable, Sendable {
             return "unknown label record '\(what)'; expected 'thresholds' or 'press'"
         }
         return nil
+    }
+}
+
+/// A calibration session's kept trials, as an input other than `calibrate`
+/// recorded them: each trial's class, its contact and its span.
+public struct SessionTrials: Equatable, Sendable {
+    public struct Trial: Equatable, Sendable {
+        public var trialClass: TrialClass
+        /// The contact's slot and tracking id; -1 for a hover.
+        public var slot: Int16
+        public var trackingID: Int32
+        /// Absolute times on the recording's clock.
+        public var startNs: Int64
+        public var endNs: Int64
+        /// The largest raw pressure of the span.
+        public var peak: Int32
+
+        public init(trialClass: TrialClass, slot: Int16, trackingID: Int32, startNs: Int64, endNs: Int64, peak: Int32) {
+            self.trialClass = trialClass; self.slot = slot; self.trackingID = trackingID
+            self.startNs = startNs; self.endNs = endNs; self.peak = peak
+        }
+    }
+
+    public var calibrationProtocol: CalibrationProtocol
+    public var trials: [Trial]
+
+    public init(calibrationProtocol: CalibrationProtocol, trials: [Trial]) {
+        self.calibrationProtocol = calibrationProtocol
+        self.trials = trials
     }
 }

@@ -128,12 +128,21 @@ public protocol RecordingCodec: Sendable {
     /// An encoder writing `count` recordings to `output`, headed by
     /// `comment` where the format has comments.
     func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder
+    /// Whether `export` writes the format (most do; some are read only).
+    var canEncode: Bool { get }
+}
+
+extension RecordingCodec {
+    public var canEncode: Bool { true }
 }
 
 /// The formats forcetrace reads and writes.
 public enum RecordingCodecs {
-    /// Every codec, in the order detection asks them.
-    public static let all: [any RecordingCodec] = [EvemuCodec(), LibinputCodec(), RawCodec()]
+    /// Every codec, in the order detection asks them (a browser capture's
+    /// JSON before libinput record, which may be JSON too).
+    public static let all: [any RecordingCodec] = [EvemuCodec(), BrowserCaptureCodec(), LibinputCodec(), RawCodec()]
+    /// The codecs `export` writes with.
+    public static var encodable: [any RecordingCodec] { all.filter(\.canEncode) }
 
     public static var formats: [RecordingFormat] { all.map(\.format) }
     public static var names: [String] { all.map(\.format.rawValue) }

@@ -74,6 +74,14 @@ extension RecordingWriter {
     /// (within 100 ms); `contact` is −1 where none matches. Call after `finish()`.
     public func writeGroundTruth(_ truth: GroundTruth) throws {
         guard !truth.isEmpty else { return }
+        if let session = truth.session {
+            let trials = session.trials.map { trial in
+                (trialClass: trial.trialClass, observation: TrialObservation(startNs: trial.startNs, endNs: trial.endNs, slot: trial.slot,
+                                                                             trackingID: trial.trackingID, peak: trial.peak))
+            }
+            try CalibrationLabels.write(trials, protocol: session.calibrationProtocol.rawValue, into: group, t0Ns: t0Ns)
+            return
+        }
         typealias L = TraceSchema.Labels
         let matcher = try ContactMatcher(contacts: group.openGroup(TraceSchema.Table.contacts.rawValue))
         let matched = truth.labels.map { matcher.match(slot: $0.slot, trackingID: $0.trackingID, tNs: $0.tNs - t0Ns) }

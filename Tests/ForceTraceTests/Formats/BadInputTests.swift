@@ -282,7 +282,7 @@ final class BadInputTests: XCTestCase {
         try assertImportFails([file], ["--format", "libinput"], messages: ["garbage.bin:"])
         // Text garbage (no NUL) matches no format.
         try assertImportFails([try write("lorem ipsum dolor\nsit amet\n", "prose.txt")],
-                              messages: ["prose.txt: cannot tell the format", "--format evemu|libinput|raw"])
+                              messages: ["prose.txt: cannot tell the format", "--format evemu|browser|libinput|raw"])
         // Garbage after good frames is damage: the frames before it survive.
         let events = press(frames: 20)
         let good = evemuText(events)
