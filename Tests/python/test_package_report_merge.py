@@ -1,6 +1,7 @@
 """`forcetrace report --merge PART.h5...` equals `forcetrace report` over all
 the parts' inputs at once: text, --json and --save, number for number."""
 import json
+import shutil
 
 import h5py
 import numpy as np
@@ -107,7 +108,12 @@ def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inpu
     run(forcetrace, "report", inputs[1], "--save", firm, "--sensitivity", "firm")
     result = run(forcetrace, "report", "--merge", *plain, firm, check=False)
     assert result.returncode == 1 and str(firm) in result.stderr and "other options" in result.stderr
+    # One file named twice is read once, with a note; a copy holds the same recordings' report again.
     result = run(forcetrace, "report", "--merge", plain[0], plain[0], check=False)
+    assert result.returncode == 0 and "counted once" in result.stderr, result.stderr
+    copy = tmp_path / "copy.h5"
+    shutil.copyfile(plain[0], copy)
+    result = run(forcetrace, "report", "--merge", plain[0], copy, check=False)
     assert result.returncode == 1 and "holds the report of" in result.stderr
     result = run(forcetrace, "report", "--merge", inputs[0], check=False)
     assert result.returncode == 1 and "not a saved report" in result.stderr and str(inputs[0]) in result.stderr
