@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw)
+# Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw,
+# and the import-only getevent)
 # for FUZZ_SECONDS each, one after the other. Crashing inputs are kept in
 # .build/fuzz/artifacts/<parser>/ (the previous run's move to
 # artifacts-previous/), and the smallest FUZZ_KEEP (default 5) are copied to
@@ -14,7 +15,7 @@ SECONDS_EACH="${FUZZ_SECONDS:-60}"
 OUT=.build/fuzz
 BUILD_ONLY=0
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
-PARSERS="${*:-evemu libinput raw}"
+PARSERS="${*:-evemu libinput raw getevent}"
 mkdir -p "$OUT"
 
 # The codecs need no HDF5: each harness is compiled with the Formats,
@@ -38,6 +39,13 @@ build() {
 # in each format, cut to fuzzer-sized pieces.
 seed() {
     corpus="$OUT/corpus"
+    # Import-only formats: their fixtures and regression inputs.
+    for parser in getevent; do
+        [ -d "$corpus/$parser" ] && continue
+        mkdir -p "$corpus/$parser"
+        cp Tests/fixtures/$parser-* "$corpus/$parser/" 2>/dev/null || true
+        cp Tests/fuzz-regressions/$parser/* "$corpus/$parser/" 2>/dev/null || true
+    done
     [ -d "$corpus/evemu" ] && return 0
     mkdir -p "$corpus/evemu" "$corpus/libinput" "$corpus/raw" "$OUT/seed-work"
     swift build --product forcetrace >/dev/null

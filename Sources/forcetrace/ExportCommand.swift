@@ -20,7 +20,7 @@ struct ExportCommand: Subcommand {
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .choice("format", "FORMAT", "Output format: \(RecordingCodecs.names.joined(separator: ", ")) (required).", RecordingCodecs.names),
+            .choice("format", "FORMAT", "Output format: \(RecordingCodecs.writableNames.joined(separator: ", ")) (required).", RecordingCodecs.writableNames),
             .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),

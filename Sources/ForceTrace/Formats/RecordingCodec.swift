@@ -117,6 +117,8 @@ public protocol RecordingCodec: Sendable {
     var summary: String { get }
     /// Whether one file can hold several recordings (devices).
     var holdsSeveralRecordings: Bool { get }
+    /// Whether export writes the format; import-only formats say no.
+    var writes: Bool { get }
     /// The `source` of a recording decoded from `file` (its `device`-th, in
     /// files with several).
     func source(file: String, device: Int?) -> RecordingSource
@@ -133,10 +135,12 @@ public protocol RecordingCodec: Sendable {
 /// The formats forcetrace reads and writes.
 public enum RecordingCodecs {
     /// Every codec, in the order detection asks them.
-    public static let all: [any RecordingCodec] = [EvemuCodec(), LibinputCodec(), RawCodec()]
+    public static let all: [any RecordingCodec] = [EvemuCodec(), LibinputCodec(), RawCodec(), GeteventCodec()]
 
     public static var formats: [RecordingFormat] { all.map(\.format) }
     public static var names: [String] { all.map(\.format.rawValue) }
+    /// The formats export writes.
+    public static var writableNames: [String] { all.filter(\.writes).map(\.format.rawValue) }
 
     public static func codec(_ format: RecordingFormat) -> any RecordingCodec {
         guard let codec = all.first(where: { $0.format == format }) else { preconditionFailure("no codec for \(format)") }
@@ -149,6 +153,8 @@ public enum RecordingCodecs {
 }
 
 extension RecordingCodec {
+    public var writes: Bool { true }
+
     /// Writes whole recordings, for callers that hold them in memory.
     public func encode(_ recordings: [Recording], comment: String? = nil, to output: ByteOutput) throws {
         let encoder = try encoder(to: output, count: recordings.count, comment: comment)

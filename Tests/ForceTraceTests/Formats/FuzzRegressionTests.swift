@@ -13,6 +13,7 @@ final class FuzzRegressionTests: XCTestCase {
         case "evemu": ParserFuzzing.evemu
         case "libinput": ParserFuzzing.libinput
         case "raw": ParserFuzzing.raw
+        case "getevent": ParserFuzzing.getevent
         default: nil
         }
     }
