@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw,
-# and the import-only getevent)
+# and the import-only getevent and inkml)
 # for FUZZ_SECONDS each, one after the other. Crashing inputs are kept in
 # .build/fuzz/artifacts/<parser>/ (the previous run's move to
 # artifacts-previous/), and the smallest FUZZ_KEEP (default 5) are copied to
@@ -15,7 +15,7 @@ SECONDS_EACH="${FUZZ_SECONDS:-60}"
 OUT=.build/fuzz
 BUILD_ONLY=0
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
-PARSERS="${*:-evemu libinput raw getevent}"
+PARSERS="${*:-evemu libinput raw getevent inkml}"
 mkdir -p "$OUT"
 
 # The codecs need no HDF5: each harness is compiled with the Formats,
@@ -40,7 +40,7 @@ build() {
 seed() {
     corpus="$OUT/corpus"
     # Import-only formats: their fixtures and regression inputs.
-    for parser in getevent; do
+    for parser in getevent inkml; do
         [ -d "$corpus/$parser" ] && continue
         mkdir -p "$corpus/$parser"
         cp Tests/fixtures/$parser-* "$corpus/$parser/" 2>/dev/null || true

@@ -64,6 +64,7 @@ public enum ParserFuzzing {
 
     public static func evemu(_ bytes: [UInt8]) { run(.evemu, bytes) }
     public static func getevent(_ bytes: [UInt8]) { runImportOnly(.getevent, bytes) }
+    public static func inkml(_ bytes: [UInt8]) { runImportOnly(.inkml, bytes) }
     public static func libinput(_ bytes: [UInt8]) { run(.libinput, bytes) }
     public static func raw(_ bytes: [UInt8]) { run(.raw, bytes) }
 

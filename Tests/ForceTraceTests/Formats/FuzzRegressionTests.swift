@@ -14,6 +14,7 @@ final class FuzzRegressionTests: XCTestCase {
         case "libinput": ParserFuzzing.libinput
         case "raw": ParserFuzzing.raw
         case "getevent": ParserFuzzing.getevent
+        case "inkml": ParserFuzzing.inkml
         default: nil
         }
     }
