@@ -50,6 +50,7 @@ public enum InkML {
         guard source.available <= maximumBytes else {
             throw ForceTraceError(file: file, "is larger than \(maximumBytes >> 20) MiB, more than an InkML document is read whole")
         }
+        if source.isExhausted { throw ForceTraceError(file: file, "the file is empty; expected an InkML document (<ink>)") }
         let bytes = Array(source.peek(source.available))
         source.consume(bytes.count)
         var tokens = XMLTokens(bytes, file: file)
