@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds and runs the libFuzzer harness of each parser (evemu, libinput, raw,
-# and the import-only getevent and inkml)
+# and the import-only getevent, inkml and svc2004)
 # for FUZZ_SECONDS each, one after the other. Crashing inputs are kept in
 # .build/fuzz/artifacts/<parser>/ (the previous run's move to
 # artifacts-previous/), and the smallest FUZZ_KEEP (default 5) are copied to
@@ -17,7 +17,7 @@ OUT=.build/fuzz
 BUILD_ONLY=0 TYPECHECK=0
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
 if [ "${1:-}" = "--typecheck" ]; then TYPECHECK=1; shift; fi
-PARSERS="${*:-evemu libinput raw getevent inkml}"
+PARSERS="${*:-evemu libinput raw getevent inkml svc2004}"
 
 # The codecs need no HDF5: each harness is compiled with the Formats,
 # Events and Support sources and the row types (TraceFile/Rows.swift) as one
@@ -53,7 +53,7 @@ build() {
 seed() {
     corpus="$OUT/corpus"
     # Import-only formats: their fixtures and regression inputs.
-    for parser in getevent inkml; do
+    for parser in getevent inkml svc2004; do
         [ -d "$corpus/$parser" ] && continue
         mkdir -p "$corpus/$parser"
         cp Tests/fixtures/$parser-* "$corpus/$parser/" 2>/dev/null || true

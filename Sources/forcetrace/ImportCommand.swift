@@ -6,7 +6,7 @@ import HDF5
 struct ImportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "import",
-        abstract: "Import recordings (evemu, libinput record YAML, raw input_event, Android getevent, InkML, trace files) into an HDF5 trace file.",
+        abstract: "Import recordings (evemu, libinput record YAML, raw input_event, Android getevent, InkML, SVC2004 signatures, trace files) into an HDF5 trace file.",
         discussion: """
         Each RECORDING ("-" for standard input) becomes one group under /recordings
         in FILE.h5; a libinput record file with several devices becomes several.
@@ -18,13 +18,17 @@ struct ImportCommand: Subcommand {
         recording keeps its source's compression, and a damaged trace is an error.
 
         The format is told from the content (evemu text, libinput record YAML,
-        binary input_event records, Android getevent output, or W3C InkML);
+        binary input_event records, Android getevent output, W3C InkML, or SVC2004
+        signature text);
         --format forces it. Raw streams and events-only evemu files take their device description
         from --desc (an evemu header); events-only evemu files also find a sibling
         .desc or .prop file. getevent captures ('getevent -lt', '-t', '-l') read their
         ranges from the 'getevent -p' (or -lp) blocks before the events, else from
         --desc; each device with events becomes one recording. Each InkML <trace>
-        becomes one pen contact (X, Y, F pressure, T time, OTx/OTy tilt).
+        becomes one pen contact (X, Y, F pressure, T time, OTx/OTy tilt). In an
+        SVC2004 signature (the point count, then 'X Y T BUTTON [AZIMUTH ALTITUDE
+        PRESSURE]' lines) each pen-down run is one pen contact and pen-up points
+        are hover; azimuth and altitude are not mapped.
 
         Inputs are read as a stream, in blocks (also from pipes, FIFOs and /dev/fd/N),
         so memory does not grow with their length. On any error nothing is written:

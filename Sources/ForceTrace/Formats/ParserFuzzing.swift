@@ -66,6 +66,7 @@ public enum ParserFuzzing {
     public static func getevent(_ bytes: [UInt8]) { runImportOnly(.getevent, bytes) }
     public static func inkml(_ bytes: [UInt8]) { runImportOnly(.inkml, bytes) }
     public static func libinput(_ bytes: [UInt8]) { run(.libinput, bytes) }
+    public static func svc2004(_ bytes: [UInt8]) { runImportOnly(.svc2004, bytes) }
     public static func raw(_ bytes: [UInt8]) { run(.raw, bytes) }
 
     private static func exercise(_ recording: Recording) {

@@ -135,7 +135,7 @@ public protocol RecordingCodec: Sendable {
 /// The formats forcetrace reads and writes.
 public enum RecordingCodecs {
     /// Every codec, in the order detection asks them.
-    public static let all: [any RecordingCodec] = [EvemuCodec(), LibinputCodec(), RawCodec(), GeteventCodec(), InkMLCodec()]
+    public static let all: [any RecordingCodec] = [EvemuCodec(), LibinputCodec(), RawCodec(), GeteventCodec(), InkMLCodec(), SVC2004Codec()]
 
     public static var formats: [RecordingFormat] { all.map(\.format) }
     public static var names: [String] { all.map(\.format.rawValue) }

@@ -15,6 +15,7 @@ final class FuzzRegressionTests: XCTestCase {
         case "raw": ParserFuzzing.raw
         case "getevent": ParserFuzzing.getevent
         case "inkml": ParserFuzzing.inkml
+        case "svc2004": ParserFuzzing.svc2004
         default: nil
         }
     }
@@ -99,7 +100,7 @@ final class FuzzRegressionTests: XCTestCase {
         try handle.close()
         let output = String(decoding: try Data(contentsOf: log), as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 0, output)
-        for parser in ["evemu", "libinput", "raw", "getevent", "inkml"] {
+        for parser in ["evemu", "libinput", "raw", "getevent", "inkml", "svc2004"] {
             XCTAssertTrue(output.contains("type-checked Fuzz/\(parser).swift"), "fuzz.sh did not check the \(parser) harness:\n\(output)")
         }
     }
