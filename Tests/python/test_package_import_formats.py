@@ -127,11 +127,21 @@ def test_recordings_need_the_command_and_trace_files_do_not(forcetrace, tmp_path
         assert opened.recordings == ["svc2004-task1"]
 
 
-def test_missing_files_and_folders_fail_as_before(tmp_path):
+def test_trace_file_names_missing_files_and_folders_fail_as_before(tmp_path, command):
+    """Only recordings are imported: a *.h5 that is not HDF5 is a damaged
+    trace file, as `forcetrace report` takes it."""
     with pytest.raises(OSError, match=r"absent\.h5: cannot open as HDF5"):
         ft.open(tmp_path / "absent.h5")
     with pytest.raises(OSError, match="cannot open as HDF5"):
         ft.open(tmp_path)
+    for name in ("junk.h5", "junk.hdf5"):
+        junk = tmp_path / name
+        junk.write_bytes((FIXTURES / "svc2004-task1.txt").read_bytes())
+        with pytest.raises(OSError, match=rf"{name}: cannot open as HDF5"):
+            ft.open(junk)
+    junk.rename(tmp_path / "junk.txt")
+    with ft.open(tmp_path / "junk.txt") as renamed:
+        assert renamed.recordings == ["junk"]
 
 
 @pytest.mark.parametrize("name", SHARED_NAMES)

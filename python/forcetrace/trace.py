@@ -583,7 +583,8 @@ def open(path: PathLike, *, format: Optional[str] = None, desc: Optional[PathLik
          forcetrace: Optional[str] = None) -> Trace:
     """Opens a trace file: `forcetrace.open("out/samples.h5")["touchscreen-mixed"].samples()`.
 
-    Any other file is a recording in a format `forcetrace import` reads
+    Any other file (not named *.h5 or *.hdf5) is a recording in a format
+    `forcetrace import` reads
     (evemu, libinput record YAML, raw input_event, Android getevent, InkML,
     SVC2004, ...): the command imports it into a temporary trace file, which
     is opened and its name removed at once, so nothing is left behind. The
@@ -601,8 +602,11 @@ def open(path: PathLike, *, format: Optional[str] = None, desc: Optional[PathLik
 def _is_recording(path: Path) -> bool:
     """Whether `path` names something other than a trace file that import
     can read: a file not starting with HDF5's signature, or a pipe. A path
-    that is missing, a folder or unreadable is left to `Trace`, which names
-    the problem."""
+    named like a trace file (*.h5, *.hdf5, what a folder gives) or that is
+    missing, a folder or unreadable is left to `Trace`, which names the
+    problem ("cannot open as HDF5"), as `forcetrace report` does."""
+    if path.suffix in (".h5", ".hdf5"):
+        return False
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
