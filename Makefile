@@ -196,7 +196,7 @@ bench-smoke: bench-tools portable
 bench-python: release
 	PYTHONPATH=$(abspath python) $(PYTHON) Tests/bench/bench_python.py --forcetrace $(RELEASE_BIN)
 
-# libFuzzer harnesses for the evemu, libinput and raw parsers (Fuzz/fuzz.sh),
+# libFuzzer harnesses for each parser (evemu, libinput, raw, getevent, inkml, svc2004; Fuzz/fuzz.sh),
 # FUZZ_SECONDS each, one after the other; crash inputs land in
 # Tests/fuzz-regressions/<parser>/, which make test replays (FuzzRegressionTests).
 FUZZ_SECONDS ?= 60

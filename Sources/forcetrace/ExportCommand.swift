@@ -3,8 +3,6 @@ import Foundation
 
 /// `forcetrace export`: a recording back into a recording format.
 struct ExportCommand: Subcommand {
-    /// The formats written; read-only ones (browser captures) are not offered.
-    static let exportNames = RecordingCodecs.encodable.map(\.format.rawValue)
     static let spec = CommandSpec(
         name: "export",
         abstract: "Export recordings from a trace file (evemu, libinput record YAML, raw input_event).",
@@ -22,7 +20,7 @@ struct ExportCommand: Subcommand {
         """,
         positionals: [PositionalSpec(name: "FILE.h5", help: "Trace file to read.")],
         options: [
-            .choice("format", "FORMAT", "Output format: \(exportNames.joined(separator: ", ")) (required).", exportNames),
+            .choice("format", "FORMAT", "Output format: \(RecordingCodecs.writableNames.joined(separator: ", ")) (required).", RecordingCodecs.writableNames),
             .value("recording", "NAME", "Recording to export (default: all of them for libinput; needed for evemu and raw when the file holds several)."),
             .value("output", short: "o", "OUT", "File to write (default, or -: standard output)."),
             .flag("force", short: "f", "Replace OUT if it exists."),

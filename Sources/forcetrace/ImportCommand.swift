@@ -6,7 +6,7 @@ import HDF5
 struct ImportCommand: Subcommand {
     static let spec = CommandSpec(
         name: "import",
-        abstract: "Import recordings (evemu, libinput record YAML, raw input_event, trace files) into an HDF5 trace file.",
+        abstract: "Import recordings (evemu, libinput record YAML, raw input_event, Android getevent, InkML, SVC2004 signatures, trace files) into an HDF5 trace file.",
         discussion: """
         Each RECORDING ("-" for standard input) becomes one group under /recordings
         in FILE.h5; a libinput record file with several devices becomes several.
@@ -17,10 +17,18 @@ struct ImportCommand: Subcommand {
         --format, --desc, --salvage and --compression apply to recordings: a copied
         recording keeps its source's compression, and a damaged trace is an error.
 
-        The format is told from the content (evemu text, libinput record YAML, or
-        binary input_event records); --format forces it. Raw streams and events-only
-        evemu files take their device description from --desc (an evemu header);
-        events-only evemu files also find a sibling .desc or .prop file.
+        The format is told from the content (evemu text, libinput record YAML,
+        binary input_event records, Android getevent output, W3C InkML, or SVC2004
+        signature text);
+        --format forces it. Raw streams and events-only evemu files take their device description
+        from --desc (an evemu header); events-only evemu files also find a sibling
+        .desc or .prop file. getevent captures ('getevent -lt', '-t', '-l') read their
+        ranges from the 'getevent -p' (or -lp) blocks before the events, else from
+        --desc; each device with events becomes one recording. Each InkML <trace>
+        becomes one pen contact (X, Y, F pressure, T time, OTx/OTy tilt). In an
+        SVC2004 signature (the point count, then 'X Y T BUTTON [AZIMUTH ALTITUDE
+        PRESSURE]' lines) each pen-down run is one pen contact and pen-up points
+        are hover; azimuth and altitude are not mapped.
 
         Inputs are read as a stream, in blocks (also from pipes, FIFOs and /dev/fd/N),
         so memory does not grow with their length. On any error nothing is written:
@@ -37,7 +45,7 @@ struct ImportCommand: Subcommand {
             .choice("format", "FORMAT", "Input format: \(RecordingCodecs.names.joined(separator: ", ")) (default: detect from content).", RecordingCodecs.names),
             .flag("raw", "Inputs are raw 24-byte x86-64 input_event streams (same as --format raw)."),
             .value("name", "NAME", "Recording group name (default: the input's base name; a trace file's own names)."),
-            .value("desc", "DESC", "Device description (evemu header) for raw streams and events-only evemu files."),
+            .value("desc", "DESC", "Device description (evemu header) for raw streams, events-only evemu files and getevent captures without -p."),
             .flag("salvage", "Keep the complete frames of damaged recordings (import_status = \"partial\")."),
             .value("compression", "0-9", "Deflate level for the tables (default 4)."),
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),

@@ -1,5 +1,4 @@
 """Trace files (docs/FORMAT.md, format v1) as pandas DataFrames and xarray Datasets."""
-import contextlib
 import io
 import os
 import stat
@@ -575,9 +574,68 @@ class Recording:
         return dataset
 
 
-def open(path: PathLike) -> Trace:  # noqa: A001 - the package's entry point, like h5py.File
-    """Opens a trace file: `forcetrace.open("out/samples.h5")["touchscreen-mixed"].samples()`."""
-    return Trace(path)
+#: What every HDF5 file (so every trace file) starts with; anything else is
+#: a recording for `forcetrace import`, by import's own rule.
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def open(path: PathLike, *, format: Optional[str] = None, desc: Optional[PathLike] = None,  # noqa: A001,A002
+         forcetrace: Optional[str] = None) -> Trace:
+    """Opens a trace file: `forcetrace.open("out/samples.h5")["touchscreen-mixed"].samples()`.
+
+    Any other file (not named *.h5 or *.hdf5) is a recording in a format
+    `forcetrace import` reads
+    (evemu, libinput record YAML, raw input_event, Android getevent, InkML,
+    SVC2004, ...): the command imports it into a temporary trace file, which
+    is opened and its name removed at once, so nothing is left behind. The
+    trace's `path` (and every table's `file`) is then the recording's.
+    `format` and `desc` are import's `--format` and `--desc` (raw streams
+    need `desc`); `forcetrace` names the command (`forcetrace.cli.command`).
+    A failed import raises `forcetrace.CommandFailed` naming the file."""
+    if not _is_recording(Path(path)):
+        if format is not None or desc is not None:
+            raise ValueError(f"{path}: is a trace file; format= and desc= apply only to recordings to import")
+        return Trace(path)
+    return _imported(Path(path), format, desc, forcetrace)
+
+
+def _is_recording(path: Path) -> bool:
+    """Whether `path` names something other than a trace file that import
+    can read: a file not starting with HDF5's signature, or a pipe. A path
+    named like a trace file (*.h5, *.hdf5, what a folder gives) or that is
+    missing, a folder or unreadable is left to `Trace`, which names the
+    problem ("cannot open as HDF5"), as `forcetrace report` does."""
+    if path.suffix in (".h5", ".hdf5"):
+        return False
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            return False
+        if not stat.S_ISREG(mode):
+            return True  # a FIFO or /dev/fd/N: import reads it as a stream
+        with io.open(path, "rb") as handle:
+            return handle.read(len(HDF5_SIGNATURE)) != HDF5_SIGNATURE
+    except OSError:
+        return False
+
+
+def _imported(path: Path, format: Optional[str], desc: Optional[PathLike],  # noqa: A002
+              forcetrace: Optional[str]) -> Trace:
+    try:
+        command = cli.command(forcetrace)
+    except cli.CommandNotFound as error:
+        raise cli.CommandNotFound(f"{path}: is not a trace file, and reading it takes the forcetrace command "
+                                  f"to import it: {error}") from error
+    with tempfile.TemporaryDirectory(prefix="forcetrace-import-") as folder:
+        output = Path(folder) / "imported.h5"
+        options: list[cli.Argument] = ["--format", format] if format is not None else []
+        if desc is not None:
+            options += ["--desc", desc]
+        cli.run("import", path, "-o", output, "--quiet", *options, forcetrace=command, what=str(path))
+        trace = Trace(output)
+    # The open file outlives its name; messages and tables name the recording.
+    trace.path = path
+    return trace
 
 
 Paths = Union[PathLike, Iterable[PathLike]]
@@ -627,43 +685,12 @@ def _is_saved_report(path: Path) -> bool:
     return False
 
 
-HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-
-
-def _is_recording(path: Path) -> bool:
-    """A recording to import (evemu, libinput record, a browser capture, ...):
-    a regular file that does not start with HDF5's signature."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with io.open(path, "rb") as handle:
-            return handle.read(8) != HDF5_SIGNATURE
-    except OSError:
-        return False  # the trace reader then fails, naming it
-
-
-@contextlib.contextmanager
-def _as_trace(path: Path) -> Iterator[Path]:
-    """`path` itself for a trace file; for a recording, a temporary trace
-    file that `forcetrace import` (the command, `cli.command()`) wrote from it."""
-    if not _is_recording(path):
-        yield path
-        return
-    with tempfile.TemporaryDirectory(prefix="forcetrace-import-") as folder:
-        trace = Path(folder) / "imported.h5"
-        cli.run("import", path, "-o", trace, "--quiet", what=str(path))
-        yield trace
-
-
 def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") -> pd.DataFrame:
     """One DataFrame of `table` over every recording of every file, with
     `file` and `recording` columns first; `.attrs` holds each column's units
-    and long name, and the files, recordings and devices read.
-
-    A path given that is a recording rather than a trace file (evemu,
-    libinput record, a `capture-page` browser capture) is imported first by
-    the forcetrace command (`forcetrace import`, into a temporary file); its
-    `file` column names the recording. Folders are searched for trace files only.
+    and long name, and the files, recordings and devices read. A path that
+    is not a trace file is a recording, imported as `open` does (a folder
+    gives only its trace files, as `forcetrace report DIR` reads them).
 
     A file that is missing or cannot be read raises an error naming it, as
     `forcetrace report` fails on it; `errors="skip"` leaves such files out
@@ -672,7 +699,7 @@ def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") 
     frames = []
     for path in trace_files(paths_or_folder, errors=errors):
         try:
-            with _as_trace(path) as readable, Trace(readable) as trace:
+            with open(path) as trace:
                 mine = []
                 for recording in trace:
                     frame = recording.frame(table)

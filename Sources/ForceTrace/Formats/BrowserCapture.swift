@@ -627,7 +627,7 @@ public struct BrowserCaptureCodec: RecordingCodec {
     public var format: RecordingFormat { .browserCapture }
     public var summary: String { "browser capture JSON (capture-page)" }
     public var holdsSeveralRecordings: Bool { true }
-    public var canEncode: Bool { false }
+    public var writes: Bool { false }
     public func source(file: String, device: Int?) -> RecordingSource { .other("browser:\(file)") }
 
     /// A JSON object whose head holds `"format": "forcetrace-browser-capture"`
@@ -657,6 +657,6 @@ public struct BrowserCaptureCodec: RecordingCodec {
 
     public func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder {
         throw ForceTraceError(file: output.file, "browser captures are read, not written",
-                              hint: "export to \(RecordingCodecs.encodable.map(\.format.rawValue).joined(separator: ", "))", kind: .output)
+                              hint: "export to \(RecordingCodecs.writable.map(\.format.rawValue).joined(separator: ", "))", kind: .output)
     }
 }

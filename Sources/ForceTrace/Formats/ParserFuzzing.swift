@@ -39,8 +39,34 @@ public enum ParserFuzzing {
         }
     }
 
+    /// For a format forcetrace only reads: decodes and checks as `run`
+    /// does, then round-trips each recording through evemu, as an import
+    /// followed by `export --format evemu` would.
+    public static func runImportOnly(_ format: RecordingFormat, _ bytes: [UInt8]) {
+        let codec = RecordingCodecs.codec(format)
+        let options = DecodeOptions(description: rawDescription, salvage: true)
+        guard let parsed = try? codec.decode(bytes, file: "fuzz-input", options: options) else { return }
+        for item in parsed {
+            exercise(item.recording)
+            let output = ByteOutput()
+            do {
+                try EvemuCodec().encode([item.recording], to: output)
+            } catch {
+                preconditionFailure("\(format): a decoded recording does not encode as evemu: \(error)")
+            }
+            guard let again = try? EvemuCodec().decode(output.memory, file: "fuzz-roundtrip") else {
+                preconditionFailure("\(format): the evemu export does not parse")
+            }
+            precondition(again.count == 1 && again[0].recording.events == item.recording.events, "\(format): events differ after the evemu round trip")
+            precondition(again[0].recording.device == item.recording.device, "\(format): device differs after the evemu round trip")
+        }
+    }
+
     public static func evemu(_ bytes: [UInt8]) { run(.evemu, bytes) }
+    public static func getevent(_ bytes: [UInt8]) { runImportOnly(.getevent, bytes) }
+    public static func inkml(_ bytes: [UInt8]) { runImportOnly(.inkml, bytes) }
     public static func libinput(_ bytes: [UInt8]) { run(.libinput, bytes) }
+    public static func svc2004(_ bytes: [UInt8]) { runImportOnly(.svc2004, bytes) }
     public static func raw(_ bytes: [UInt8]) { run(.raw, bytes) }
 
     /// Browser captures are read only: decode, check and decode the result's

@@ -117,6 +117,8 @@ public protocol RecordingCodec: Sendable {
     var summary: String { get }
     /// Whether one file can hold several recordings (devices).
     var holdsSeveralRecordings: Bool { get }
+    /// Whether export writes the format; import-only formats say no.
+    var writes: Bool { get }
     /// The `source` of a recording decoded from `file` (its `device`-th, in
     /// files with several).
     func source(file: String, device: Int?) -> RecordingSource
@@ -128,24 +130,21 @@ public protocol RecordingCodec: Sendable {
     /// An encoder writing `count` recordings to `output`, headed by
     /// `comment` where the format has comments.
     func encoder(to output: ByteOutput, count: Int, comment: String?) throws -> any RecordingEncoder
-    /// Whether `export` writes the format (most do; some are read only).
-    var canEncode: Bool { get }
-}
-
-extension RecordingCodec {
-    public var canEncode: Bool { true }
 }
 
 /// The formats forcetrace reads and writes.
 public enum RecordingCodecs {
     /// Every codec, in the order detection asks them (a browser capture's
     /// JSON before libinput record, which may be JSON too).
-    public static let all: [any RecordingCodec] = [EvemuCodec(), BrowserCaptureCodec(), LibinputCodec(), RawCodec()]
-    /// The codecs `export` writes with.
-    public static var encodable: [any RecordingCodec] { all.filter(\.canEncode) }
+    public static let all: [any RecordingCodec] = [EvemuCodec(), BrowserCaptureCodec(), LibinputCodec(), RawCodec(),
+                                                  GeteventCodec(), InkMLCodec(), SVC2004Codec()]
 
     public static var formats: [RecordingFormat] { all.map(\.format) }
     public static var names: [String] { all.map(\.format.rawValue) }
+    /// The codecs export writes with.
+    public static var writable: [any RecordingCodec] { all.filter(\.writes) }
+    /// The formats export writes.
+    public static var writableNames: [String] { writable.map(\.format.rawValue) }
 
     public static func codec(_ format: RecordingFormat) -> any RecordingCodec {
         guard let codec = all.first(where: { $0.format == format }) else { preconditionFailure("no codec for \(format)") }
@@ -158,6 +157,8 @@ public enum RecordingCodecs {
 }
 
 extension RecordingCodec {
+    public var writes: Bool { true }
+
     /// Writes whole recordings, for callers that hold them in memory.
     public func encode(_ recordings: [Recording], comment: String? = nil, to output: ByteOutput) throws {
         let encoder = try encoder(to: output, count: recordings.count, comment: comment)

@@ -276,7 +276,7 @@ final class BrowserCaptureTests: XCTestCase {
     }
 
     func testExportDoesNotOfferTheReadOnlyFormat() throws {
-        XCTAssertFalse(RecordingCodecs.encodable.map(\.format).contains(.browserCapture))
+        XCTAssertFalse(RecordingCodecs.writable.map(\.format).contains(.browserCapture))
         XCTAssertTrue(RecordingCodecs.formats.contains(.browserCapture))
         let run = try FormatTestSupport.run(["export", "x.h5", "--format", "browser"])
         XCTAssertEqual(run.status, 2, run.stderr)

@@ -33,6 +33,33 @@ final class FormatDetectionTests: XCTestCase {
         }
     }
 
+    /// Every recording among the fixtures and samples is told as its own
+    /// format, so a format added later takes no other format's files.
+    func testEveryFixtureIsDetectedAsItsOwnFormat() throws {
+        let expected: [(prefix: String?, suffix: String, format: RecordingFormat)] = [
+            (nil, ".evemu", .evemu), (nil, ".yml", .libinput), ("getevent-", ".txt", .getevent),
+            (nil, ".inkml", .inkml), ("svc2004-", ".txt", .svc2004),
+        ]
+        var checked: Set<RecordingFormat> = []
+        for folder in [BlackBox.fixtures, FormatTestSupport.samples] {
+            let names = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: folder.path))
+            for name in names {
+                let base = URL(fileURLWithPath: name).lastPathComponent
+                guard let format = expected.first(where: { base.hasSuffix($0.suffix) && ($0.prefix.map(base.hasPrefix) ?? true) })?.format else { continue }
+                let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+                XCTAssertEqual(try RecordingImporter.detect(Array(bytes), file: name), format, name)
+                checked.insert(format)
+            }
+        }
+        XCTAssertEqual(checked, Set(expected.map(\.format)))
+        // The genuine recordings, when present, are evemu.
+        let shared = FormatTestSupport.sharedRecordings
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: shared.path)) ?? [] where name.hasSuffix(".events") || name.hasSuffix(".evemu") {
+            let head = try ByteSource(path: shared.appendingPathComponent(name).path)
+            XCTAssertEqual(try RecordingImporter.detect(head).format, .evemu, name)
+        }
+    }
+
     /// Detection takes a first line `key:` as libinput YAML from a key of two
     /// letters on; one letter is an evemu line ("E: 0.1 ...", "N: name").
     func testLibinputDetectionNeedsAKeyOfTwoLetters() {

@@ -13,6 +13,9 @@ final class FuzzRegressionTests: XCTestCase {
         case "evemu": ParserFuzzing.evemu
         case "libinput": ParserFuzzing.libinput
         case "raw": ParserFuzzing.raw
+        case "getevent": ParserFuzzing.getevent
+        case "inkml": ParserFuzzing.inkml
+        case "svc2004": ParserFuzzing.svc2004
         default: nil
         }
     }
@@ -73,6 +76,33 @@ final class FuzzRegressionTests: XCTestCase {
             return (1, "the child did not run testReplayOneInput:\n\(output)")
         }
         return (status, output)
+    }
+
+    /// Every harness compiles from the parser sources alone, as fuzz.sh
+    /// builds it (no HDF5 module): type-checked, which catches a missing
+    /// module or type without an instrumented build.
+    func testHarnessesCompileWithTheParserSourcesAlone() throws {
+        let swiftc = ["/opt/swift/usr/bin"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        guard swiftc.contains(where: { FileManager.default.isExecutableFile(atPath: $0 + "/swiftc") }) else {
+            throw XCTSkip("no swiftc on PATH or in /opt/swift/usr/bin")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [FormatTestSupport.packageRoot.appendingPathComponent("Fuzz/fuzz.sh").path, "--typecheck"]
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("forcetrace-fuzz-build-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let output = String(decoding: try Data(contentsOf: log), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, output)
+        for parser in ["evemu", "libinput", "raw", "getevent", "inkml", "svc2004"] {
+            XCTAssertTrue(output.contains("type-checked Fuzz/\(parser).swift"), "fuzz.sh did not check the \(parser) harness:\n\(output)")
+        }
     }
 
     /// The device the fuzz harnesses read raw streams with is the one its
