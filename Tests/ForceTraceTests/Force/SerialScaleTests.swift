@@ -5,24 +5,6 @@ import XCTest
 /// A serial scale on a pseudo-terminal: the reader configures the line,
 /// assembles lines across reads, and says so when the other end hangs up.
 final class SerialScaleTests: XCTestCase {
-    /// A pty's master descriptor and its slave's path (/dev/ptmx, then
-    /// TIOCSPTLCK to unlock and TIOCGPTN for the number: posix_openpt does
-    /// not import into Swift).
-    private func openPty() throws -> (master: Int32, slave: String) {
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard master >= 0, ioctl(master, UInt(0x4004_5431) /* TIOCSPTLCK */, &unlock) == 0, ioctl(master, UInt(0x8004_5430) /* TIOCGPTN */, &number) == 0 else {
-            throw XCTSkip("no pseudo-terminals here (errno \(errno))")
-        }
-        return (master, "/dev/pts/\(number)")
-    }
-
-    private func send(_ master: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }, bytes.count)
-    }
-
     /// Waits up to a second for readings (a pty delivers at once; the wait only bounds a failure).
     private func readings(_ scale: SerialScale, count: Int) throws -> [ScaleReading] {
         var got: [ScaleReading] = []
@@ -34,7 +16,7 @@ final class SerialScaleTests: XCTestCase {
     }
 
     func testReadsLinesFromAPtyAtTheGivenRate() throws {
-        let (master, slave) = try openPty()
+        let (master, slave) = try PseudoTerminal.open()
         defer { close(master) }
         let scale = try SerialScale(path: slave, baud: 19200)
         defer { scale.close() }
@@ -43,8 +25,8 @@ final class SerialScaleTests: XCTestCase {
         XCTAssertEqual(cfgetispeed(&settings), speed_t(B19200))
         XCTAssertEqual(settings.c_lflag & tcflag_t(ICANON | ECHO), 0, "the line is raw")
         XCTAssertEqual(scale.kind, .serial)
-        send(master, "ST,+00012.30  g\r\nUS,+000")
-        send(master, "15.00  g\r\nOL,+999999.9  g\r\n")
+        PseudoTerminal.send(master, "ST,+00012.30  g\r\nUS,+000")
+        PseudoTerminal.send(master, "15.00  g\r\nOL,+999999.9  g\r\n")
         let got = try readings(scale, count: 3)
         XCTAssertEqual(got.map(\.status), [.stable, .inMotion, .overload])
         XCTAssertEqual(got[0].grams, 12.3)
@@ -57,10 +39,10 @@ final class SerialScaleTests: XCTestCase {
     /// The other end closing (a USB serial adapter unplugged) is an error
     /// naming the scale, not an empty reading or a zero.
     func testAHungUpLineIsAnErrorNamingTheScale() throws {
-        let (master, slave) = try openPty()
+        let (master, slave) = try PseudoTerminal.open()
         let scale = try SerialScale(path: slave, baud: 9600)
         defer { scale.close() }
-        send(master, "ST,+00001.00  g\r\n")
+        PseudoTerminal.send(master, "ST,+00001.00  g\r\n")
         XCTAssertEqual(try readings(scale, count: 1).map(\.grams), [1])
         close(master)
         XCTAssertThrowsError(try scale.readAvailable(timeNs: 0)) { error in
