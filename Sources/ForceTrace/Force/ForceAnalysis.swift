@@ -145,6 +145,12 @@ extension ForceAnalysis {
     /// The analysis as JSON, keys in byte order (docs/ANALYSIS.md, "Force").
     public var json: String {
         var w = JSONWriter(capacity: 1 << 12)
+        write(&w)
+        return String(decoding: w.finish(), as: UTF8.self)
+    }
+
+    /// The object `json` holds, into `w` (`suggest --format json`'s `force`).
+    func write(_ w: inout JSONWriter) {
         w.beginObject()
         w.key("activation")
         if let activation {
@@ -195,6 +201,5 @@ extension ForceAnalysis {
         w.key("up_pressure"); w.int(tipUpPressure)
         w.endObject()
         w.endObject()
-        return String(decoding: w.finish(), as: UTF8.self)
     }
 }

@@ -12,7 +12,8 @@ public struct ForceScript: Sendable, Equatable {
     public var holdNs: Int64 = 1_000_000_000
     public var rampDownNs: Int64 = 1_500_000_000
     public var restNs: Int64 = 1_000_000_000
-    /// Odd presses go to `peakGrams`, even ones to `lowPeakGrams`: the full
+    /// Presses alternate, as the protocol asks (force-medium, then force-full):
+    /// the first to `lowPeakGrams`, the next to `peakGrams`. The full
     /// presses saturate the pen, the others stop below its maximum, where the
     /// end of the rise shows in both signals (the lag's landmark).
     public var peakGrams = 500.0
@@ -48,7 +49,7 @@ public struct ForceScript: Sendable, Equatable {
         let t = time - leadNs
         guard t >= 0, t < Int64(presses) * cycleNs else { return (0, false, 0) }
         let phase = t % cycleNs
-        let peak = (t / cycleNs) % 2 == 0 ? peakGrams : lowPeakGrams
+        let peak = (t / cycleNs) % 2 == 0 ? lowPeakGrams : peakGrams
         if phase < rampUpNs { return (peak * Double(phase) / Double(rampUpNs), false, peak) }
         if phase < rampUpNs + holdNs { return (peak, false, peak) }
         if phase < rampUpNs + holdNs + rampDownNs {

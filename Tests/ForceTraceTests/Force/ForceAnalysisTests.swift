@@ -33,7 +33,7 @@ final class ForceAnalysisTests: XCTestCase {
         let perPress = analysis.activationPerPress
         XCTAssertEqual(perPress.count, 6)
         for (index, grams) in perPress.enumerated() {
-            let speed = (index % 2 == 0 ? script.peakGrams : script.lowPeakGrams) / (Double(script.rampUpNs) / 1e9)
+            let speed = (index % 2 == 0 ? script.lowPeakGrams : script.peakGrams) / (Double(script.rampUpNs) / 1e9)
             XCTAssertEqual(grams, 8, accuracy: max(2, 0.15 * speed * Double(script.scaleIntervalNs) / 1e9), "press \(index): \(perPress)")
         }
         let activation = try XCTUnwrap(analysis.activation)
