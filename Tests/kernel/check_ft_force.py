@@ -3,18 +3,18 @@ the script forceplayer played (guest-ft-force.sh), within the tolerances
 docs/ANALYSIS.md ("Force") states for the guest, and what the unplugged,
 unstable and overloading scales left in the force table."""
 import json
-import math
 import sys
 from pathlib import Path
-
-import h5py
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 import forcetrace as ft  # noqa: E402
 
-#: Tolerances in the guest (TCG timing jitter on top of the host's, docs/ANALYSIS.md "Force").
-LAG_MS, CURVE_GF, ACTIVATION_GF, HYSTERESIS_GF = 15.0, 6.0, 6.0, 5.0
+#: Tolerances in the guest, per scale (docs/ANALYSIS.md, "Force", "In the kernel test"): the HID scale's
+#: reports reach forcetrace at once; the pty's lines go through the tty layer's deferred work, whose delay
+#: under emulation varies by tens of ms between readings, and the hysteresis doubles it (press and
+#: release err in opposite directions).
+TOLERANCES = {"hid": {"lag_ms": 15.0, "curve_gf": 6.0, "activation_gf": 6.0, "hysteresis_gf": 5.0},
+              "serial": {"lag_ms": 20.0, "curve_gf": 8.0, "activation_gf": 6.0, "hysteresis_gf": 12.0}}
 
 
 def press_gf(script, pressure):
@@ -28,10 +28,12 @@ def release_gf(script, pressure):
 
 def check_calibration(out, name, failures):
     script = json.loads((out / f"{name}.expect.json").read_text())
+    tolerance = TOLERANCES[name]
+    LAG_MS, CURVE_GF, ACTIVATION_GF, HYSTERESIS_GF = (tolerance[key] for key in ("lag_ms", "curve_gf", "activation_gf", "hysteresis_gf"))
     force = json.loads((out / f"{name}.json").read_text())["force"]
     lag = force["lag"]
     print(f"{name}: lag {lag['ms']:.1f} ± {lag['uncertainty_ms']:.1f} ms (scripted {script['lag_ms']})")
-    if not lag["estimated"] or abs(lag["ms"] - script["lag_ms"]) > LAG_MS:
+    if lag["uncertainty_ms"] is None or abs(lag["ms"] - script["lag_ms"]) > LAG_MS:
         failures.append(f"{name}: lag {lag['ms']} ms, scripted {script['lag_ms']} ms (±{LAG_MS})")
     activation = force["activation"]
     print(f"{name}: activation {activation['gf']:.1f} gf [{activation['low_gf']:.1f}, {activation['high_gf']:.1f}], per press "
@@ -50,6 +52,9 @@ def check_calibration(out, name, failures):
     print(f"{name}: saturation {force['saturation_gf']} gf (scripted {script['saturation_g']}), tip down {force['tip']['down_gf']} gf")
     if force["saturation_gf"] is None or abs(force["saturation_gf"] - script["saturation_g"]) > CURVE_GF:
         failures.append(f"{name}: saturation {force['saturation_gf']} gf, scripted {script['saturation_g']}")
+    tip = force["tip"]
+    if tip["down_gf"] is None or abs(tip["down_gf"] - press_gf(script, tip["down_pressure"])) > CURVE_GF:
+        failures.append(f"{name}: libinput tip down {tip['down_gf']} gf, scripted {press_gf(script, tip['down_pressure']):.1f}")
     stored = ft.open(out / f"{name}.h5")
     recording = next(iter(stored))
     attrs = recording.force().attrs["scale"]

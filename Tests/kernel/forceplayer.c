@@ -306,6 +306,9 @@ int main(int argc, char **argv)
 	while (next_pen < duration || next_scale < duration) {
 		long long t = next_pen < next_scale ? next_pen : next_scale;
 		sleep_until(start + t);
+		/* What is sent is the force at the moment it is sent: a slow guest's late wake-up delays
+		 * the report, not the truth it carries. */
+		long long actual = now_us() - start;
 		if (unplug_ms >= 0 && !unplugged && t >= unplug_ms * 1000) {
 			if (hid) hid_destroy(); else close(pty);
 			unplugged = 1;
@@ -313,7 +316,7 @@ int main(int argc, char **argv)
 		int releasing;
 		double peak;
 		if (t == next_pen) {
-			double grams = force_at(t, presses, &releasing, &peak);
+			double grams = force_at(actual, presses, &releasing, &peak);
 			int p = pressure_for(grams, releasing, peak);
 			if (p != last) {
 				if ((p > 0) != (last > 0)) libevdev_uinput_write_event(uidev, EV_KEY, BTN_TOUCH, p > 0);
@@ -324,8 +327,8 @@ int main(int argc, char **argv)
 			next_pen += 5000;
 		}
 		if (t == next_scale) {
-			double grams = force_at(t - lag_ms * 1000, presses, &releasing, &peak);
-			double before = force_at(t - lag_ms * 1000 - scale_ms * 1000, presses, &releasing, &peak);
+			double grams = force_at(actual - lag_ms * 1000, presses, &releasing, &peak);
+			double before = force_at(actual - lag_ms * 1000 - scale_ms * 1000, presses, &releasing, &peak);
 			int moving = fabs(grams - before) > 0.1;
 			int over = overload_g >= 0 && grams > overload_g;
 			if (!unplugged) {

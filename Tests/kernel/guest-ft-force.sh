@@ -41,14 +41,14 @@ ft_force_run() {
 }
 
 # 1. The HID scale: calibrate, then suggest.
-ft_force_player hid --hid --presses 4 --lag-ms 150
-ft_force_run hid 90 forcetrace calibrate "$FT_DEV" -o "$OUT/hid.h5" --protocol force --trials 2 --scale "$FT_SCALE"
+ft_force_player hid --hid --presses 6 --lag-ms 150
+ft_force_run hid 100 forcetrace calibrate "$FT_DEV" -o "$OUT/hid.h5" --protocol force --trials 3 --scale "$FT_SCALE"
 [ "$(cat "$OUT/hid.rc")" = 0 ] || ft_fail "calibrate with the HID scale exited $(cat "$OUT/hid.rc"): $(tail -n 5 "$OUT/hid.err")"
 forcetrace suggest "$OUT/hid.h5" --format json >"$OUT/hid.json" 2>>"$OUT/hid.err" || ft_fail "suggest failed: $(cat "$OUT/hid.err")"
 
 # 2. The serial scale on a pty.
-ft_force_player serial --serial --presses 4 --lag-ms 120
-ft_force_run serial 90 forcetrace calibrate "$FT_DEV" -o "$OUT/serial.h5" --protocol force --trials 2 --scale "$FT_SCALE:9600"
+ft_force_player serial --serial --presses 6 --lag-ms 120
+ft_force_run serial 100 forcetrace calibrate "$FT_DEV" -o "$OUT/serial.h5" --protocol force --trials 3 --scale "$FT_SCALE:9600"
 [ "$(cat "$OUT/serial.rc")" = 0 ] || ft_fail "calibrate with the serial scale exited $(cat "$OUT/serial.rc"): $(tail -n 5 "$OUT/serial.err")"
 forcetrace suggest "$OUT/serial.h5" --format json >"$OUT/serial.json" 2>>"$OUT/serial.err" || ft_fail "suggest failed: $(cat "$OUT/serial.err")"
 

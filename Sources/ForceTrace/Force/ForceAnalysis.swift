@@ -23,8 +23,9 @@ public struct ForceAnalysis: Sendable {
 
     public var axis: AxisInfo
     public var lag: ScaleLag?
-    /// The lag used: the estimate's, or the table's stored one.
+    /// The lag used: the estimate's, or the table's stored one, and its uncertainty.
     public var lagNs: Int64
+    public var lagUncertaintyNs: Int64?
     public var activation: ActivationFit?
     /// The force at each press's first pressure above the axis minimum.
     public var activationPerPress: [Double]
@@ -49,7 +50,8 @@ public struct ForceAnalysis: Sendable {
 
     /// Analyses `readings` (times relative to t0) against `pressure`. With
     /// `lagNs` given it is used as is; else the lag is estimated.
-    public static func analyze(pressure: PressureSteps, readings: [ScaleReading], axis: AxisInfo, lagNs given: Int64? = nil) -> ForceAnalysis {
+    public static func analyze(pressure: PressureSteps, readings: [ScaleReading], axis: AxisInfo, lagNs given: Int64? = nil,
+                               lagUncertaintyNs givenUncertainty: Int64? = nil) -> ForceAnalysis {
         let floor = axis.minimum
         var notes: [String] = []
         let lag = given == nil ? ScaleLag.estimate(pressure: pressure, readings: readings, axis: axis) : nil
@@ -95,7 +97,8 @@ public struct ForceAnalysis: Sendable {
         let saturation = median(crossings(axis.maximum).press)
         if saturation == nil && !presses.isEmpty { notes.append("no press reached the axis maximum (\(axis.maximum)): no saturation force") }
         let tipDown = level(CalibrationSuggestion.libinputTipDownFraction), tipUp = level(CalibrationSuggestion.libinputTipUpFraction)
-        return ForceAnalysis(axis: axis, lag: lag, lagNs: lagNs, activation: activation, activationPerPress: onsets, curve: curve,
+        return ForceAnalysis(axis: axis, lag: lag, lagNs: lagNs, lagUncertaintyNs: given == nil ? lag?.uncertaintyNs : givenUncertainty,
+                             activation: activation, activationPerPress: onsets, curve: curve,
                              saturationGrams: saturation, tipDownPressure: tipDown, tipUpPressure: tipUp,
                              tipDownGrams: median(crossings(tipDown).press), tipUpGrams: median(crossings(tipUp).release),
                              presses: presses.count, readings: readings.count,
@@ -109,7 +112,7 @@ public struct ForceAnalysis: Sendable {
             throw ForceTraceError(file: recording.filePath, "recording '\(recording.name)' has a force table but no pressure axis to hold it against")
         }
         return analyze(pressure: try PressureSteps(recording, axis: axis), readings: table.readings, axis: axis,
-                       lagNs: reestimateLag ? nil : table.lagNs)
+                       lagNs: reestimateLag ? nil : table.lagNs, lagUncertaintyNs: reestimateLag ? nil : table.lagUncertaintyNs)
     }
 }
 
@@ -122,7 +125,8 @@ extension ForceAnalysis {
         if let lag {
             text += "  scale lag               \(String(format: "%.1f ± %.1f ms", Double(lag.lagNs) / 1e6, Double(lag.uncertaintyNs) / 1e6)) (from \(lag.presses) presses' end of rise)\n"
         } else {
-            text += "  scale lag               \(String(format: "%.1f ms", Double(lagNs) / 1e6)) (as stored)\n"
+            let uncertainty = lagUncertaintyNs.map { String(format: " ± %.1f", Double($0) / 1e6) } ?? ""
+            text += "  scale lag               \(String(format: "%.1f", Double(lagNs) / 1e6))\(uncertainty) ms (as stored)\n"
         }
         if let activation {
             let how = activation.separated ? "the gap between inactive and active readings" : "95 % interval of the logistic fit"
@@ -182,7 +186,7 @@ extension ForceAnalysis {
         w.key("estimated"); w.bool(lag != nil)
         w.key("ms"); w.double(Double(lagNs) / 1e6)
         w.key("presses"); w.int(lag?.presses)
-        w.key("uncertainty_ms"); w.double(lag.map { Double($0.uncertaintyNs) / 1e6 })
+        w.key("uncertainty_ms"); w.double(lagUncertaintyNs.map { Double($0) / 1e6 })
         w.endObject()
         w.key("notes"); w.strings(notes)
         w.key("presses"); w.int(presses)

@@ -39,6 +39,7 @@ final class ForceCalibrationTests: XCTestCase {
         let again = try XCTUnwrap(try ForceAnalysis.analyze(reader.recording("force")))
         XCTAssertNil(again.lag)
         XCTAssertEqual(again.lagNs, lag.lagNs)
+        XCTAssertEqual(again.lagUncertaintyNs, lag.uncertaintyNs, "suggest reports the stored uncertainty")
         XCTAssertEqual(again.activation, analysis.activation)
         XCTAssertEqual(again.curve, analysis.curve)
     }
