@@ -20,6 +20,13 @@ struct CalibrateCommand: Subcommand {
                     stroke-firm, full-press                   range and a pressure curve for
                                                               xsetwacom, GNOME, KWin, libinput
                                                               (--targets, suggest --help)
+          force     force-medium, force-full: slow presses -> with --scale: the scale's lag, the
+                    onto a scale, held 2 s, released          initial activation force, the
+                                                              pressure-vs-force curve pressing
+                                                              and releasing (hysteresis), the
+                                                              saturation force and libinput's tip
+                                                              thresholds, in gram-force; the lag
+                                                              is stored in the force table
         The device is read as 'record' reads it, into the same kind of file, flushed
         every --flush-ms; keys are obfuscated and keyboards refused as 'record' does.
         Each kept trial's class goes into the file's labels table. On a terminal a bar
@@ -33,7 +40,7 @@ struct CalibrateCommand: Subcommand {
         positionals: [PositionalSpec(name: "DEVICE", help: "Device path or name substring.", optional: true)],
         options: [
             .value("output", short: "o", "FILE.h5", "Trace file to write (required)."),
-            .choice("protocol", "PROTOCOL", "app, touchpad or pen (required).", CalibrationProtocol.allCases.map(\.rawValue)),
+            .choice("protocol", "PROTOCOL", "app, touchpad, pen or force (required; force needs --scale).", CalibrationProtocol.allCases.map(\.rawValue)),
             .value("trials", "N", "Trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("targets", "L,N,F", "Pen: the outputs in % for light, normal, firm strokes (default 25,50,85)."),
             .value("libinput", "VERSION", "The libinput release the printed quirk is for (default: the installed one, else the newest)."),
@@ -70,6 +77,9 @@ struct CalibrateCommand: Subcommand {
         quiet = arguments.flag("quiet")
         targets = try SuggestCommand.targets(arguments)
         libinput = try SuggestCommand.libinputRelease(arguments)
+        if calibrationProtocol == .force && capture.scale == nil {
+            throw ParseError.conflict("'--protocol force' needs '--scale SCALE[:BAUD]': the scale it presses onto")
+        }
     }
 
     func run() throws -> Int32 {
@@ -84,13 +94,14 @@ struct CalibrateCommand: Subcommand {
             prompt: Self.prompt, line: Self.line, bar: { pressure, _ in "\(Self.bar(pressure, axis: axis, marks: marks))" })
         let session = calibration.session
         try CalibrationLabels.write(session.trials, protocol: calibrationProtocol, toFile: output, recording: recording)
+        let force = calibrationProtocol == .force ? try ForceCalibration.analyzeAndStoreLag(file: output, recording: recording) : nil
         let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: session.trials.map(LabelledTrial.init),
                                                device: source.device, axis: axis, file: output, recording: recording,
-                                               targets: targets)
+                                               targets: targets, force: force)
         print("")
         print(suggestion.text, terminator: "")
         let choice = LibinputChoice.choose(libinput, installed: LibinputChoice.onThisMachine)!
-        if calibrationProtocol != .app, case .success(let quirk) = suggestion.quirks(release: (choice.rules[0], choice.version!.description)) {
+        if calibrationProtocol != .app && calibrationProtocol != .force, case .success(let quirk) = suggestion.quirks(release: (choice.rules[0], choice.version!.description)) {
             print("\nlibinput quirk ('forcetrace suggest \(output) --format quirks -o FILE.quirks' writes it):")
             // Shown to a person: each line of the section escaped.
             print(quirk.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText(escaping: $0) }.joined(separator: "\n"),
@@ -126,7 +137,7 @@ struct CalibrateCommand: Subcommand {
             let range = Double(axis.maximum) - Double(axis.minimum)
             let palm = range > 0 ? (Double(CalibrationSuggestion.libinputPalmDefault) - Double(axis.minimum)) / range : 1
             return [CalibrationSuggestion.libinputBeginFraction, palm].filter { $0 <= 1 }
-        case .pen: return [CalibrationSuggestion.libinputTipDownFraction]
+        case .pen, .force: return [CalibrationSuggestion.libinputTipDownFraction]
         }
     }
 

@@ -43,6 +43,8 @@ struct CaptureOptions {
     let grab: Bool
     let keys: KeyOptions
     let flushIntervalNs: Int64?
+    /// `--scale DEVICE[:BAUD]`: a scale read beside the device.
+    let scale: ScaleAddress?
 
     /// - Parameter takesPacing: the command has `--speed` and `--desc` (record).
     init(_ arguments: ParsedArguments, command: String, takesPacing: Bool) throws {
@@ -66,6 +68,35 @@ struct CaptureOptions {
         if replay != nil, grab { throw ParseError.conflict("'--grab' needs a live DEVICE, not '--replay'") }
         keys = try KeyOptions(arguments, replay: replay != nil)
         speed = fast ? nil : (scale ?? 1)
+        if let text = arguments.string("scale") {
+            if replay != nil { throw ParseError.conflict("'--scale' needs a live DEVICE: a replay's events are not on the scale's clock") }
+            switch ScaleAddress.parse(text) {
+            case .success(let address): self.scale = address
+            case .failure(let error): throw ParseError.invalidValue(option: "--scale", value: text, expected: "a serial rate, \(error.hint ?? "")")
+            }
+        } else {
+            self.scale = nil
+        }
+    }
+
+    /// Opens `--scale` and starts reading it; nil without it. Called once
+    /// the device is open, so every reading falls after the recording's t0.
+    func openScale() throws -> ScaleCapture? {
+        guard let scale else { return nil }
+        return try ScaleCapture(try scale.open())
+    }
+
+    /// Says what the scale gave, on standard error; whether it ended early
+    /// (unplugged), which makes the command exit 1 with the file kept.
+    static func reportForce(_ force: ForceTable?, output: String) -> Bool {
+        guard let force else { return false }
+        let withoutWeight = force.readings.filter { $0.grams.isNaN }.count
+        printError("force: \(force.readings.count) readings from \(force.device) (\(withoutWeight) without a weight) in \(output)")
+        if let error = force.scaleError {
+            printError("warning: \(force.device): \(error); the force table keeps the readings before that")
+            return true
+        }
+        return false
     }
 
     /// Checks the output, then opens the source; a live device's key handling
@@ -114,9 +145,11 @@ extension OptionSpec {
     static let grab = OptionSpec.flag("grab", "Grab the device (EVIOCGRAB): no other program sees its events.")
     static let showKeycodes = OptionSpec.flag("show-keycodes", "Store keyboard key codes as they are (default: common keys become KEY_A).")
     static let fast = OptionSpec.flag("fast", "Replay without waiting between events.")
+    static let scale = OptionSpec.value("scale", "SCALE[:BAUD]",
+                                        "Record a scale's force beside the device: /dev/hidrawN (USB HID scale) or a serial tty at BAUD (default 9600).")
     /// A guided session's (calibrate, levels) capture options, in their help's order.
     static let guidedSessionCapture: [OptionSpec] = [
-        recordingName, flushMs, grab, showKeycodes,
+        recordingName, flushMs, grab, showKeycodes, scale,
         .flag("allow-keyboard", "Use a device with keys and no pressure axis."),
         .value("replay", "RECORDING", "Run the session on an evemu recording instead of a device."),
         fast,

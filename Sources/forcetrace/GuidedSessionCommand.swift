@@ -29,7 +29,8 @@ struct GuidedSessionCommand<Session: GuidedSession> {
                 prompt: (Session) -> TerminalText?, line: (Session.Update, Session) -> TerminalText,
                 bar barText: (Int32, Session) -> TerminalText?) throws -> (result: RecorderResult, recording: String) {
         let stop = try StopSignal()
-        let recorder = try Recorder(source: guided, path: capture.output, name: name, options: options, replace: capture.force)
+        let scale = try capture.openScale()
+        let recorder = try Recorder(source: guided, path: capture.output, name: name, options: options, replace: capture.force, scale: scale)
         let terminal = !quiet && FileDescriptor.standardError.isTerminal
         let bar = ProgressLine(enabled: terminal)
         func ask() { if let text = prompt(guided.session) { Self.say(text) } }
@@ -58,6 +59,7 @@ struct GuidedSessionCommand<Session: GuidedSession> {
     /// trials so far.
     func exitStatus(_ result: RecorderResult, source: any CaptureSource, session: Session, uses: String) -> Int32 {
         let output = capture.output
+        let scaleEnded = CaptureOptions.reportForce(result.force, output: output)
         if result.reason == .deviceRemoved {
             printError("\(source.sourceName): the device was removed (ENODEV); \(output) keeps the \(session.trials.count) trials so far")
             return RecordExitStatus.deviceRemoved
@@ -66,7 +68,7 @@ struct GuidedSessionCommand<Session: GuidedSession> {
             printError("warning: stopped after \(session.trials.count) of \(session.schedule.count) trials (\(result.reason.rawValue)); the \(uses) uses those, and \(output) keeps them")
             return ExitStatus.failure
         }
-        return ExitStatus.success
+        return scaleEnded ? ExitStatus.failure : ExitStatus.success
     }
 
     /// Prompts and results go to standard output, flushed at once: a person

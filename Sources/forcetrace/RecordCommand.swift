@@ -26,6 +26,13 @@ struct RecordCommand: Subcommand {
         readable while recording (h5py: File(path, "r", swmr=True)); after a crash run
         'h5clear -s --increment=0 FILE.h5' before opening it without swmr=True.
 
+        --scale reads a scale beside the device: a USB HID scale (/dev/hidrawN, the HID
+        Scales page) or a serial one (/dev/ttyUSB0:9600, lines like "ST,+00123.45  g").
+        Its readings, stamped on the same clock as the events, become the recording's
+        force table when it stops (a crash loses them); unstable, overloaded and
+        unreadable readings are flagged, never zero. A scale unplugged mid-recording
+        ends the force table there, the recording goes on, and the exit status is 1.
+
         SIGINT or SIGTERM stops and closes the file cleanly (a second one kills).
         Exit status: 0 stopped as asked, 1 failure, 2 usage error, 3 the device was
         removed (the file is closed and complete up to that point).
@@ -62,6 +69,7 @@ struct RecordCommand: Subcommand {
             .value("desc", "DESC", "Device description (evemu header) for a raw or events-only evemu --replay."),
             .value("speed", "X", "Replay at X times the original pace (default 1)."),
             .fast,
+            .scale,
             .flag("force", short: "f", "Replace FILE.h5 if it exists."),
         ])
 
@@ -87,7 +95,8 @@ struct RecordCommand: Subcommand {
         var options = self.options
         let source = try capture.openSource(&options)
         let stop = try StopSignal()
-        let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: capture.force)
+        let scale = try capture.openScale()
+        let recorder = try Recorder(source: source, path: output, name: name, options: options, replace: capture.force, scale: scale)
         let statusLine = ProgressLine(enabled: !quiet && FileDescriptor.standardError.isTerminal)
         if !quiet && FileDescriptor.standardError.isTerminal {
             printError("recording \(source.sourceName) \"\(source.device.name)\" to \(output):/recordings/\(recorder.recordingName); Ctrl-C stops")
@@ -122,11 +131,12 @@ struct RecordCommand: Subcommand {
         for anomaly in summary.anomalies {
             printError("warning: \(summary.name): event \(anomaly.eventIndex): \(anomaly.message)")
         }
+        let scaleEnded = CaptureOptions.reportForce(result.force, output: output)
         if result.reason == .deviceRemoved {
             printError("\(source.sourceName): the device was removed (ENODEV); \(output) is closed and holds everything up to then")
             return RecordExitStatus.deviceRemoved
         }
-        return ExitStatus.success
+        return scaleEnded ? ExitStatus.failure : ExitStatus.success
     }
 
     static func statusText(_ status: RecorderStatus) -> String {

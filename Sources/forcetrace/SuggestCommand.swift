@@ -99,8 +99,9 @@ struct SuggestCommand: Subcommand {
             throw ForceTraceError(file: input, "recording '\(chosen)': the device has no per-contact pressure axis")
         }
         let trials = try trace.labelledTrials(for: calibrationProtocol)
+        let analysis = calibrationProtocol == .force ? try ForceAnalysis.analyze(trace) : nil
         let suggestion = CalibrationSuggestion(protocol: calibrationProtocol, trials: trials, device: trace.device, axis: axis,
-                                               file: input, recording: chosen, targets: targets)
+                                               file: input, recording: chosen, targets: targets, force: analysis)
         let text: String
         switch format {
         // Text is for a person, in a file too (-o): escaped as at a terminal.

@@ -84,6 +84,7 @@ cflags=$(pkg-config --cflags libevdev) && libs=$(pkg-config --libs libevdev) || 
 cc -O2 -Wall -Wextra -o "$WORK/player" "$HERE/player.c" $cflags $libs || fail "building player failed"
 cc -O2 -Wall -Wextra -o "$WORK/fsprobe" "$HERE/fsprobe.c" || fail "building fsprobe failed"
 cc -O2 -Wall -Wextra -o "$WORK/evreader" "$HERE/evreader.c" || fail "building evreader failed"
+cc -O2 -Wall -Wextra -o "$WORK/forceplayer" "$HERE/forceplayer.c" $cflags $libs -lm || fail "building forceplayer failed"
 
 # ---- 3. can qemu run a TCG guest here at all? ----
 # Boot the bare kernel with no root: it must print its banner and panic
@@ -122,7 +123,9 @@ while IFS= read -r p; do
 done <<<"$oracles"
 say "libinput oracles: $versions"
 t0=$(date +%s)
-"$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" \
+# ft-force: uhid makes the HID scale, hid-generic binds it and gives it a hidraw node.
+"$HERE/mkinitramfs.sh" -o "$WORK/initramfs.cpio.gz" "$WORK/player" "$WORK/fsprobe" "$WORK/evreader" "$WORK/forceplayer" \
+	--module uhid --module hid-generic \
 	/usr/bin/evemu-record /usr/libexec/libinput/libinput-quirks /usr/bin/udevadm /lib/systemd/systemd-udevd \
 	--file /usr/share/libinput --file /usr/lib/udev/rules.d/60-input-id.rules \
 	--file "$HERE/../../samples/calibration/touchpad.evemu:/usr/share/ft/touchpad.evemu" \

@@ -30,11 +30,18 @@ SAMPLE_COLUMNS = ("t_ns", "contact", "slot", "x", "y", "pressure", "flags")
 #: Likewise for `events()` and `markers()`.
 EVENT_COLUMNS = ("t_ns", "type", "code", "value")
 MARKER_COLUMNS = ("t_ns", "kind", "event_index")
-TABLES = ("samples", "contacts", "events", "markers", "axes", "capabilities", "labels")
+TABLES = ("samples", "contacts", "events", "markers", "axes", "capabilities", "labels", "force")
 
 # One row of each table is one of these (the xarray dimension names).
 ROW_NAMES = {"samples": "sample", "contacts": "contact", "events": "event", "markers": "marker",
-             "axes": "axis", "capabilities": "capability", "labels": "label"}
+             "axes": "axis", "capabilities": "capability", "labels": "label", "force": "force_reading"}
+
+#: Standard gravity: 1 gram-force in millinewtons (docs/FORMAT.md, `force`).
+GRAM_FORCE_MN = 9.80665
+#: The force table's status bits (docs/FORMAT.md, `force`) and the boolean columns they become.
+FORCE_STATUS = {"stable": 1, "in_motion": 2, "overload": 4, "under_zero": 8, "fault": 16, "stable_at_zero": 32,
+                "requires_calibration": 64, "requires_rezeroing": 128, "net": 256, "unreadable": 512}
+FORCE_COLUMNS = ("t_ns", "grams", "status", "raw_value", "raw_unit")
 
 # Sample flag bits (docs/FORMAT.md, `samples`) and the boolean columns they become.
 FLAGS = {"down": 1, "moved": 2, "pressure_changed": 4, "after_syn_dropped": 8}
@@ -90,6 +97,9 @@ COLUMN_INFO = {
     LABEL: ColumnInfo("", "ground-truth class of the press (labels/class)"),
     "event_index": ColumnInfo("1", "row in events of the marked event"),
     "t_end": ColumnInfo("", "time the calibration trial ended since t0"),
+    "t_scale": ColumnInfo("", "time the scale's reading arrived since t0, as stored (force/t_ns)"),
+    "force_mN": ColumnInfo("mN", f"grams x {GRAM_FORCE_MN} (standard gravity)"),
+    **{name: ColumnInfo("", f"status bit {bit} of the scale's reading") for name, bit in FORCE_STATUS.items()},
     "type_name": ColumnInfo("", "event type (EV_* name)"),
     "code_name": ColumnInfo("", "event code (kernel name)"),
 }
@@ -525,6 +535,39 @@ class Recording:
             if name not in known and name not in frame:
                 frame[name] = values
 
+    @property
+    def has_force(self) -> bool:
+        """Whether a scale was recorded beside the device (`--scale`)."""
+        return "force" in self.group
+
+    def force(self) -> pd.DataFrame:
+        """The scale's readings (docs/FORMAT.md, `force`; empty without one):
+        `t` since t0 on the events' time line (the scale's lag taken off when
+        the table holds `lag_ns`), `t_scale` as stored, `grams` (gram-force,
+        NaN where the scale gave no weight), `force_mN`, the status bits as
+        booleans (`stable`, `in_motion`, `overload`, ...), `status` as stored,
+        `raw_value` and `raw_unit`. `.attrs["scale"]` holds the table's
+        attributes (scale kind, device, unit, lag and its uncertainty)."""
+        raw = self._columns("force")
+        info = self.attrs_of("force")
+        n = len(raw.get("t_ns", ()))
+        t_ns = np.asarray(raw.get("t_ns", np.zeros(0, np.int64)), dtype=np.int64)
+        lag = int(info["lag_ns"]) if "lag_ns" in info else 0
+        frame = pd.DataFrame({"t": pd.to_timedelta(t_ns - lag, unit="ns"), "t_scale": pd.to_timedelta(t_ns, unit="ns")})
+        grams = np.asarray(raw.get("grams", np.full(n, np.nan)), dtype=np.float64)
+        frame["grams"] = grams
+        frame["force_mN"] = grams * GRAM_FORCE_MN
+        status = np.asarray(raw.get("status", np.zeros(n, np.uint16)), dtype=np.uint16)
+        for name, bit in FORCE_STATUS.items():
+            frame[name] = (status & bit) != 0
+        frame["status"] = status
+        frame["raw_value"] = np.asarray(raw.get("raw_value", np.full(n, np.nan)), dtype=np.float64)
+        frame["raw_unit"] = pd.Categorical(list(raw.get("raw_unit", [""] * n)))
+        self._add_unknown(frame, raw, FORCE_COLUMNS)
+        described = self._described(frame, "force")
+        described.attrs["scale"] = dict(info)
+        return described
+
     def attrs_of(self, table: str) -> dict[str, Any]:
         group = self.group.get(table)
         return attrs(group) if group is not None else {}
@@ -533,7 +576,7 @@ class Recording:
         """`samples()`, `contacts()`, … by table name."""
         readers: dict[str, Callable[[], pd.DataFrame]] = {
             "samples": self.samples, "contacts": self.contacts, "events": self.events,
-            "markers": self.markers, "labels": self.labels,
+            "markers": self.markers, "labels": self.labels, "force": self.force,
             "axes": lambda: self._copy(self.device.axes), "capabilities": lambda: self._copy(self.device.capabilities)}
         if table not in readers:
             raise ValueError(f"unknown table {table!r}: one of {', '.join(readers)}")

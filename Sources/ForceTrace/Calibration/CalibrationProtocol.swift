@@ -16,6 +16,9 @@ public enum TrialClass: String, CaseIterable, Sendable {
     /// Touchpad steady holds (`calibrate --holds`): a finger held still for 2 s; their noise sets the N–M gap.
     case holdLight = "hold-light"
     case holdNormal = "hold-normal"
+    /// Force calibration (`--protocol force`, with a scale): a slow press held below the pen's maximum, and one to its maximum.
+    case forceMedium = "force-medium"
+    case forceFull = "force-full"
 
     /// The press class `report` knows, for the app protocol's classes.
     public var pressClass: PressClass? { PressClass(rawValue: rawValue) }
@@ -38,6 +41,8 @@ public enum TrialClass: String, CaseIterable, Sendable {
         case .level: "press into the marked band, hold it steady, then lift"
         case .holdLight: "touch lightly and hold the finger still for 2 seconds, then lift"
         case .holdNormal: "touch as you normally do and hold the finger still for 2 seconds, then lift"
+        case .forceMedium: "press the pen slowly onto the scale to a medium force, hold it still for 2 seconds, release slowly, lift"
+        case .forceFull: "press the pen slowly onto the scale as hard as it reads, hold 2 seconds, release slowly, lift"
         }
     }
 
@@ -54,6 +59,9 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
     /// Hover, light, normal and firm strokes and a full press with a pen: the
     /// tip threshold and the pressure curve (`PenProfile`).
     case pen
+    /// Slow presses onto a scale (`--scale`), held and released: the pen's
+    /// force in gram-force (`ForceAnalysis`, docs/ANALYSIS.md, "Force").
+    case force
 
     /// The classes of one round, in the order they are asked for.
     public var classes: [TrialClass] {
@@ -61,6 +69,7 @@ public enum CalibrationProtocol: String, CaseIterable, Sendable {
         case .app: [.tap, .peekPress, .popPress]
         case .touchpad: [.light, .normal, .thumb, .palm]
         case .pen: [.hover, .strokeLight, .strokeNormal, .strokeFirm, .fullPress]
+        case .force: [.forceMedium, .forceFull]
         }
     }
 

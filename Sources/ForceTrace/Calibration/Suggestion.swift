@@ -74,6 +74,8 @@ public struct CalibrationSuggestion: Sendable {
         case app(App?)
         case touchpad(Touchpad)
         case pen(Pen)
+        /// nil when the recording has no force table.
+        case force(ForceAnalysis?)
     }
 
     public var calibrationProtocol: CalibrationProtocol {
@@ -81,12 +83,14 @@ public struct CalibrationSuggestion: Sendable {
         case .app: .app
         case .touchpad: .touchpad
         case .pen: .pen
+        case .force: .force
         }
     }
 
     public var app: App? { if case .app(let app) = payload { app } else { nil } }
     public var touchpad: Touchpad? { if case .touchpad(let touchpad) = payload { touchpad } else { nil } }
     public var pen: Pen? { if case .pen(let pen) = payload { pen } else { nil } }
+    public var force: ForceAnalysis? { if case .force(let force) = payload { force } else { nil } }
 
     /// Peek/pop from report's labelled suggestion, and what a deep press saves.
     public struct App: Sendable {
@@ -160,7 +164,7 @@ public struct CalibrationSuggestion: Sendable {
     public static let beginMargin = 0.10
 
     public init(protocol calibrationProtocol: CalibrationProtocol, trials: [LabelledTrial], device: DeviceDescription,
-                axis: AxisInfo, file: String, recording: String, targets: PenTargets = .default) {
+                axis: AxisInfo, file: String, recording: String, targets: PenTargets = .default, force: ForceAnalysis? = nil) {
         self.file = file
         self.recording = recording
         self.device = device
@@ -173,6 +177,9 @@ public struct CalibrationSuggestion: Sendable {
             var pen = Self.pen(trials, axis: axis)
             pen.profile = PenProfile(trials: trials, axis: axis, targets: targets)
             payload = .pen(pen)
+        case .force:
+            payload = .force(force)
+            if force == nil { notes.append("the recording has no force table: record the session with --scale") }
         }
         if calibrationProtocol == .touchpad
             && (device.properties.contains(0x07) || (device.contactPressureAxis?.resolution ?? 0) != 0) {

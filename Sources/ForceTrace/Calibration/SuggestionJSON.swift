@@ -14,6 +14,10 @@ extension CalibrationSuggestion {
         w.key("vendor"); w.int(device.vendor)
         w.endObject()
         w.key("file"); w.string(InputPath.displayName(file))
+        if calibrationProtocol == .force {
+            w.key("force")
+            if let force { force.write(&w) } else { w.null() }
+        }
         w.key("notes"); w.strings(notes)
         if let pen { w.key("pen"); writePen(pen, &w) }
         w.key("pressure_axis"); w.beginObject()
@@ -184,6 +188,8 @@ extension TrialClass {
         case .level: "level"
         case .holdLight: "hold-light"
         case .holdNormal: "hold-normal"
+        case .forceMedium: "force-medium"
+        case .forceFull: "force-full"
         }
     }
 }

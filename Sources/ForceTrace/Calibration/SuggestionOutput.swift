@@ -65,6 +65,8 @@ extension CalibrationSuggestion {
             text += line("tip threshold (AttrPressureRange N)", pen.tip)
             text += line("tip release (AttrPressureRange M)", pen.release)
             if let profile = pen.profile { text += penProfileText(profile) }
+        case .force(let force):
+            if let force { text += force.text }
         }
         for note in notes { text += "  note: \(note)\n" }
         return text
@@ -99,6 +101,9 @@ extension CalibrationSuggestion {
         var comments: [String] = []
         let udevType: String
         switch payload {
+        case .force:
+            return .failure(ForceTraceError(file: file, "the force protocol measures the pen in gram-force; it has no libinput quirk",
+                                       hint: "use --format text or json"))
         case .app:
             return .failure(ForceTraceError(file: file, "the app protocol's peek/pop thresholds have no libinput quirk",
                                        hint: "use --format text or json; quirks come from the touchpad and pen protocols"))

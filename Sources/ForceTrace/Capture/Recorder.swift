@@ -62,6 +62,8 @@ public struct RecorderResult: Sendable {
     /// Why the file was marked complete in place instead of compacted
     /// (it keeps the live file's dead space), or nil when it was compacted.
     public var notCompacted: String?
+    /// The `force` table written beside the events, with `--scale`.
+    public var force: ForceTable?
 }
 
 /// Records a capture source into a trace file that stays readable while it
@@ -92,6 +94,8 @@ public final class Recorder {
     /// the temporary before it is moved to `path`, so the file is never
     /// there unlocked.
     private var liveLock: FileDescriptor?
+    /// A scale read beside the device; its readings become the `force` table at the stop.
+    private let scale: ScaleCapture?
 
     /// Creates the file, writes the description and the initial-state
     /// frame, starts SWMR writing, and only then moves it to `path`: a
@@ -99,8 +103,9 @@ public final class Recorder {
     /// - Parameter replace: replace a file at `path` (`--force`); refused
     ///   when another process holds that file open.
     public init(source: any CaptureSource, path: String, name: String? = nil, options: RecorderOptions = RecorderOptions(),
-                replace: Bool = true) throws {
+                replace: Bool = true, scale: ScaleCapture? = nil) throws {
         self.source = source
+        self.scale = scale
         self.options = options
         var writeOptions = TraceWriteOptions()
         writeOptions.latestFormat = true
@@ -273,13 +278,17 @@ public final class Recorder {
         }
         let elapsed = Syscall.monotonicNs() - start
         source.close()
+        let force = scale.map { scale in
+            let (readings, failure, _) = scale.finish()
+            return ForceTable(capture: scale.scale, readings: readings, failure: failure, t0Ns: recording.t0Ns)
+        }
         let summary = try recording.finish(markComplete: false)
         flushes += 1
         try trace.close()
         releaseLiveLock()
-        let compacted = try finalize(reason: reason)
+        let compacted = try finalize(reason: reason, force: force)
         return RecorderResult(summary: summary, reason: reason, signalName: stop?.receivedName, resyncs: resyncs,
-                              elapsedNs: elapsed, flushes: flushes, notCompacted: compacted)
+                              elapsedNs: elapsed, flushes: flushes, notCompacted: compacted, force: force)
     }
 
     /// Makes the closed SWMR file final: copies its live contents into a
@@ -289,8 +298,10 @@ public final class Recorder {
     /// be made (too little free space for it: HDF5 1.10's H5Ocopy crashes
     /// when a write fails; or any error), the original is marked in place.
     /// - Returns: why it was not compacted, or nil.
-    private func finalize(reason: StopReason) throws -> String? {
+    private func finalize(reason: StopReason, force: ForceTable?) throws -> String? {
         func mark(_ group: Group) throws {
+            // SWMR forbids new datasets: the force table comes with the marks.
+            if let force { try group.writeForceTable(force) }
             try group.setAttribute(RecordingAttribute.stopReason, .string(reason.rawValue))
             try group.setAttribute(RecordingAttribute.importStatus, .string(ImportStatus.complete.rawValue))
         }

@@ -43,6 +43,8 @@ public enum CalibrationSimulator {
         case .app: [.tap: 15...60, .peekPress: 110...160, .popPress: 200...250]
         case .touchpad: [.light: 30...45, .normal: 60...100, .thumb: 130...160, .palm: 190...240]
         case .pen: PenScript.default.peakRanges(trials: CalibrationProtocol.defaultTrials)
+        // Not simulated (an evemu file holds no scale; simulate refuses it): `ForceScript` plays a force session.
+        case .force: [.forceMedium: 1500...2500, .forceFull: 4000...4095]
         }
     }
 

@@ -415,3 +415,44 @@ enum Syscall {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
+
+// MARK: - Scales: serial lines and hidraw
+
+extension FileDescriptor {
+    /// Makes a tty raw (no echo, no line editing, 8 data bits, no parity,
+    /// receiver on, modem lines ignored) at `baud`, and drops what was
+    /// queued before. Fails with EINVAL for a rate the kernel does not know.
+    /// The corresponding C functions are `tcgetattr(3)`, `cfmakeraw(3)`,
+    /// `cfsetspeed(3)`, `tcsetattr(3)` and `tcflush(3)`.
+    func makeRawSerial(baud: speed_t) throws(SystemCallError) {
+        var settings = termios()
+        _ = try Syscall.check("tcgetattr", path) { tcgetattr(raw, &settings) }
+        cfmakeraw(&settings)
+        _ = try Syscall.check("cfsetspeed", path) { cfsetspeed(&settings, baud) }
+        settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        _ = try Syscall.check("tcsetattr", path) { tcsetattr(raw, TCSANOW, &settings) }
+        _ = try Syscall.check("tcflush", path) { tcflush(raw, TCIFLUSH) }
+    }
+
+    /// The HID report descriptor of a hidraw node, at most 4096 bytes.
+    /// The corresponding C function is `ioctl(2)` with HIDIOCGRDESCSIZE and HIDIOCGRDESC.
+    func hidReportDescriptor() throws(SystemCallError) -> [UInt8] {
+        var size: Int32 = 0
+        _ = try Syscall.check("ioctl(HIDIOCGRDESCSIZE)", path) { Glibc.ioctl(raw, UInt(0x8004_4801), &size) }
+        // struct hidraw_report_descriptor: a 32-bit size, then HID_MAX_DESCRIPTOR_SIZE (4096) bytes.
+        var buffer = [UInt8](repeating: 0, count: 4 + 4096)
+        let wanted = UInt32(max(0, min(Int(size), 4096)))
+        withUnsafeBytes(of: wanted) { buffer.replaceSubrange(0..<4, with: $0) }
+        _ = try Syscall.check("ioctl(HIDIOCGRDESC)", path) { buffer.withUnsafeMutableBytes { Glibc.ioctl(raw, UInt(0x9004_4802), $0.baseAddress!) } }
+        return Array(buffer[4..<4 + Int(wanted)])
+    }
+
+    /// The device's name as the HID driver knows it (HIDIOCGRAWNAME), as bytes.
+    /// The corresponding C function is `ioctl(2)`.
+    func hidRawName() throws(SystemCallError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        // _IOC(_IOC_READ, 'H', 0x04, 256)
+        let count = try Syscall.check("ioctl(HIDIOCGRAWNAME)", path) { buffer.withUnsafeMutableBytes { Glibc.ioctl(raw, UInt(0x8100_4804), $0.baseAddress!) } }
+        return Array(buffer.prefix(max(0, Int(count))).prefix(while: { $0 != 0 }))
+    }
+}

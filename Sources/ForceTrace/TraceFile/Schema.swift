@@ -11,7 +11,7 @@ public enum TraceSchema {
 
     /// The tables of a recording, one group each.
     public enum Table: String, CaseIterable, Sendable {
-        case axes, capabilities, events, samples, contacts, markers, labels
+        case axes, capabilities, events, samples, contacts, markers, labels, force
 
         /// The HDF5 dimension (scale) that the table's columns share.
         public var dimension: String {
@@ -23,6 +23,7 @@ public enum TraceSchema {
             case .contacts: "contact"
             case .markers: "marker"
             case .labels: "label"
+            case .force: "force_reading"
             }
         }
 
@@ -36,11 +37,12 @@ public enum TraceSchema {
             case .contacts: Contacts.all
             case .markers: Markers.all
             case .labels: Labels.all
+            case .force: Force.all
             }
         }
 
-        /// Every recording has it; `labels` is optional.
-        public var isRequired: Bool { self != .labels }
+        /// Every recording has it; `labels` and `force` are optional.
+        public var isRequired: Bool { self != .labels && self != .force }
 
         /// Events and samples grow with the recording; the others are short.
         public var isLong: Bool { self == .events || self == .samples }
@@ -167,6 +169,22 @@ public enum TraceSchema {
         public static let levelsOnly = levelsFields.map(\.schema)
     }
 
+    /// `force`: one row per reading of a scale recorded beside the device
+    /// (`record --scale`), written when the recording stops.
+    public enum Force {
+        public static let tNs = TypedColumn<Int64>(.force, "t_ns", units: nanoseconds, "time the reading arrived since t0_ns, on the events' clock")
+        public static let grams = TypedColumn<Double>(.force, "grams", units: "g",
+                                                      "force on the scale's pan in gram-force; NaN where status says there is no weight")
+        public static let status = TypedColumn<UInt16>(.force, "status", units: "1", "status flags, bit per the table's status_flags attribute")
+        public static let rawValue = TypedColumn<Double>(.force, "raw_value", units: "1", "the number as the scale sent it, in raw_unit")
+        public static let rawUnit = StringColumn(.force, "raw_unit", "the unit as the scale named it (escaped)")
+
+        public static let fields = [TableField(tNs, \ScaleReading.timeNs), TableField(grams, \.grams),
+                                    TableField(status, get: { $0.status.rawValue }, set: { $0.status = ScaleStatus(rawValue: $1) }),
+                                    TableField(rawValue, \.rawValue), TableField(rawUnit, \.rawUnit)]
+        public static let all = fields.map(\.schema)
+    }
+
     /// CF/udunits spelling, which xarray decodes as a time span.
     static let nanoseconds = "nanoseconds"
     /// Raw integers of the device's axis; normalize with the axes table.
@@ -215,6 +233,19 @@ enum RecordingAttribute {
     static let levelCounts = "level_counts"
     static let trialsPerLevel = "trials_per_level"
     static let levelRange = "level_range"
+}
+
+/// Attribute names of the `force` table (docs/FORMAT.md, "force").
+enum ForceAttribute {
+    static let scaleKind = "scale_kind"
+    static let scaleDevice = "scale_device"
+    static let scaleName = "scale_name"
+    static let unit = "unit"
+    static let unitExponent = "unit_exponent"
+    static let statusFlags = "status_flags"
+    static let lagNs = "lag_ns"
+    static let lagUncertaintyNs = "lag_uncertainty_ns"
+    static let scaleError = "scale_error"
 }
 
 /// What one column holds in the file.

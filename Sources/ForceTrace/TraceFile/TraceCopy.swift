@@ -205,6 +205,7 @@ extension TraceRecording {
                 _ = try calibrationProtocol()
                 try validateLabelColumns()
             }
+            if has(.force) { _ = try force() }
             return RecordingSummary(name: name, events: events, frames: frames, contacts: Int64(contacts.count), samples: samples,
                                     markers: Int64(markers.count), durationNs: try lastEventTimeNs(), anomalies: [], anomalyCount: 0)
         } catch let error as HDF5Error {
