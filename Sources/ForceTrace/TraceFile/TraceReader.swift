@@ -294,10 +294,13 @@ public final class TraceRecording {
     public func frameCount() throws -> Int64 {
         let type = try open(TraceSchema.Events.type)
         let code = try open(TraceSchema.Events.code)
+        // A killed writer's columns may differ; what both hold is counted.
+        guard isUnfinished || type.count == code.count else { throw fail("the events columns differ in length") }
+        let rows = min(type.count, code.count)
         var frames: Int64 = 0
         var start = 0
-        while start < type.count {
-            let range = start..<min(type.count, start + 65536)
+        while start < rows {
+            let range = start..<min(rows, start + 65536)
             let types = try type.read(range), codes = try code.read(range)
             for index in 0..<range.count where types[index] == EventType.syn && codes[index] == Synchronization.report { frames += 1 }
             start = range.upperBound

@@ -93,19 +93,17 @@ public enum TraceValidation {
         for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
             let group = try group.openGroup(table.rawValue)
             var tableRows = 0
-            for column in table.columns where group.contains(column.name) {
+            for column in table.columns {
+                guard group.contains(column.name) else {
+                    if column.isRequired {
+                        violations.append(Violation(table: table.rawValue, row: nil, message: "missing column \(column.name)"))
+                    }
+                    continue
+                }
                 let storage = try group.storage(of: column.name)
                 tableRows = max(tableRows, storage.rows)
-                let integer: Bool
-                switch column.element {
-                case .scalar(let kind): integer = kind != .float32 && kind != .float64
-                case .string: integer = false
-                }
-                if let message = extentProblem(storage, fileSize: fileSize) {
+                if let message = extentProblem(storage, fileSize: fileSize) ?? elementProblem(storage, expected: column.element) {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil, message: message))
-                } else if integer && !storage.isInteger {
-                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
-                                                message: "holds floating-point values; trace format 1 stores integers here"))
                 }
             }
             let known = Set(table.columns.map(\.name) + [table.dimension])
@@ -120,6 +118,27 @@ public enum TraceValidation {
             }
         }
         if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// What is wrong with a column's shape or element type against the
+    /// schema's, or nil: it must be one-dimensional and hold exactly the
+    /// schema's type (class, width and sign; any byte order).
+    static func elementProblem(_ storage: DatasetStorage, expected: ColumnElement) -> String? {
+        let format = "trace format \(TraceSchema.formatVersion)"
+        guard storage.rank == 1 else {
+            let shape = storage.rank == 0 ? "a scalar" : "\(storage.rank)-dimensional"
+            return "is \(shape), not a column; \(format) stores one-dimensional columns"
+        }
+        switch expected {
+        case .scalar(let kind) where storage.element.matches(kind): return nil
+        case .string where storage.element == .string: return nil
+        default: return "holds \(valuesName(storage.element)); \(format) stores \(valuesName(expected.stored)) here"
+        }
+    }
+
+    /// "int32 values", "strings", "enum values".
+    static func valuesName(_ element: StoredElement) -> String {
+        element == .string ? "strings" : "\(element) values"
     }
 
     /// What is wrong with a dataset's declared size in a file of
