@@ -15,6 +15,7 @@ from . import codes
 from ._extras import Extra, require
 from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
+from ._validate import ForceTraceFileError, check_recording
 
 if TYPE_CHECKING:
     import xarray
@@ -136,7 +137,7 @@ class Trace:
             self._file = h5py.File(path, "r", swmr=True, locking=False)
             try:
                 refuse_foreign_objects(self._file, path)
-            except ValueError:
+            except Exception:
                 self._file.close()
                 raise
             self.attrs: dict[str, Any] = {}
@@ -145,6 +146,13 @@ class Trace:
             self.attrs = attrs(self._file)
         group = self._file.get("recordings")
         self.recordings: list[str] = sorted(group.keys()) if group is not None else []
+        if not live:
+            try:  # every recording as the CLI opens it (forcetrace info)
+                for name in self.recordings:
+                    check_recording(group[name], self.path, name)
+            except Exception:
+                self._file.close()
+                raise
 
     @property
     def h5file(self) -> h5py.File:
@@ -263,7 +271,7 @@ class Recording:
             # Before any read: a column declaring more rows than it stores
             # (unwritten chunks) would make numpy and pandas allocate them all.
             longest, shortest = max(lengths, key=lengths.__getitem__), min(lengths, key=lengths.__getitem__)
-            raise ValueError(f"{self.trace.path}: recording '{self.name}': {table}/{longest} declares {lengths[longest]} rows, "
+            raise ForceTraceFileError(self.trace.path, f"recording '{self.name}': {table}/{longest} declares {lengths[longest]} rows, "
                              f"{table}/{shortest} {lengths[shortest]}; a table's columns are of equal length "
                              "(the file is damaged or was not written by forcetrace)")
         if self.unfinished and every:
