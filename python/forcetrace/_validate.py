@@ -31,12 +31,13 @@ class ForceTraceFileError(OSError, ValueError):
         return str(self.args[0])
 
 
-def recording_error(path: Any, recording: str, lines: list[str]) -> ForceTraceFileError:
-    """One violation, or "has N problems" with up to `shown_violations` of them (TraceValidation.error)."""
-    shown = LIMITS["shown_violations"]
-    listed = lines[:shown] + ([f"and {len(lines) - shown} more"] if len(lines) > shown else [])
-    message = f"recording '{recording}': {listed[0]}" if len(lines) == 1 \
-        else f"recording '{recording}' has {len(lines)} problems:\n  " + "\n  ".join(listed)
+def recording_error(path: Any, recording: str, lines: list[str], total: Optional[int] = None) -> ForceTraceFileError:
+    """One violation, or "has N problems" with up to `shown_violations` of
+    them (TraceValidation.error); `total` counts those not in `lines`."""
+    shown, total = LIMITS["shown_violations"], total or len(lines)
+    listed = lines[:shown] + ([f"and {total - shown} more"] if total > shown else [])
+    message = f"recording '{recording}': {listed[0]}" if total == 1 \
+        else f"recording '{recording}' has {total} problems:\n  " + "\n  ".join(listed)
     return ForceTraceFileError(path, message, DAMAGED_HINT)
 
 
@@ -207,3 +208,156 @@ def _check_attributes(group: h5py.Group, path: Any, name: str) -> None:
             lines.append(f"axes: ABS_MT_SLOT's range {low}..{high} is not a slot count; expected 0..N-1 with at most 1024 slots")
     if lines:
         raise recording_error(path, name, lines)
+
+
+# Row checks: what `forcetrace report` checks as it reads the tables
+# (TraceReader.contacts and TraceValidation.checkContacts, the labels'
+# LabelClasses, PressureAnalyzer's samples loop with checkTimes and
+# RowChecks), in its order and words. Each is a vectorised pass over whole
+# columns: the cost is linear in the rows the file stores.
+
+DOWN_FLAG = 1  # SampleFlags.down
+BLOCK_ROWS = 65536  # AnalysisOptions.chunkRows: report checks times a block before the block's rows
+
+
+def _stored(group: h5py.Group, table: str) -> dict[str, np.ndarray]:
+    """A table's schema columns the file holds, read whole (their sizes were bounded on open)."""
+    from ._h5 import column
+    names = next(t for t in TABLES if t["name"] == table)["columns"]
+    return {c["name"]: column(group[table][c["name"]]) for c in names if c["name"] in group[table]}
+
+
+def _first_beyond(times: np.ndarray) -> Optional[int]:
+    """The first row whose time lies beyond ±2^62 ns (TraceValidation.checkTimes), or None."""
+    limit = LIMITS["time_ns"]
+    outside = np.flatnonzero((times > limit) | (times < -limit))
+    return int(outside[0]) if len(outside) else None
+
+
+def _fail(path: Any, name: str, message: str, hint: Optional[str] = None) -> ForceTraceFileError:
+    return ForceTraceFileError(path, f"recording '{name}': {message}", hint)
+
+
+def _check_times(path: Any, name: str, table: str, times: np.ndarray) -> None:
+    row = _first_beyond(times)
+    if row is not None:
+        raise recording_error(path, name, [f"{table} row {row}: t_ns {int(times[row])} is beyond ±2^62 ns (146 years)"])
+
+
+def _equal_lengths(path: Any, name: str, table: str, columns: dict[str, np.ndarray]) -> None:
+    if len({len(values) for values in columns.values()}) > 1:
+        raise _fail(path, name, f"the {table} columns differ in length")
+
+
+def check_contacts(path: Any, name: str, contacts: dict[str, np.ndarray], sample_rows: int) -> None:
+    """TraceValidation.checkContacts: ids 0, 1, 2, … in row order, touch-downs
+    in order, t_up ≥ t_down (or −1), times within ±2^62 ns, sample rows within
+    the samples table; up to 10 lines listed, counting stops past 1000."""
+    limit = LIMITS["time_ns"]
+    ids, down, up = (contacts[c].astype(np.int64) for c in ("id", "t_down_ns", "t_up_ns"))
+    first, last = contacts["first_sample"].astype(np.int64), contacts["last_sample"].astype(np.int64)
+    rows = np.arange(len(ids))
+    previous = np.concatenate([[np.iinfo(np.int64).min], np.maximum.accumulate(down)[:-1]]) if len(down) else down
+    wrong_id = ids != rows.astype(np.int32).astype(np.int64)  # Int32(truncatingIfNeeded: row)
+    rules = [
+        (wrong_id, lambda r: f"id is {ids[r]}; ids must be 0, 1, 2, … in row order"),
+        ((down > limit) | (down < -limit), lambda r: f"t_down_ns {down[r]} is beyond ±2^62 ns"),
+        ((up != -1) & ((up > limit) | (up < -limit)), lambda r: f"t_up_ns {up[r]} is beyond ±2^62 ns"),
+        ((up != -1) & (up < down), lambda r: f"t_up_ns {up[r]} is before t_down_ns {down[r]}"),
+        (down < previous, lambda r: f"t_down_ns {down[r]} is before the previous contact's {previous[r]}; "
+                                    "contacts are in touch-down order"),
+        ((first < 0) | (last < first) | (last >= sample_rows),
+         lambda r: f"samples {first[r]}...{last[r]} are not rows of the {sample_rows}-row samples table"),
+    ]
+    masks = np.stack([mask for mask, _ in rules]) if len(ids) else np.zeros((len(rules), 0), dtype=bool)
+    per_row = masks.sum(axis=0)
+    if not per_row.any():
+        return
+    # Swift stops after the row at which more than 1000 lines were found.
+    over = np.flatnonzero(np.cumsum(per_row) > 1000)
+    counted = per_row[: over[0] + 1] if len(over) else per_row
+    lines = []
+    for row in np.flatnonzero(counted):
+        lines += [f"contacts row {row}: {message(row)}" for mask, message in rules if mask[row]]
+        if len(lines) > LIMITS["shown_violations"]:
+            break
+    raise recording_error(path, name, lines, int(counted.sum()))
+
+
+def check_labels(path: Any, name: str, labels: dict[str, np.ndarray], contacts: int) -> None:
+    """Recording.contactLabels, then groundTruth: equal columns, label times
+    within ±2^62 ns, every class one of docs/FORMAT.md's."""
+    classes = SCHEMA["label_classes"]
+    press, calibration = set(classes["press"]), set(classes["calibration_only"])
+
+    def unknown(value: Any) -> bool:  # PressClass(label:) lowercases; TrialClass(rawValue:) does not
+        return str(value).lower() not in press and str(value) not in calibration
+    hint = "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)"
+    contact, label = labels.get("contact"), labels.get("class")
+    if contact is not None and label is not None:
+        if len(contact) != len(label):
+            raise _fail(path, name, "labels/contact and labels/class differ in length")
+        inside = (contact >= 0) & (contact < contacts)
+        for value in label[inside]:
+            if unknown(value):
+                raise _fail(path, name, f"labels/class has '{value}'", hint)
+    _equal_lengths(path, name, "labels", labels)
+    if "t_ns" in labels:
+        _check_times(path, name, "labels", labels["t_ns"].astype(np.int64))
+    for value in label if label is not None else []:
+        if unknown(value):
+            raise _fail(path, name, f"labels/class has '{value}'", hint)
+
+
+def check_samples(path: Any, name: str, samples: dict[str, np.ndarray], last_sample: np.ndarray) -> None:
+    """PressureAnalyzer's samples loop: equal columns, then block by block
+    the times (checkTimes), then each row (RowChecks): a contact of the
+    table, a slot of −1…32766, a touch-down in a free slot, a continuation
+    in the slot its contact holds; a contact's slot frees at its last_sample."""
+    _equal_lengths(path, name, "samples", samples)
+    times = samples["t_ns"].astype(np.int64)
+    ids, slots, flags = samples["contact"].astype(np.int64), samples["slot"].astype(np.int64), samples["flags"]
+    rows = len(ids)
+    time_row = _first_beyond(times)
+    known = (ids >= 0) & (ids < len(last_sample))
+    bad = ~known | (slots < -1) | (slots >= (1 << 15) - 1)
+    # The row before each one in the same slot, and who holds the slot after it.
+    order = np.argsort(slots, kind="stable")
+    same = np.zeros(rows, dtype=bool)
+    previous = np.full(rows, -1, dtype=np.int64)
+    if rows:
+        same[order[1:]] = slots[order[1:]] == slots[order[:-1]]
+        previous[order[1:]] = order[:-1]
+    previous[~same] = -1
+    safe_ids = np.where(known, ids, 0)
+    closes = known & (np.arange(rows) == (last_sample[safe_ids] if len(last_sample) else -1))
+    holder = np.where(previous >= 0, np.where(closes[np.maximum(previous, 0)], -1, ids[np.maximum(previous, 0)]), -1)
+    down = (flags & DOWN_FLAG) != 0
+    bad |= (down & (holder >= 0)) | (~down & (holder != ids))
+    bad_rows = np.flatnonzero(bad)
+    row = int(bad_rows[0]) if len(bad_rows) else None
+    if time_row is not None and (row is None or time_row // BLOCK_ROWS <= row // BLOCK_ROWS):
+        _check_times(path, name, "samples", times)
+    if row is None:
+        return
+    if not known[row]:
+        raise _fail(path, name, f"samples row {row} names contact {ids[row]}, which the contacts table lacks")
+    if not -1 <= slots[row] < (1 << 15) - 1:
+        raise _fail(path, name, f"samples row {row} has slot {slots[row]}")
+    if down[row]:
+        raise _fail(path, name, f"samples row {row}: contact {ids[row]} goes down in slot {slots[row]} "
+                                f"while contact {holder[row]} is still open there")
+    raise _fail(path, name, f"samples row {row} continues contact {ids[row]} in slot {slots[row]}, "
+                            "which has no open contact with that id")
+
+
+def check_rows(group: h5py.Group, path: Any, name: str) -> None:
+    """Every row check `forcetrace report` makes on a finished recording, in its order."""
+    contacts = _stored(group, "contacts")
+    _equal_lengths(path, name, "contacts", contacts)
+    samples = next(t for t in TABLES if t["name"] == "samples")
+    sample_rows = group["samples"][samples["columns"][0]["name"]].shape[0]  # TraceRecording.rowCount
+    check_contacts(path, name, contacts, sample_rows)
+    if "labels" in group:
+        check_labels(path, name, _stored(group, "labels"), len(contacts["id"]))
+    check_samples(path, name, _stored(group, "samples"), contacts["last_sample"].astype(np.int64))

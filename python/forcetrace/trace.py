@@ -15,7 +15,7 @@ from . import codes
 from ._extras import Extra, require
 from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
-from ._validate import ForceTraceFileError, check_recording
+from ._validate import ForceTraceFileError, check_recording, check_rows
 
 if TYPE_CHECKING:
     import xarray
@@ -647,6 +647,8 @@ def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") 
             with Trace(path) as trace:
                 mine = []
                 for recording in trace:
+                    if not recording.unfinished:  # the rows `forcetrace report` would refuse
+                        check_rows(recording.group, trace.path, recording.name)
                     frame = recording.frame(table)
                     frame.insert(0, "recording", recording.name)
                     frame.insert(0, "file", str(path))

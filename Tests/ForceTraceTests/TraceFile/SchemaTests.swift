@@ -259,5 +259,9 @@ final class SchemaExportTests: XCTestCase {
                 XCTAssertEqual(shippedColumn["required"] as? Bool, column.isRequired, "\(table)/\(column.name)")
             }
         }
+        let classes = try XCTUnwrap(shipped["label_classes"] as? [String: [String]])
+        XCTAssertEqual(Set(try XCTUnwrap(classes["press"])), Set(PressClass.labels.keys))
+        XCTAssertEqual(Set(try XCTUnwrap(classes["calibration_only"])),
+                       Set(TrialClass.allCases.filter { $0.pressClass == nil }.map(\.rawValue)))
     }
 }
