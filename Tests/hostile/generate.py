@@ -93,7 +93,8 @@ def shorten(table, name, rows=1):
 
 
 def lengthen(table, name):
-    return column(table, name, lambda values: np.concatenate([values, values[:1]]))
+    """One row more than the table's other columns (a zero row if it has none)."""
+    return column(table, name, lambda values: np.concatenate([values, np.zeros(1, values.dtype)]))
 
 
 ENUM = h5py.enum_dtype({"a": 0, "b": 1}, basetype="i4")
@@ -227,7 +228,7 @@ def unicode_name(f):
 
 def zero_rows(f):
     """Every table cut to no rows: a recording of nothing (valid)."""
-    for table in ("events", "samples", "contacts", "markers"):
+    for table in ("events", "samples", "contacts", "markers", "labels"):
         group = rec(f)[table]
         for name in list(group):
             dataset = group[name]
@@ -253,7 +254,7 @@ DAMAGED = {
     "version-array": (attribute("/", "format_version", np.array([1, 1], dtype="i8")), "format_version"),
     "version-uint64-max": (attribute("/", "format_version", np.uint64(2**64 - 1)), "format_version"),
     "format-missing": (attribute("/", "format", None, delete=True), "not a forcetrace file"),
-    "format-other": (attribute("/", "format", "forcetrace-report"), "not a forcetrace file"),
+    "format-other": (attribute("/", "format", "forcetrace-report"), "written by 'report --save'"),
     "format-bytes-array": (attribute("/", "format", np.array([b"forcetrace", b"x"])), "not a forcetrace file"),
     # Objects.
     "no-recordings-group": (no_recordings, "/recordings"),
@@ -291,7 +292,6 @@ DAMAGED = {
     "int8-samples-slot": (column("samples", "slot", lambda v: v.astype("i1")), "samples/slot"),
     "uint32-samples-pressure": (column("samples", "pressure", lambda v: v.astype("u4")), "samples/pressure"),
     "int32-events-t_ns": (column("events", "t_ns", lambda v: v.astype("i4")), "events/t_ns"),
-    "bigendian-samples-x": (column("samples", "x", lambda v: v.astype(">i4")), "samples/x"),
     "int-axes-name": (column("axes", "name", lambda v: np.arange(len(v), dtype="i4")), "axes/name"),
     "int-labels-class": (labels(label_replace("class", np.array([1], "i4"))), "labels/class"),
     "int-labels-intended-peak": (labels(label_replace("intended_peak", np.array([1], "i8"))), "labels/intended_peak"),
@@ -306,7 +306,6 @@ DAMAGED = {
     "short-axes-max": (shorten("axes", "max"), "axes"),
     "short-capabilities-type": (shorten("capabilities", "type"), "capabilities"),
     "short-markers-event_index": (lengthen("markers", "event_index"), "markers"),
-    "short-labels-kind": (labels(label_replace("kind", np.array([], dtype=h5py.string_dtype()))), "labels"),
     # Declared extents.
     "extent-samples-2^40": (sparse("samples", "t_ns", "i8", 2**40, 16384), "samples/t_ns: declares 1099511627776 rows"),
     "extent-events-2^23-chunks-2": (sparse("events", "t_ns", "i8", 8_388_610), "events/t_ns: declares 8388610 rows"),
@@ -346,8 +345,11 @@ DAMAGED = {
     "labels-class-unknown": (labels(label_set("class", b"bogus")), "labels/class"),
     "labels-contact-outside": (labels(label_set("contact", 99999)), "labels row 0"),
     "labels-time-beyond-limit": (labels(label_set("t_ns", 2**62 + 1)), "labels row 0"),
-    "labels-peek-string": (labels(lambda g: g.attrs.__setitem__("peek", "high")), "labels"),
-    "labels-peek-inf": (labels(lambda g: g.attrs.__setitem__("peek", np.inf)), "labels"),
+    "labels-peek-string": (labels(lambda g: g.attrs.__setitem__("peek", "high")), "labels attribute peek"),
+    "labels-peek-inf": (labels(lambda g: g.attrs.__setitem__("peek", np.inf)), "labels attribute peek"),
+    "labels-contact-below-none": (labels(label_set("contact", -2)), "labels row 0"),
+    "slots-string": (attribute("REC", "slots", "10"), "attribute slots"),
+    "pressure-axis-beyond-abs-max": (attribute("REC", "pressure_axis", np.int64(64)), "attribute pressure_axis"),
     # Where nothing can be read.
     "empty-recordings-group": (empty_recordings, "no recordings"),
 }
@@ -365,6 +367,12 @@ VALID = {
     "extra-group-outside-recordings": lambda f: f.create_group("notes"),
     "marker-kind-unknown": one_marker(0, 200),
     "t0-at-limit": attribute("REC", "t0_ns", np.int64(LIMIT_NS)),
+    # HDF5 converts any byte order exactly: the schema's type is class, width and sign.
+    "bigendian-samples-x": column("samples", "x", lambda v: v.astype(">i4")),
+    # Optional columns came within version 1: older files hold fewer rows of them (read as unknown).
+    "short-labels-kind": labels(label_replace("kind", np.array([], dtype=h5py.string_dtype()))),
+    # Contact -1: a label matched to no contact.
+    "labels-contact-none": labels(label_set("contact", -1)),
 }
 
 

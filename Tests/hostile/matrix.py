@@ -117,6 +117,6 @@ if __name__ == "__main__":
     def one(name):
         with tempfile.TemporaryDirectory() as scratch:
             return name, run_cli(forcetrace, folder / f"{name}.h5", scratch), run_python(folder / f"{name}.h5", scratch)
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # each run is a child process
         rows = list(pool.map(one, sorted(manifest)))
     json.dump({n: {"cli": c, "python": p, "valid": manifest[n]["valid"]} for n, c, p in rows}, sys.stdout, indent=1)

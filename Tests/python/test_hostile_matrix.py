@@ -5,6 +5,7 @@ status 0, 1 or 2 only, an error naming the file on refusal, the valid edge
 cases read back with their expected rows, and `forcetrace info` and
 `forcetrace.open` agreeing on every file, word for word."""
 import json
+import os
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +31,7 @@ def results(forcetrace, tmp_path_factory):
         with tempfile.TemporaryDirectory() as scratch:
             return name, {"path": str(path), "cli": matrix.run_cli(forcetrace, path, scratch),
                           "python": matrix.run_python(path, scratch), **manifest[name]}
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # each run is a child process
         found = dict(pool.map(one, sorted(manifest)))
     runs = sum(len(entry["cli"]) + 1 for entry in found.values())
     print(f"\nhostile matrix: {len(found)} files x ({len(matrix.CLI_COMMANDS)} CLI commands + the Python package's "
@@ -69,15 +70,30 @@ def test_python_raises_forcetrace_file_errors_never_bare_key_or_value_errors(res
     assert not bare, json.dumps(bare, indent=1)
 
 
-def test_info_and_python_open_agree_word_for_word(results):
-    disagreements = []
+def as_cli_line(message):
+    """A Python error as the CLI's error line shows it: line breaks as \\n."""
+    return message.replace("\n", "\\n")
+
+
+def disagreements(results, command, step):
+    found = []
     for name, entry in results.items():
-        info, opened = entry["cli"]["info"], entry["python"]["steps"]["open"]
-        cli_message = info["error"] if info["status"] != 0 else None
-        python_message = None if opened["ok"] else opened["message"].splitlines()[0]
+        cli, python = entry["cli"][command], entry["python"]["steps"][step]
+        cli_message = cli["error"] if cli["status"] != 0 else None
+        python_message = None if python["ok"] else as_cli_line(python["message"])
         if cli_message != python_message:
-            disagreements.append((name, cli_message, python_message))
-    assert not disagreements, json.dumps(disagreements, indent=1)
+            found.append((name, cli_message, python_message))
+    return found
+
+
+def test_info_and_python_open_agree_word_for_word(results):
+    found = disagreements(results, "info", "open")
+    assert not found, json.dumps(found, indent=1)
+
+
+def test_report_and_python_load_agree_word_for_word(results):
+    found = disagreements(results, "report", "load")
+    assert not found, json.dumps(found, indent=1)
 
 
 def test_what_info_refuses_every_command_refuses(results):

@@ -58,15 +58,32 @@ def _integer(value: Any) -> Optional[int]:
     return max(-(2**63), min(2**63 - 1, value))
 
 
+def _exact_integer(value: Any) -> Optional[int]:
+    """An integer attribute (AttributeValue.int, clamped to int64), or None for anything else."""
+    if isinstance(value, np.ndarray) and value.size == 1 and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return max(-(2**63), min(2**63 - 1, value))
+
+
 def check_file(handle: h5py.File, path: Any) -> None:
     """Root attributes, foreign objects and /recordings, as TraceReader.init."""
     from ._h5 import decode, refuse_foreign_objects
     found = decode(handle.attrs["format"]) if "format" in handle.attrs else None
+    if found == SCHEMA["report_format"]:
+        raise ForceTraceFileError(path, "is a report written by 'report --save', not a trace file",
+                                  f"merge saved reports with 'forcetrace report --merge {path} ...'")
     if found != SCHEMA["format"]:
         raise ForceTraceFileError(path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
-    version = _integer(handle.attrs["format_version"]) if "format_version" in handle.attrs else None
-    if version is None:
+    if "format_version" not in handle.attrs:
         raise ForceTraceFileError(path, "has no format_version attribute")
+    version = _exact_integer(handle.attrs["format_version"])
+    if version is None:
+        raise ForceTraceFileError(path, f"format_version is {_kind(handle.attrs['format_version'])}, expected int64: "
+                                        "the file is damaged or was not written by forcetrace")
     if version < 1:
         raise ForceTraceFileError(path, f"format_version {version} is not a forcetrace format version (versions count "
                                         f"from 1; this forcetrace reads up to {VERSION}): the file is damaged or was "
@@ -199,15 +216,50 @@ def _check_attributes(group: h5py.Group, path: Any, name: str) -> None:
         value = group.attrs.get(attribute)
         if isinstance(value, (str, bytes)) and len(value) == 0:
             lines.append(f"attribute {attribute}: is empty (its string in the file is damaged)")
+    # Not read by forcetrace (it takes both from the axes), but documented as int64: other readers use them.
+    for attribute, low, high, expected in (("slots", 0, LIMITS["maximum_slots"], f"a slot count; expected 0 to {LIMITS['maximum_slots']}"),
+                                           ("pressure_axis", -1, LIMITS["maximum_axis_code"],
+                                            f"an axis code; expected -1 (none) or 0 to {LIMITS['maximum_axis_code']}")):
+        if attribute in group.attrs:
+            number = _exact_integer(group.attrs[attribute])
+            if number is None:
+                raise recording_error(path, name, [f"attribute {attribute}: is {_kind(group.attrs[attribute])}, expected int64"])
+            if not low <= number <= high:
+                lines.append(f"attribute {attribute}: {number} is not {expected}")
     axes = group["axes"]
     codes, minimum, maximum = axes["code"][:], axes["min"][:], axes["max"][:]
     slot = np.nonzero(codes == 0x2F)[0]
     if len(slot) and len(minimum) == len(codes) and len(maximum) == len(codes):
         low, high = int(minimum[slot[0]]), int(maximum[slot[0]])
         if not (low >= 0 and high >= low and high - low < 1024):
-            lines.append(f"axes: ABS_MT_SLOT's range {low}..{high} is not a slot count; expected 0..N-1 with at most 1024 slots")
+            lines.append(f"axes: ABS_MT_SLOT's range {low}..{high} is not a slot count; expected 0..N-1 with at most "
+                         f"{LIMITS['maximum_slots']} slots")
     if lines:
         raise recording_error(path, name, lines)
+    if _import_status(group) is not None:
+        check_lengths(group, path, name)
+
+
+def _import_status(group: h5py.Group) -> Optional[str]:
+    """`import_status` when it is one forcetrace knows; None marks an unfinished recording."""
+    from ._h5 import decode
+    value = group.attrs.get("import_status")
+    value = decode(value) if isinstance(value, (bytes, str)) else None
+    return value if value in ("complete", "partial") else None
+
+
+def check_lengths(group: h5py.Group, path: Any, name: str) -> None:
+    """TraceValidation.checkLengths: a finished recording's tables have
+    columns of equal length, optional ones at most as long."""
+    for table in TABLES:
+        if table["name"] in ("axes", "capabilities") or table["name"] not in group:
+            continue
+        columns = group[table["name"]]
+        required = {columns[c["name"]].shape[0] for c in table["columns"] if c["required"] and c["name"] in columns}
+        optional = [columns[c["name"]].shape[0] for c in table["columns"] if not c["required"] and c["name"] in columns]
+        rows = next(iter(required), 0)
+        if len(required) > 1 or any(length > rows for length in optional):
+            raise _fail(path, name, f"the {table['name']} columns differ in length", DAMAGED_HINT)
 
 
 # Row checks: what `forcetrace report` checks as it reads the tables
@@ -284,7 +336,10 @@ def check_contacts(path: Any, name: str, contacts: dict[str, np.ndarray], sample
     raise recording_error(path, name, lines, int(counted.sum()))
 
 
-def check_labels(path: Any, name: str, labels: dict[str, np.ndarray], contacts: int) -> None:
+SCHEMA_LABELS = next(t for t in TABLES if t["name"] == "labels")
+
+
+def check_labels(path: Any, name: str, labels: dict[str, np.ndarray], attributes: Any, contacts: int) -> None:
     """Recording.contactLabels, then groundTruth: equal columns, label times
     within ±2^62 ns, every class one of docs/FORMAT.md's."""
     classes = SCHEMA["label_classes"]
@@ -293,15 +348,29 @@ def check_labels(path: Any, name: str, labels: dict[str, np.ndarray], contacts: 
     def unknown(value: Any) -> bool:  # PressClass(label:) lowercases; TrialClass(rawValue:) does not
         return str(value).lower() not in press and str(value) not in calibration
     hint = "use tap, peek-press or pop-press, or a calibration class (docs/FORMAT.md)"
-    contact, label = labels.get("contact"), labels.get("class")
-    if contact is not None and label is not None:
-        if len(contact) != len(label):
-            raise _fail(path, name, "labels/contact and labels/class differ in length")
-        inside = (contact >= 0) & (contact < contacts)
-        for value in label[inside]:
-            if unknown(value):
-                raise _fail(path, name, f"labels/class has '{value}'", hint)
-    _equal_lengths(path, name, "labels", labels)
+    contact, label = labels["contact"].astype(np.int64), labels["class"]
+    if len(contact) != len(label):
+        raise _fail(path, name, "labels/contact and labels/class differ in length")
+    # Row by row: a contact of the table (or -1), then a class of a labelled contact.
+    outside = (contact < -1) | (contact >= contacts)
+    classes = {value: unknown(value) for value in set(label[contact >= 0].tolist())}
+    wrong = outside | np.array([value in classes and classes[value] and c >= 0 for value, c in zip(label, contact)], dtype=bool)
+    if wrong.any():
+        row = int(np.flatnonzero(wrong)[0])
+        if outside[row]:
+            raise recording_error(path, name, [f"labels row {row}: contact {contact[row]} is not a row of the "
+                                               f"{contacts}-row contacts table (-1: none)"])
+        raise _fail(path, name, f"labels/class has '{label[row]}'", hint)
+    for threshold in ("peek", "pop"):
+        if threshold in attributes:
+            value = attributes[threshold]
+            number = value.item() if isinstance(value, np.generic) else value
+            if not isinstance(number, float) or not np.isfinite(number):
+                what = f"{number!r}, not a finite number" if isinstance(number, float) else _kind(value)
+                raise recording_error(path, name, [f"labels attribute {threshold}: is {what}, expected float64"])
+    required = {key: values for key, values in labels.items()
+                if next(c for c in SCHEMA_LABELS["columns"] if c["name"] == key)["required"]}
+    _equal_lengths(path, name, "labels", required)
     if "t_ns" in labels:
         _check_times(path, name, "labels", labels["t_ns"].astype(np.int64))
     for value in label if label is not None else []:
@@ -319,6 +388,8 @@ def check_samples(path: Any, name: str, samples: dict[str, np.ndarray], last_sam
     ids, slots, flags = samples["contact"].astype(np.int64), samples["slot"].astype(np.int64), samples["flags"]
     rows = len(ids)
     time_row = _first_beyond(times)
+    backwards = np.flatnonzero(times[1:] < times[:-1])
+    order_row = int(backwards[0]) + 1 if len(backwards) else None
     known = (ids >= 0) & (ids < len(last_sample))
     bad = ~known | (slots < -1) | (slots >= (1 << 15) - 1)
     # The row before each one in the same slot, and who holds the slot after it.
@@ -336,10 +407,16 @@ def check_samples(path: Any, name: str, samples: dict[str, np.ndarray], last_sam
     bad |= (down & (holder >= 0)) | (~down & (holder != ids))
     bad_rows = np.flatnonzero(bad)
     row = int(bad_rows[0]) if len(bad_rows) else None
-    if time_row is not None and (row is None or time_row // BLOCK_ROWS <= row // BLOCK_ROWS):
-        _check_times(path, name, "samples", times)
-    if row is None:
+    # Block by block: the block's times, then its order, then its rows.
+    found = [(r // BLOCK_ROWS, rank, r) for rank, r in enumerate((time_row, order_row, row)) if r is not None]
+    if not found:
         return
+    _, rank, first = min(found)
+    if rank == 0:
+        _check_times(path, name, "samples", times)
+    if rank == 1:
+        raise recording_error(path, name, [f"samples row {first}: t_ns {times[first]} is before the previous row's "
+                                           f"{times[first - 1]}; rows are in time order"])
     if not known[row]:
         raise _fail(path, name, f"samples row {row} names contact {ids[row]}, which the contacts table lacks")
     if not -1 <= slots[row] < (1 << 15) - 1:
@@ -359,5 +436,10 @@ def check_rows(group: h5py.Group, path: Any, name: str) -> None:
     sample_rows = group["samples"][samples["columns"][0]["name"]].shape[0]  # TraceRecording.rowCount
     check_contacts(path, name, contacts, sample_rows)
     if "labels" in group:
-        check_labels(path, name, _stored(group, "labels"), len(contacts["id"]))
+        check_labels(path, name, _stored(group, "labels"), group["labels"].attrs, len(contacts["id"]))
+    events = group["events"]["t_ns"]
+    if events.shape[0]:  # the recording's duration: its last event's time
+        last = events[-1:].astype(np.int64)
+        if _first_beyond(last) is not None:
+            raise recording_error(path, name, [f"events row {events.shape[0] - 1}: t_ns {int(last[0])} is beyond ±2^62 ns (146 years)"])
     check_samples(path, name, _stored(group, "samples"), contacts["last_sample"].astype(np.int64))

@@ -247,6 +247,9 @@ final class SchemaExportTests: XCTestCase {
         XCTAssertEqual(limits["minimum_chunk_bytes"]?.uint64Value, TraceValidation.minimumChunkBytes)
         XCTAssertEqual(limits["maximum_group_depth"]?.intValue, Group.maximumWalkDepth)
         XCTAssertEqual(limits["shown_violations"]?.intValue, TraceValidation.shownViolations)
+        XCTAssertEqual(limits["maximum_slots"]?.intValue, DeviceDescription.maximumSlots)
+        XCTAssertEqual(limits["maximum_axis_code"]?.intValue, Int(AbsoluteAxis.max))
+        XCTAssertEqual(shipped["report_format"] as? String, ReportFile.formatName)
         let tables = try XCTUnwrap(shipped["tables"] as? [[String: Any]])
         XCTAssertEqual(tables.map { $0["name"] as? String }, TraceSchema.Table.allCases.map(\.rawValue))
         for (table, entry) in zip(TraceSchema.Table.allCases, tables) {
