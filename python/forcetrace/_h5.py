@@ -18,9 +18,19 @@ def open_file(path: PathLike, expected_format: str) -> h5py.File:
             handle = h5py.File(path, "r", swmr=True)
         except OSError:
             raise OSError(f"{path}: cannot open as HDF5 ({plain_error})") from plain_error
-    from ._validate import check_file
+    from ._validate import SCHEMA, check_file
     try:
-        check_file(handle, path)
+        if expected_format == SCHEMA["format"]:
+            check_file(handle, path)
+        else:  # a saved report (forcetrace.read_report)
+            found = attr(handle, "format")
+            if found != expected_format:
+                raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
+            refuse_foreign_objects(handle, path)
+            version = int(handle.attrs.get("format_version", 0))
+            if version > 1:
+                raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
+                                 "upgrade the package (pip install ./python)")
     except Exception:
         handle.close()
         raise

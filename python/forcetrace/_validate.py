@@ -5,7 +5,7 @@ the registry (`TraceSchema`) as the package ships it, which a Swift test
 import json
 import os
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import h5py
 import numpy as np
@@ -41,23 +41,6 @@ def recording_error(path: Any, recording: str, lines: list[str], total: Optional
     return ForceTraceFileError(path, message, DAMAGED_HINT)
 
 
-def _integer(value: Any) -> Optional[int]:
-    """An attribute's integer as the CLI reads it (AttributeValue.intValue), or None."""
-    if isinstance(value, np.ndarray):
-        if value.size != 1:
-            return None
-        value = value.reshape(()).item()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if isinstance(value, float):
-        if not value.is_integer():
-            return None
-        value = int(value)
-    return max(-(2**63), min(2**63 - 1, value))
-
-
 def _exact_integer(value: Any) -> Optional[int]:
     """An integer attribute (AttributeValue.int, clamped to int64), or None for anything else."""
     if isinstance(value, np.ndarray) and value.size == 1 and value.ndim == 0:
@@ -66,7 +49,7 @@ def _exact_integer(value: Any) -> Optional[int]:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, int):
         return None
-    return max(-(2**63), min(2**63 - 1, value))
+    return max(-(2**63), min(2**63 - 1, int(value)))
 
 
 def check_file(handle: h5py.File, path: Any) -> None:
@@ -311,7 +294,7 @@ def check_contacts(path: Any, name: str, contacts: dict[str, np.ndarray], sample
     rows = np.arange(len(ids))
     previous = np.concatenate([[np.iinfo(np.int64).min], np.maximum.accumulate(down)[:-1]]) if len(down) else down
     wrong_id = ids != rows.astype(np.int32).astype(np.int64)  # Int32(truncatingIfNeeded: row)
-    rules = [
+    rules: list[tuple[np.ndarray, Callable[[int], str]]] = [
         (wrong_id, lambda r: f"id is {ids[r]}; ids must be 0, 1, 2, … in row order"),
         ((down > limit) | (down < -limit), lambda r: f"t_down_ns {down[r]} is beyond ±2^62 ns"),
         ((up != -1) & ((up > limit) | (up < -limit)), lambda r: f"t_up_ns {up[r]} is beyond ±2^62 ns"),
@@ -330,7 +313,7 @@ def check_contacts(path: Any, name: str, contacts: dict[str, np.ndarray], sample
     counted = per_row[: over[0] + 1] if len(over) else per_row
     lines = []
     for row in np.flatnonzero(counted):
-        lines += [f"contacts row {row}: {message(row)}" for mask, message in rules if mask[row]]
+        lines += [f"contacts row {row}: {message(int(row))}" for mask, message in rules if mask[row]]
         if len(lines) > LIMITS["shown_violations"]:
             break
     raise recording_error(path, name, lines, int(counted.sum()))

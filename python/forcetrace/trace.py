@@ -15,10 +15,11 @@ from . import codes
 from ._extras import Extra, require
 from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
-from ._validate import SCHEMA, TABLES, ForceTraceFileError, check_recording, check_rows
+from ._validate import SCHEMA, TABLES as SCHEMA_TABLES, ForceTraceFileError, check_recording, check_rows
 
 # (table, column) of the columns that came within version 1, which older files lack or hold fewer rows of.
-OPTIONAL_COLUMNS = {(table["name"], c["name"]) for table in TABLES for c in table["columns"] if not c["required"]}
+OPTIONAL_COLUMNS = {(table["name"], c["name"]) for table in SCHEMA_TABLES for c in table["columns"]
+                    if not c["required"]}
 
 if TYPE_CHECKING:
     import xarray
