@@ -52,9 +52,10 @@ def opened(path):
 
 
 ON_OPEN = ["version-float", "format-other", "recordings-is-dataset", "slots-uint64-max", "slots-string",
-           "pressure-axis-string", "pressure-axis-beyond-abs-max", "short-events-code", "short-markers-event_index"]
+           "pressure-axis-string", "pressure-axis-beyond-abs-max", "short-events-code", "short-markers-event_index",
+           "events-time-beyond-limit"]
 ON_READ = ["labels-contact-outside", "labels-contact-below-none", "labels-peek-string", "labels-peek-inf",
-           "samples-time-backwards", "events-time-beyond-limit", "empty-recordings-group"]
+           "samples-time-backwards", "empty-recordings-group"]
 
 
 @pytest.mark.parametrize("name", ON_OPEN)

@@ -125,3 +125,12 @@ def test_the_valid_trace_loads_with_every_row(good):
     with h5py.File(good) as f:
         rows = len(generate.rec(f)["samples"]["t_ns"])
     assert len(forcetrace.load(good)) == rows
+
+
+@pytest.mark.parametrize("name", ROW_DAMAGE + ["samples-time-backwards", "labels-contact-outside", "labels-peek-inf"])
+def test_suggest_refuses_the_rows_report_refuses_with_its_words(forcetrace, good, tmp_path, name):
+    # The sample is an app calibration: suggest reads its labels and samples.
+    path = damaged(good, tmp_path, generate.DAMAGED[name][0])
+    result = run(forcetrace, "suggest", path, check=False, timeout=120)
+    assert result.returncode == 1, result.stdout[-500:]
+    assert result.stderr.splitlines()[0].removeprefix("Error: ") == report_line(forcetrace, path)

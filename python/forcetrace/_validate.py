@@ -221,6 +221,11 @@ def _check_attributes(group: h5py.Group, path: Any, name: str) -> None:
         raise recording_error(path, name, lines)
     if _import_status(group) is not None:
         check_lengths(group, path, name)
+    events = group["events"]["t_ns"]
+    if events.shape[0]:  # the recording's duration (TraceRecording.lastEventTimeNs, which info shows)
+        last = events[-1:].astype(np.int64)
+        if _first_beyond(last) is not None:
+            raise recording_error(path, name, [f"events row {events.shape[0] - 1}: t_ns {int(last[0])} is beyond ±2^62 ns (146 years)"])
 
 
 def _import_status(group: h5py.Group) -> Optional[str]:
@@ -420,9 +425,5 @@ def check_rows(group: h5py.Group, path: Any, name: str) -> None:
     check_contacts(path, name, contacts, sample_rows)
     if "labels" in group:
         check_labels(path, name, _stored(group, "labels"), group["labels"].attrs, len(contacts["id"]))
-    events = group["events"]["t_ns"]
-    if events.shape[0]:  # the recording's duration: its last event's time
-        last = events[-1:].astype(np.int64)
-        if _first_beyond(last) is not None:
-            raise recording_error(path, name, [f"events row {events.shape[0] - 1}: t_ns {int(last[0])} is beyond ±2^62 ns (146 years)"])
+
     check_samples(path, name, _stored(group, "samples"), contacts["last_sample"].astype(np.int64))
