@@ -2,8 +2,9 @@
 of the CLI and the Python package, each run under CPU-time and address-space
 limits (Tests/hostile/matrix.py): no signal, no run past the limits, exit
 status 0, 1 or 2 only, an error naming the file on refusal, the valid edge
-cases read back with their expected rows, and `forcetrace info` and
-`forcetrace.open` agreeing on every file, word for word."""
+cases read back with their expected rows, and on every file `forcetrace
+info` and `forcetrace.open`, `forcetrace report` and `forcetrace.load`
+agreeing word for word. The runs go two or more at a time (one per core)."""
 import json
 import os
 import sys

@@ -182,6 +182,8 @@ public final class TraceRecording {
         self.device = device
         try TraceValidation.checkStructure(self)
         if !isUnfinished { try TraceValidation.checkLengths(group, file: filePath, recording: name) }
+        // The last event's time is the recording's duration, which every command may use: checked once, here.
+        _ = try lastEventTimeNs()
     }
 
     /// Whether the recording has `table` (only `labels` may be missing).
