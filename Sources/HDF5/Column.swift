@@ -44,6 +44,10 @@ public struct DatasetStorage: Sendable {
     public var isInteger: Bool = true
     /// Rows per chunk, nil for a contiguous or compact dataset.
     public var chunkRows: Int? = nil
+    /// What one element is, as the file stores it.
+    public var element: StoredElement = .other("unknown")
+    /// Dimensions of the dataspace: 1 for a column, 0 for a scalar.
+    public var rank: Int = 1
 
     /// Chunks the declared rows span. Each written chunk takes index and
     /// data bytes in the file, so a count far beyond the file size means a
@@ -51,6 +55,45 @@ public struct DatasetStorage: Sendable {
     public var declaredChunks: UInt64 {
         guard let chunkRows, chunkRows > 0, rows > 0 else { return 0 }
         return (UInt64(rows) - 1) / UInt64(chunkRows) + 1
+    }
+}
+
+/// The class of a dataset's elements in the file, named as a reader's
+/// error shows it ("int32", "float64", "string", "enum", "compound").
+public enum StoredElement: Sendable, Equatable, CustomStringConvertible {
+    case integer(bytes: Int, signed: Bool)
+    case float(bytes: Int)
+    case string
+    /// Any other HDF5 class: enum, compound, array, opaque, bitfield, reference, variable-length sequence.
+    case other(String)
+
+    /// Whether the element is `kind` (byte order aside: HDF5 converts it exactly).
+    public func matches(_ kind: ScalarKind) -> Bool { description == kind.rawValue }
+
+    public var description: String {
+        switch self {
+        case .integer(let bytes, let signed): "\(signed ? "int" : "uint")\(bytes * 8)"
+        case .float(let bytes): "float\(bytes * 8)"
+        case .string: "string"
+        case .other(let name): name
+        }
+    }
+
+    init(_ type: hid_t) {
+        switch H5Tget_class(type) {
+        case H5T_INTEGER: self = .integer(bytes: H5Tget_size(type), signed: H5Tget_sign(type) == H5T_SGN_2)
+        case H5T_FLOAT: self = .float(bytes: H5Tget_size(type))
+        case H5T_STRING: self = .string
+        case H5T_ENUM: self = .other("enum")
+        case H5T_COMPOUND: self = .other("compound")
+        case H5T_ARRAY: self = .other("array")
+        case H5T_OPAQUE: self = .other("opaque")
+        case H5T_BITFIELD: self = .other("bitfield")
+        case H5T_REFERENCE: self = .other("reference")
+        case H5T_VLEN: self = .other("variable-length sequence")
+        case H5T_TIME: self = .other("time")
+        default: self = .other("unknown")
+        }
     }
 }
 
@@ -306,9 +349,12 @@ func datasetStorage(_ id: hid_t, _ context: String) throws -> DatasetStorage {
     let elementSize = H5Tget_size(type)
     // Multiplied wide: a damaged header may declare any number of rows.
     let logical = UInt64(rows).multipliedReportingOverflow(by: UInt64(elementSize))
+    let space = try checkID(H5Dget_space(id), "H5Dget_space", context)
+    defer { H5Sclose(space) }
     return DatasetStorage(rows: rows, logicalBytes: logical.overflow ? .max : logical.partialValue,
                           storedBytes: UInt64(H5Dget_storage_size(id)), isInteger: H5Tget_class(type) == H5T_INTEGER,
-                          chunkRows: datasetChunkRows(id))
+                          chunkRows: datasetChunkRows(id), element: StoredElement(type),
+                          rank: max(0, Int(H5Sget_simple_extent_ndims(space))))
 }
 
 /// Rows per chunk of a one-dimensional chunked dataset, nil otherwise.

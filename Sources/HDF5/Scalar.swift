@@ -4,6 +4,16 @@ import CHDF5
 public enum ScalarKind: String, Sendable, CaseIterable {
     case int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64
 
+    /// Bytes of one element.
+    public var byteCount: Int {
+        switch self {
+        case .int8, .uint8: 1
+        case .int16, .uint16: 2
+        case .int32, .uint32, .float32: 4
+        case .int64, .uint64, .float64: 8
+        }
+    }
+
     /// The matching `H5T_NATIVE_*` type.
     var nativeType: hid_t {
         switch self {

@@ -126,7 +126,7 @@ VARIANTS = {
     # The axes are read when the recording opens: checked before that.
     "axes-2^24-rows-in-2-row-chunks": (sparse_extent("axes", "fuzz", "i4", 16_711_688),
                                        {"*": (1, "axes/fuzz: declares 16711688 rows in 8355844 chunks of 2")}),
-    "nan-pressure": (nan_pressure, {"*": (1, "samples/pressure: holds floating-point values")}),
+    "nan-pressure": (nan_pressure, {"*": (1, "samples/pressure: holds float64 values; trace format 1 stores int32 values here")}),
     "t-up-before-t-down": (up_before_down, {"report": (1, "contacts row 2: t_up_ns"), "*": OK}),
     "t0-as-string": (t0_as_string, {"*": (1, "attribute t0_ns: is the string \"1764400000000000000\", expected int64")}),
     "ids-out-of-order": (ids_out_of_order, {"report": (1, "contacts row 3: id is 4"), "*": OK}),

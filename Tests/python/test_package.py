@@ -269,7 +269,7 @@ def test_load_concatenates_files_and_recordings(forcetrace, trace_path, report_p
     assert len(contacts) == 28 + 58
     events = ft.load(trace_path, table="events")
     assert isinstance(events["code"].dtype, pd.CategoricalDtype)
-    with pytest.raises(ValueError, match="not a forcetrace file"):
+    with pytest.raises(ValueError, match="is a report written by 'report --save', not a trace file"):
         ft.load([report_path])
 
 
@@ -327,7 +327,7 @@ def test_follow_yields_rows_while_the_recorder_writes(forcetrace, tmp_path):
 
 
 def test_errors_name_the_file(report_path, tmp_path):
-    with pytest.raises(ValueError, match=re.escape(str(report_path)) + ".*not a forcetrace file"):
+    with pytest.raises(ValueError, match=re.escape(str(report_path)) + ": is a report written by 'report --save', not a trace file"):
         ft.open(report_path)
     junk = tmp_path / "junk.h5"
     junk.write_text("not hdf5")

@@ -12,6 +12,7 @@ h5py, numpy and pandas only; xarray, the notebooks' and Dask's modules come
 with the extras `[xarray]`, `[notebooks]`, `[dask]` (or `[all]`).
 """
 from ._extras import Extra, MissingExtra
+from ._validate import ForceTraceFileError
 from ._version import __version__
 from .cli import CommandFailed, CommandNotFound
 from .live import follow
@@ -21,4 +22,4 @@ from .trace import (LABEL, MAXIMUM_POSSIBLE_FORCE, ColumnInfo, Device, DeviceID,
 
 __all__ = ["open", "load", "read_report", "follow", "trace_files", "Trace", "Recording", "Device", "DeviceID",
            "ColumnInfo", "Report", "MAXIMUM_POSSIBLE_FORCE", "LABEL", "Extra", "MissingExtra", "CommandNotFound",
-           "CommandFailed", "__version__"]
+           "CommandFailed", "ForceTraceFileError", "__version__"]

@@ -18,20 +18,22 @@ def open_file(path: PathLike, expected_format: str) -> h5py.File:
             handle = h5py.File(path, "r", swmr=True)
         except OSError:
             raise OSError(f"{path}: cannot open as HDF5 ({plain_error})") from plain_error
-    found = attr(handle, "format")
-    if found != expected_format:
-        handle.close()
-        raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
+    from ._validate import SCHEMA, check_file
     try:
-        refuse_foreign_objects(handle, path)
-    except ValueError:
+        if expected_format == SCHEMA["format"]:
+            check_file(handle, path)
+        else:  # a saved report (forcetrace.read_report)
+            found = attr(handle, "format")
+            if found != expected_format:
+                raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
+            refuse_foreign_objects(handle, path)
+            version = int(handle.attrs.get("format_version", 0))
+            if version > 1:
+                raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
+                                 "upgrade the package (pip install ./python)")
+    except Exception:
         handle.close()
         raise
-    version = int(handle.attrs.get("format_version", 0))
-    if version > 1:
-        handle.close()
-        raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
-                         "upgrade the package (pip install ./python)")
     return handle
 
 
@@ -40,14 +42,14 @@ MAXIMUM_DEPTH = 16
 
 
 def refuse_foreign_objects(handle: h5py.File, path: PathLike) -> None:
-    """Raises ValueError for anything docs/FORMAT.md ("Objects") does not
+    """Raises ForceTraceFileError for anything docs/FORMAT.md ("Objects") does not
     define: a link other than a hard link (an external one would open another
     file, or block on a FIFO), an object other than a group or dataset, a
     second hard link to an object (it would be read twice) or groups nested
     deeper than MAXIMUM_DEPTH. Nothing is followed: link messages are read,
     each object once (by its address). Its own walk, linear in the links:
     HDF5's visits (h5py's visit) grow with the cube of the depth."""
-    names = {h5py.h5l.TYPE_SOFT: "a soft link", h5py.h5l.TYPE_EXTERNAL: "an external link"}
+    from ._validate import ForceTraceFileError
     file_id = handle.id
     seen = {h5py.h5o.get_info(file_id).addr: b"/"}
     pending = [(b"", 0)]
@@ -60,12 +62,19 @@ def refuse_foreign_objects(handle: h5py.File, path: PathLike) -> None:
         for name, link_type, address in links:
             child = group + b"/" + name
             shown = child.decode("utf-8", "replace")
-            if link_type != h5py.h5l.TYPE_HARD:
-                problem = f"{shown} is {names.get(link_type, 'a user-defined link')}"
+            if link_type == h5py.h5l.TYPE_SOFT:
+                target = file_id.links.get_val(child).split(b"\0")[0].decode("utf-8", "replace")
+                problem = f"{shown} is a soft link to {target}"
+            elif link_type == h5py.h5l.TYPE_EXTERNAL:
+                external_file, external_object = (part.decode("utf-8", "replace") for part in file_id.links.get_val(child))
+                problem = f"{shown} is an external link to {external_file}:{external_object}"
+            elif link_type != h5py.h5l.TYPE_HARD:
+                problem = f"{shown} is a user-defined link"
             elif address in seen:
                 original = seen[address].decode("utf-8", "replace")
-                raise ValueError(f"{path}: {shown} is a second hard link to {original}, which would be read twice; "
-                                 "forcetrace writes each object once (delete the second link, or re-import the recording)")
+                raise ForceTraceFileError(path, f"{shown} is a second hard link to {original}, which would be read twice; "
+                                          "forcetrace writes each object once",
+                                          f"delete the second link (h5py: del f[\"{shown}\"]), or re-import the recording from its source")
             else:
                 seen[address] = child
                 kind = h5py.h5o.get_info(file_id, child).type
@@ -75,11 +84,12 @@ def refuse_foreign_objects(handle: h5py.File, path: PathLike) -> None:
                 if kind == h5py.h5o.TYPE_DATASET:
                     continue
                 problem = f"{shown} is neither a group nor a dataset"
-            raise ValueError(f"{path}: {problem}; forcetrace reads only hard links to groups and datasets "
-                             "in the file itself, and follows no link out of it")
+            raise ForceTraceFileError(path, f"{problem}; forcetrace reads only hard links to groups and datasets "
+                                      "in the file itself, and follows no link out of it")
         if subgroups and depth + 1 > MAXIMUM_DEPTH:
-            raise ValueError(f"{path}: {subgroups[0].decode('utf-8', 'replace')} lies below more than {MAXIMUM_DEPTH} "
-                             "levels of groups; forcetrace's own files nest at most 5 (the file was not written by forcetrace)")
+            raise ForceTraceFileError(path, f"{subgroups[0].decode('utf-8', 'replace')} lies below more than {MAXIMUM_DEPTH} "
+                                      "levels of groups; forcetrace's own files nest at most 5",
+                                      "the file was not written by forcetrace; copy the recordings you need into a new file")
         pending.extend((child, depth + 1) for child in reversed(subgroups))
 
 

@@ -17,6 +17,11 @@ from . import cli, codes
 from ._extras import Extra, require
 from ._h5 import attr, attrs, column, column_names, open_file, refuse_foreign_objects
 from ._policy import PathLike, check_errors, naming, skipped
+from ._validate import SCHEMA, TABLES as SCHEMA_TABLES, ForceTraceFileError, check_recording, check_rows
+
+# (table, column) of the columns that came within version 1, which older files lack or hold fewer rows of.
+OPTIONAL_COLUMNS = {(table["name"], c["name"]) for table in SCHEMA_TABLES for c in table["columns"]
+                    if not c["required"]}
 
 if TYPE_CHECKING:
     import xarray
@@ -148,7 +153,7 @@ class Trace:
             self._file = h5py.File(path, "r", swmr=True, locking=False)
             try:
                 refuse_foreign_objects(self._file, path)
-            except ValueError:
+            except Exception:
                 self._file.close()
                 raise
             self.attrs: dict[str, Any] = {}
@@ -157,6 +162,13 @@ class Trace:
             self.attrs = attrs(self._file)
         group = self._file.get("recordings")
         self.recordings: list[str] = sorted(group.keys()) if group is not None else []
+        if not live:
+            try:  # every recording as the CLI opens it (forcetrace info)
+                for name in self.recordings:
+                    check_recording(group[name], self.path, name)
+            except Exception:
+                self._file.close()
+                raise
 
     @property
     def h5file(self) -> h5py.File:
@@ -271,11 +283,23 @@ class Recording:
             return {}
         every = column_names(group)
         lengths = {key: group[key].shape[0] for key in every}
+        short = {key for key in every if (table, key) in OPTIONAL_COLUMNS} if not self.unfinished else set()
+        if short and len({lengths[key] for key in every if key not in short}) == 1:
+            # Optional columns, which older files hold fewer rows of (checked on open): the rest read as unknown.
+            rows_ = next(lengths[key] for key in every if key not in short)
+            read = {key: column(group[key], rows) for key in (names or every)}
+            for key in short & set(read):
+                if lengths[key] < rows_:
+                    full = column(group[key]) if len(read[key]) else read[key]
+                    blank = "" if full.dtype == object else (np.nan if full.dtype.kind == "f" else 0)
+                    padded = np.concatenate([full, np.full(rows_ - len(full), blank, dtype=full.dtype)])
+                    read[key] = padded[rows]
+            return read
         if not self.unfinished and len(set(lengths.values())) > 1:
             # Before any read: a column declaring more rows than it stores
             # (unwritten chunks) would make numpy and pandas allocate them all.
             longest, shortest = max(lengths, key=lengths.__getitem__), min(lengths, key=lengths.__getitem__)
-            raise ValueError(f"{self.trace.path}: recording '{self.name}': {table}/{longest} declares {lengths[longest]} rows, "
+            raise ForceTraceFileError(self.trace.path, f"recording '{self.name}': {table}/{longest} declares {lengths[longest]} rows, "
                              f"{table}/{shortest} {lengths[shortest]}; a table's columns are of equal length "
                              "(the file is damaged or was not written by forcetrace)")
         if self.unfinished and every:
@@ -743,8 +767,13 @@ def load(paths_or_folder: Paths, table: str = "samples", errors: str = "raise") 
     for path in trace_files(paths_or_folder, errors=errors):
         try:
             with open(path) as trace:
+                if not trace.recordings:  # as `forcetrace report` refuses it
+                    raise ForceTraceFileError(path, f"holds no recordings (its /{SCHEMA['recordings_group']} group is empty), "
+                                                    "so there is nothing to read", "import or record into it, or leave it out")
                 mine = []
                 for recording in trace:
+                    if not recording.unfinished:  # the rows `forcetrace report` would refuse
+                        check_rows(recording.group, trace.path, recording.name)
                     frame = recording.frame(table)
                     frame.insert(0, "recording", recording.name)
                     frame.insert(0, "file", str(path))

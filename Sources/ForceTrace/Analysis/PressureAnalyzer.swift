@@ -169,10 +169,13 @@ public enum PressureAnalyzer {
         // In Double: an axis such as -1..2147483647 spans more than Int32.
         let minimum = Double(pressureAxis?.minimum ?? 0), span = Double(pressureAxis?.maximum ?? 1) - minimum
         var normalized: [Double] = []
+        var previousTime = Int64.min
         try recording.forEachSampleBuffer(blockRows: max(8, blockRows)) { buffers in
             let block = SampleRows(buffers)
             try TraceValidation.checkTimes(block.tNs, table: "samples", firstRow: block.rows.lowerBound,
                                            file: recording.filePath, recording: recording.name)
+            previousTime = try TraceValidation.checkOrder(block.tNs, after: previousTime, table: "samples", firstRow: block.rows.lowerBound,
+                                                          file: recording.filePath, recording: recording.name)
             // Slots beyond the device's range: grown before the lanes start on the block.
             var highest: Int16 = .min
             for slot in block.slot { highest = max(highest, slot) }

@@ -86,6 +86,10 @@ extension TraceRecording {
     public func labelledTrials(for calibrationProtocol: CalibrationProtocol) throws -> [LabelledTrial] {
         typealias L = TraceSchema.Labels
         guard has(.labels) else { return [] }
+        // The checks `report` makes on the contacts and labels: a damaged row is refused, not skipped.
+        let contactCount = try self.contacts().count
+        _ = try contactLabels(count: contactCount)
+        _ = try groundTruth()
         let table = try open(.labels)
         let classes = try table.read(L.pressClass)
         let contacts = try table.read(L.contact)
@@ -98,8 +102,16 @@ extension TraceRecording {
         var curves: [Int32: [PressurePoint]] = [:]
         let wanted = Set(contacts.filter { $0 >= 0 })
         typealias S = TraceSchema.Samples
+        var previousTime = Int64.min
         try forEachSampleBuffer { block in
             let contact = block[S.contact], tNs = block[S.tNs], pressure = block[S.pressure]
+            try TraceValidation.checkTimes(tNs, table: "samples", firstRow: block.rows.lowerBound, file: filePath, recording: name)
+            previousTime = try TraceValidation.checkOrder(tNs, after: previousTime, table: "samples", firstRow: block.rows.lowerBound,
+                                                          file: filePath, recording: name)
+            if let row = contact.indices.first(where: { contact[$0] < 0 || Int(contact[$0]) >= contactCount }) {
+                throw ForceTraceError(file: filePath, "recording '\(name)': samples row \(block.rows.lowerBound + row - contact.startIndex) "
+                                      + "names contact \(contact[row]), which the contacts table lacks")
+            }
             for row in contact.indices where wanted.contains(contact[row]) {
                 curves[contact[row], default: []].append(PressurePoint(tNs: tNs[row], pressure: pressure[row]))
             }

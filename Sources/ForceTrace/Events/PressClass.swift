@@ -23,13 +23,14 @@ public enum PressClass: String, CaseIterable, Sendable, Comparable {
     /// names and the simulator's kinds ("peek", "pop", "deep"), in any case.
     /// The `rawValue` is what files store.
     public init?(label: String) {
-        switch label.lowercased() {
-        case "tap": self = .tap
-        case "peek", "peek-press": self = .peekPress
-        case "pop", "pop-press", "deep": self = .popPress
-        default: return nil
-        }
+        guard let known = Self.labels[label.lowercased()] else { return nil }
+        self = known
     }
+
+    /// Every lowercase label `init(label:)` takes, and its class.
+    public static let labels: [String: PressClass] = [
+        "tap": .tap, "peek": .peekPress, "peek-press": .peekPress, "pop": .popPress, "pop-press": .popPress, "deep": .popPress,
+    ]
 
     public static func < (lhs: PressClass, rhs: PressClass) -> Bool { lhs.index < rhs.index }
 }

@@ -118,6 +118,7 @@ public enum ReportInputs {
             do {
                 let reader = try TraceReader(path: files[index])
                 if reader.markedOpenByWriter { markedOpen(files[index]) }
+                guard !reader.recordingNames.isEmpty else { throw TraceValidation.noRecordings(files[index]) }
                 let opened = try reader.recordingNames.map { try reader.recording($0) }
                 state.start(index, samples: try opened.reduce(0) { $0 + (try $1.rowCount(.samples)) })
                 var recordings: [RecordingAnalysis] = []

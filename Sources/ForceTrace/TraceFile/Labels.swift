@@ -110,8 +110,7 @@ extension TraceRecording {
         typealias L = TraceSchema.Labels
         guard has(.labels) else { return GroundTruth() }
         let table = try open(.labels)
-        var truth = GroundTruth(peek: try table.attribute(RecordingAttribute.peek)?.doubleValue,
-                                pop: try table.attribute(RecordingAttribute.pop)?.doubleValue)
+        var truth = GroundTruth(peek: try threshold(table, RecordingAttribute.peek), pop: try threshold(table, RecordingAttribute.pop))
         // `kind` and `intended_peak`, which old files lack or may hold fewer of, read as unknown there.
         let labels = try TableRows(table, L.fields, blank: LabelRow())
         guard Set(labels.lengths).count <= 1 else {
@@ -137,6 +136,17 @@ extension TraceRecording {
         return truth
     }
 
+    /// A scripted threshold of the labels table (`peek`, `pop`): a finite float64 when present.
+    private func threshold(_ table: Group, _ attribute: String) throws -> Double? {
+        guard let value = try table.attribute(attribute) else { return nil }
+        guard case .double(let number) = value, number.isFinite else {
+            let what = if case .double(let number) = value { "\(number), not a finite number" } else { TraceValidation.kind(value) }
+            throw TraceValidation.error([.init(table: "labels attribute \(attribute)", row: nil, message: "is \(what), expected float64")],
+                                        file: filePath, recording: name)
+        }
+        return number
+    }
+
     /// Ground-truth class per contact id (nil where unlabelled), from the
     /// labels table's `contact` and `class` columns.
     public func contactLabels(count: Int) throws -> [PressClass?] {
@@ -149,7 +159,12 @@ extension TraceRecording {
             throw ForceTraceError(file: filePath, "recording '\(name)': labels/contact and labels/class differ in length")
         }
         var parsed = LabelClasses()
-        for (contact, label) in zip(contacts, classes) where contact >= 0 && Int(contact) < count {
+        for (row, (contact, label)) in zip(contacts, classes).enumerated() {
+            guard contact >= -1 && Int(contact) < count else {
+                throw TraceValidation.error([.init(table: "labels", row: row, message: "contact \(contact) is not a row of the \(count)-row contacts table (-1: none)")],
+                                            file: filePath, recording: name)
+            }
+            if contact == -1 { continue }
             // Calibration classes other than the app's (light, palm, stroke-firm, ...) are no press class.
             let kind = parsed.kind(of: label)
             if kind.calibrationOnly { continue }

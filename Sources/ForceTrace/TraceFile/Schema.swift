@@ -185,6 +185,9 @@ public enum TraceSchema {
         public static let all = fields.map(\.schema)
     }
 
+    /// Columns that came within version 1, which older files lack (`ColumnSchema.isRequired`).
+    static let optionalColumns: Set<String> = ["axes/value", "labels/kind", "labels/intended_peak"]
+
     /// CF/udunits spelling, which xarray decodes as a time span.
     static let nanoseconds = "nanoseconds"
     /// Raw integers of the device's axis; normalize with the axes table.
@@ -252,8 +255,21 @@ enum ForceAttribute {
 public enum ColumnElement: Sendable, Equatable {
     /// Numbers of one native HDF5 type.
     case scalar(ScalarKind)
-    /// Variable-length UTF-8 strings.
+    /// UTF-8 strings, fixed- or variable-length.
     case string
+
+    /// The element as `DatasetStorage` describes a file's.
+    public var stored: StoredElement {
+        switch self {
+        case .scalar(let kind):
+            switch kind {
+            case .int8, .int16, .int32, .int64: .integer(bytes: kind.byteCount, signed: true)
+            case .uint8, .uint16, .uint32, .uint64: .integer(bytes: kind.byteCount, signed: false)
+            case .float32, .float64: .float(bytes: kind.byteCount)
+            }
+        case .string: .string
+        }
+    }
 }
 
 /// One column of a table: its name, element type, and the `units` and
@@ -267,6 +283,10 @@ public struct ColumnSchema: Sendable, Equatable {
     public let longName: String
     /// The HDF5 dimension (scale) it shares with its table's other columns.
     public var dimension: String { table.dimension }
+    /// Whether every file's table has it: all but the columns that came
+    /// within the version (`axes/value`, `labels/kind`, `labels/intended_peak`),
+    /// which readers take as unknown where a file lacks them.
+    public var isRequired: Bool { !TraceSchema.optionalColumns.contains("\(table.rawValue)/\(name)") }
 }
 
 /// A numeric column whose Swift element type is fixed, so reads and writes

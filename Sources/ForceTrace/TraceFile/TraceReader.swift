@@ -56,11 +56,19 @@ public final class TraceReader {
         file = opened
         markedOpenByWriter = markedOpen
         let root = try file.root
-        guard case .string(let format)? = try? root.attribute(FileAttribute.format), format == TraceSchema.formatName else {
+        let format = try? root.attribute(FileAttribute.format)
+        if case .string(ReportFile.formatName)?? = format {
+            throw ForceTraceError(file: path, "is a report written by 'report --save', not a trace file",
+                                  hint: "merge saved reports with 'forcetrace report --merge \(path) ...'")
+        }
+        guard case .string(TraceSchema.formatName)?? = format else {
             throw ForceTraceError(file: path, "is an HDF5 file but not a forcetrace file (no format = \"forcetrace\" attribute)")
         }
-        guard let version = (try? root.attribute(FileAttribute.formatVersion))??.intValue else {
+        guard let stored = (try? root.attribute(FileAttribute.formatVersion)) ?? nil else {
             throw ForceTraceError(file: path, "has no format_version attribute")
+        }
+        guard case .int(let version) = stored else {
+            throw ForceTraceError(file: path, "format_version is \(TraceValidation.kind(stored)), expected int64: the file is damaged or was not written by forcetrace")
         }
         // Versions count from 1: zero or below is no version any forcetrace wrote.
         guard version >= 1 else {
@@ -74,7 +82,7 @@ public final class TraceReader {
         createdUTC = (try? root.attribute(FileAttribute.createdUTC))??.stringValue
         toolVersion = (try? root.attribute(FileAttribute.toolVersion))??.stringValue
         try TraceValidation.refuseForeignObjects(root, file: path)
-        guard root.contains(TraceSchema.recordingsGroup) else {
+        guard root.contains(TraceSchema.recordingsGroup) && !root.isDataset(TraceSchema.recordingsGroup) else {
             throw ForceTraceError(file: path, "has no /recordings group")
         }
         recordings = try root.openGroup(TraceSchema.recordingsGroup)
@@ -173,6 +181,9 @@ public final class TraceRecording {
         }
         self.device = device
         try TraceValidation.checkStructure(self)
+        if !isUnfinished { try TraceValidation.checkLengths(group, file: filePath, recording: name) }
+        // The last event's time is the recording's duration, which every command may use: checked once, here.
+        _ = try lastEventTimeNs()
     }
 
     /// Whether the recording has `table` (only `labels` may be missing).
@@ -216,7 +227,10 @@ public final class TraceRecording {
     /// `t_ns` of the last event: the recording's duration.
     public func lastEventTimeNs() throws -> Int64 {
         let time = try open(TraceSchema.Events.tNs)
-        return time.count > 0 ? try time.read((time.count - 1)..<time.count)[0] : 0
+        guard time.count > 0 else { return 0 }
+        let last = try time.read((time.count - 1)..<time.count)
+        try TraceValidation.checkTimes(last, table: "events", firstRow: time.count - 1, file: filePath, recording: name)
+        return last[0]
     }
 
     /// Streams the events table in blocks of `blockRows`; times are `t_ns`
@@ -294,10 +308,13 @@ public final class TraceRecording {
     public func frameCount() throws -> Int64 {
         let type = try open(TraceSchema.Events.type)
         let code = try open(TraceSchema.Events.code)
+        // A killed writer's columns may differ; what both hold is counted.
+        guard isUnfinished || type.count == code.count else { throw fail("the events columns differ in length") }
+        let rows = min(type.count, code.count)
         var frames: Int64 = 0
         var start = 0
-        while start < type.count {
-            let range = start..<min(type.count, start + 65536)
+        while start < rows {
+            let range = start..<min(rows, start + 65536)
             let types = try type.read(range), codes = try code.read(range)
             for index in 0..<range.count where types[index] == EventType.syn && codes[index] == Synchronization.report { frames += 1 }
             start = range.upperBound

@@ -93,19 +93,17 @@ public enum TraceValidation {
         for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
             let group = try group.openGroup(table.rawValue)
             var tableRows = 0
-            for column in table.columns where group.contains(column.name) {
+            for column in table.columns {
+                guard group.contains(column.name) else {
+                    if column.isRequired {
+                        violations.append(Violation(table: table.rawValue, row: nil, message: "missing column \(column.name)"))
+                    }
+                    continue
+                }
                 let storage = try group.storage(of: column.name)
                 tableRows = max(tableRows, storage.rows)
-                let integer: Bool
-                switch column.element {
-                case .scalar(let kind): integer = kind != .float32 && kind != .float64
-                case .string: integer = false
-                }
-                if let message = extentProblem(storage, fileSize: fileSize) {
+                if let message = extentProblem(storage, fileSize: fileSize) ?? elementProblem(storage, expected: column.element) {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil, message: message))
-                } else if integer && !storage.isInteger {
-                    violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil,
-                                                message: "holds floating-point values; trace format 1 stores integers here"))
                 }
             }
             let known = Set(table.columns.map(\.name) + [table.dimension])
@@ -120,6 +118,27 @@ public enum TraceValidation {
             }
         }
         if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// What is wrong with a column's shape or element type against the
+    /// schema's, or nil: it must be one-dimensional and hold exactly the
+    /// schema's type (class, width and sign; any byte order).
+    static func elementProblem(_ storage: DatasetStorage, expected: ColumnElement) -> String? {
+        let format = "trace format \(TraceSchema.formatVersion)"
+        guard storage.rank == 1 else {
+            let shape = storage.rank == 0 ? "a scalar" : "\(storage.rank)-dimensional"
+            return "is \(shape), not a column; \(format) stores one-dimensional columns"
+        }
+        switch expected {
+        case .scalar(let kind) where storage.element.matches(kind): return nil
+        case .string where storage.element == .string: return nil
+        default: return "holds \(valuesName(storage.element)); \(format) stores \(valuesName(expected.stored)) here"
+        }
+    }
+
+    /// "int32 values", "strings", "enum values".
+    static func valuesName(_ element: StoredElement) -> String {
+        element == .string ? "strings" : "\(element) values"
     }
 
     /// What is wrong with a dataset's declared size in a file of
@@ -156,12 +175,47 @@ public enum TraceValidation {
                 violations.append(Violation(table: "attribute \(name)", row: nil, message: "is empty (its string in the file is damaged)"))
             }
         }
+        // Not read by forcetrace (it takes both from the axes), but documented as int64: other readers use them.
+        if let slots = try integerAttribute(recording.group, A.slots, file: recording.filePath, recording: recording.name),
+           !(0...Int64(DeviceDescription.maximumSlots)).contains(slots) {
+            violations.append(Violation(table: "attribute \(A.slots)", row: nil, message: "\(slots) is not a slot count; expected 0 to \(DeviceDescription.maximumSlots)"))
+        }
+        if let code = try integerAttribute(recording.group, A.pressureAxis, file: recording.filePath, recording: recording.name),
+           !(-1...Int64(AbsoluteAxis.max)).contains(code) {
+            violations.append(Violation(table: "attribute \(A.pressureAxis)", row: nil,
+                                        message: "\(code) is not an axis code; expected -1 (none) or 0 to \(AbsoluteAxis.max)"))
+        }
         do {
             try recording.device.validate(file: recording.filePath)
         } catch let error as ForceTraceError {
             violations.append(Violation(table: "axes", row: nil, message: error.message))
         }
         if !violations.isEmpty { throw error(violations, file: recording.filePath, recording: recording.name) }
+    }
+
+    /// A finished recording's tables have columns of equal length (optional
+    /// ones, which older files hold fewer of, at most as long): checked on
+    /// open from the declared sizes, so that every reader sees a table whole
+    /// or refuses it. Axes and capabilities are checked as they are read.
+    static func checkLengths(_ group: Group, file: String, recording: String) throws {
+        for table in TraceSchema.Table.allCases where table != .axes && table != .capabilities && group.contains(table.rawValue) {
+            let columns = try group.openGroup(table.rawValue)
+            var required: Set<Int> = [], optional: [Int] = []
+            for column in table.columns where columns.contains(column.name) {
+                let rows = try columns.storage(of: column.name).rows
+                if column.isRequired { required.insert(rows) } else { optional.append(rows) }
+            }
+            if required.count > 1 || optional.contains(where: { $0 > (required.first ?? 0) }) {
+                throw ForceTraceError(file: file, "recording '\(recording)': the \(table.rawValue) columns differ in length",
+                                      hint: "the file is damaged or was not written by forcetrace; re-import the recording from its source")
+            }
+        }
+    }
+
+    /// A file whose /recordings group is empty: nothing to analyse or read.
+    static func noRecordings(_ file: String) -> ForceTraceError {
+        ForceTraceError(file: file, "holds no recordings (its /\(TraceSchema.recordingsGroup) group is empty), so there is nothing to read",
+                        hint: "import or record into it, or leave it out")
     }
 
     /// Checks the contacts table against the rule the analysis relies on:
@@ -186,6 +240,22 @@ public enum TraceValidation {
             if violations.count > 1000 { break }
         }
         if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+    }
+
+    /// Checks that a block of a `t_ns` column (rows from `firstRow`) does not
+    /// step back, from `previous` (the last time before it); returns the block's last.
+    static func checkOrder<Times: RandomAccessCollection>(_ times: Times, after previous: Int64, table: String, firstRow: Int, file: String,
+                                                          recording: String) throws -> Int64 where Times.Element == Int64, Times.Index == Int {
+        var last = previous
+        for (offset, time) in times.enumerated() {
+            guard time >= last else {
+                throw error([Violation(table: table, row: firstRow + offset,
+                                       message: "t_ns \(time) is before the previous row's \(last); rows are in time order")],
+                            file: file, recording: recording)
+            }
+            last = time
+        }
+        return last
     }
 
     /// Checks a block of a `t_ns` column (rows from `firstRow`) for times

@@ -232,3 +232,41 @@ final class ErrorModelTests: XCTestCase {
         XCTAssertEqual(ForceTraceError(file: "a.raw", location: .byteOffset(48), "cut").description, "a.raw: at byte 48: cut")
     }
 }
+
+/// python/forcetrace/schema.json is the registry as the Python package reads
+/// it: the same tables, columns, element types and limits, so that both
+/// readers enforce one description.
+final class SchemaExportTests: XCTestCase {
+    func testThePythonPackagesSchemaIsTheRegistry() throws {
+        let url = packageRoot.appendingPathComponent("python/forcetrace/schema.json")
+        let shipped = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        XCTAssertEqual(shipped["format"] as? String, TraceSchema.formatName)
+        XCTAssertEqual((shipped["format_version"] as? NSNumber)?.int64Value, TraceSchema.formatVersion)
+        XCTAssertEqual(shipped["recordings_group"] as? String, TraceSchema.recordingsGroup)
+        let limits = try XCTUnwrap(shipped["limits"] as? [String: NSNumber])
+        XCTAssertEqual(limits["time_ns"]?.int64Value, TraceValidation.timeLimitNs)
+        XCTAssertEqual(limits["maximum_compression_ratio"]?.uint64Value, TraceValidation.maximumCompressionRatio)
+        XCTAssertEqual(limits["minimum_chunk_bytes"]?.uint64Value, TraceValidation.minimumChunkBytes)
+        XCTAssertEqual(limits["maximum_group_depth"]?.intValue, Group.maximumWalkDepth)
+        XCTAssertEqual(limits["shown_violations"]?.intValue, TraceValidation.shownViolations)
+        XCTAssertEqual(limits["maximum_slots"]?.intValue, DeviceDescription.maximumSlots)
+        XCTAssertEqual(limits["maximum_axis_code"]?.intValue, Int(AbsoluteAxis.max))
+        XCTAssertEqual(shipped["report_format"] as? String, ReportFile.formatName)
+        let tables = try XCTUnwrap(shipped["tables"] as? [[String: Any]])
+        XCTAssertEqual(tables.map { $0["name"] as? String }, TraceSchema.Table.allCases.map(\.rawValue))
+        for (table, entry) in zip(TraceSchema.Table.allCases, tables) {
+            XCTAssertEqual(entry["dimension"] as? String, table.dimension)
+            XCTAssertEqual(entry["required"] as? Bool, table.isRequired, table.rawValue)
+            let columns = try XCTUnwrap(entry["columns"] as? [[String: Any]])
+            XCTAssertEqual(columns.map { $0["name"] as? String }, table.columns.map(\.name), table.rawValue)
+            for (column, shippedColumn) in zip(table.columns, columns) {
+                XCTAssertEqual(shippedColumn["element"] as? String, column.element.stored.description, "\(table)/\(column.name)")
+                XCTAssertEqual(shippedColumn["required"] as? Bool, column.isRequired, "\(table)/\(column.name)")
+            }
+        }
+        let classes = try XCTUnwrap(shipped["label_classes"] as? [String: [String]])
+        XCTAssertEqual(Set(try XCTUnwrap(classes["press"])), Set(PressClass.labels.keys))
+        XCTAssertEqual(Set(try XCTUnwrap(classes["calibration_only"])),
+                       Set(TrialClass.allCases.filter { $0.pressClass == nil }.map(\.rawValue)))
+    }
+}

@@ -1,0 +1,122 @@
+"""Runs every read command of the CLI and the Python package on one trace
+file, each in a child process under CPU-time and address-space limits, and
+says how each ended. Tests/python/test_hostile_matrix.py drives it over the
+files Tests/hostile/generate.py writes; run alone it prints a table:
+
+    python3 Tests/hostile/matrix.py FORCETRACE FOLDER"""
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+CPU_SECONDS = 30
+ADDRESS_SPACE = 2 << 30
+WALL_SECONDS = 60
+
+# name: arguments after the binary, given the file and a scratch folder.
+CLI_COMMANDS = {
+    "info": lambda f, o: ["info", f],
+    "info --json": lambda f, o: ["info", f, "--json"],
+    "report": lambda f, o: ["report", f, "-q"],
+    "report --json": lambda f, o: ["report", f, "--json", "-q"],
+    "report --save": lambda f, o: ["report", f, "-q", "--save", o / "saved.h5"],
+    "report --html": lambda f, o: ["report", f, "-q", "--html", o / "page.html"],
+    "export": lambda f, o: ["export", f, "--format", "evemu", "-o", o / "out.evemu", "--force"],
+    "import": lambda f, o: ["import", f, "-o", o / "copy.h5", "--force"],
+    "suggest": lambda f, o: ["suggest", f],
+    "levels --show": lambda f, o: ["levels", "--show", f],
+    "whatif": lambda f, o: ["whatif", f, "--no-shipped", "-q"],
+}
+
+# What the Python package does: each step in the child, in this order.
+PYTHON_STEPS = ("open", "samples", "contacts", "events", "markers", "labels", "load")
+
+PYTHON_CHILD = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import forcetrace
+path = sys.argv[1]
+results = {}
+def step(name, body):
+    try:
+        value = body()
+        results[name] = {"ok": True, "value": value}
+    except Exception as error:
+        results[name] = {"ok": False, "type": type(error).__name__, "message": str(error),
+                         "mro": [c.__name__ for c in type(error).__mro__]}
+trace = None
+def opened():
+    global trace
+    trace = forcetrace.open(path)
+    return {name: trace[name].device.name for name in trace.recordings}
+step("open", opened)
+for table in ("samples", "contacts", "events", "markers", "labels"):
+    step(table, lambda: {r.name: len(r.frame(table)) for r in trace} if trace is not None else None)
+step("load", lambda: len(forcetrace.load(path)))
+print(json.dumps(results))
+"""
+
+
+def limits():
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+# The package of this checkout, as the other tests import it (make python-package).
+PACKAGE = Path(__file__).resolve().parents[2] / "python"
+
+
+def bounded(arguments, cwd, env=None):
+    """(status, stdout, stderr); a status below 0 is the signal that ended it,
+    None a run past WALL_SECONDS."""
+    try:
+        done = subprocess.run([str(a) for a in arguments], capture_output=True, text=True, errors="replace",
+                              preexec_fn=limits, cwd=cwd, timeout=WALL_SECONDS, stdin=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired as expired:
+        return None, "", str(expired)
+    return done.returncode, done.stdout, done.stderr
+
+
+def error_line(stderr):
+    """The first line of a CLI error, without "Error: "."""
+    for line in stderr.splitlines():
+        if line.startswith("Error: "):
+            return line[len("Error: "):]
+    return None
+
+
+def run_cli(forcetrace, path, scratch):
+    results = {}
+    for name, arguments in CLI_COMMANDS.items():
+        out = Path(scratch) / name.replace(" ", "").replace("-", "")
+        out.mkdir(parents=True, exist_ok=True)
+        status, stdout, stderr = bounded([forcetrace, *arguments(str(path), out)], out)
+        results[name] = {"status": status, "error": error_line(stderr), "stderr": stderr[-3000:],
+                         "stdout": stdout[-20000:] if name == "info --json" else ""}
+    return results
+
+
+def run_python(path, scratch):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE), os.environ.get("PYTHONPATH")]))}
+    status, stdout, stderr = bounded([sys.executable, "-c", PYTHON_CHILD, str(path)], scratch, env)
+    if status != 0:
+        return {"status": status, "stderr": stderr[-3000:]}
+    return {"status": 0, "steps": json.loads(stdout)}
+
+
+if __name__ == "__main__":
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+    forcetrace, folder = sys.argv[1], Path(sys.argv[2]).resolve()
+    manifest = json.loads((folder / "manifest.json").read_text())
+
+    def one(name):
+        with tempfile.TemporaryDirectory() as scratch:
+            return name, run_cli(forcetrace, folder / f"{name}.h5", scratch), run_python(folder / f"{name}.h5", scratch)
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # each run is a child process
+        rows = list(pool.map(one, sorted(manifest)))
+    json.dump({n: {"cli": c, "python": p, "valid": manifest[n]["valid"]} for n, c, p in rows}, sys.stdout, indent=1)
