@@ -133,6 +133,10 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(LevelsResult.stage(lower: [10, 20], upper: [40, 50])?.threshold, Separation.best(lower: [10, 20], upper: [40, 50])?.threshold)
         // Identical values: bounded by the data, no endless walk.
         XCTAssertNotNil(LevelsResult.stage(lower: [5, 5], upper: [5, 5]))
+        // Levels held alike score 0.5 everywhere; the run is bounded by one
+        // below the lowest value and by the highest: 4...6, its middle 5.
+        XCTAssertEqual(Separation.best(lower: [5, 6], upper: [5, 6])?.balancedAccuracy, 0.5)
+        XCTAssertEqual(LevelsResult.stage(lower: [5, 6], upper: [5, 6])?.threshold, 5)
         // The run extends both ways from Separation's pick. Lower [10, 12], upper
         // [12, 20]: accuracy 0.5 at 9, 0.75 from 10 through 19, 0.5 at 20.
         // Separation picks 11 (the middle of the tied candidates 10, 11, 12, 19);
