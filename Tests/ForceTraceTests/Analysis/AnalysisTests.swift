@@ -121,6 +121,18 @@ final class AnalysisDefinitionTests: XCTestCase {
         XCTAssertEqual(first?["still_down"] as? Bool, true)
     }
 
+    /// A contact lifted in a second frame at the recording's first instant
+    /// (two frames with one timestamp) ends at t_up 0: it is not still down.
+    func testAContactLiftedAtTimeZeroHasEnded() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(0, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.contacts.map(\.tUpNs), [0])
+        XCTAssertEqual(analysis.contacts.map(\.stillDown), [false])
+        XCTAssertEqual(analysis.statistics.stillDown, 0)
+    }
+
     func testDeviceWithoutPressure() throws {
         var builder = RecordingBuilder(pressure: false)
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100)])

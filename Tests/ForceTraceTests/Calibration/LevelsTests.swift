@@ -99,6 +99,27 @@ final class LevelsTests: XCTestCase {
         }
     }
 
+    /// A level asked for in no trial (a session stopped before it) is not
+    /// reliable, so its count does not raise the capacity.
+    func testALevelWithoutTrialsIsNotReliable() {
+        var records: [LevelRecord] = []
+        for count in [2, 3] {
+            let bands = LevelBands(count: count, range: .full, axis: Self.touchAxis)
+            for level in 1...count where !(count == 3 && level == 3) {
+                for _ in 0..<10 {
+                    records.append(LevelRecord(target: LevelTarget(count: count, level: level),
+                                               held: (bands.edges[level - 1] + min(bands.edges[level], 256) - 1) / 2))
+                }
+            }
+        }
+        let result = LevelsResult(records: records, counts: [2, 3], range: .full, seed: 1, device: DeviceDescription(name: "t"),
+                                  axis: Self.touchAxis, file: "f", recording: "r")
+        XCTAssertEqual(result.sets[1].trials(3), 0)
+        XCTAssertTrue(result.sets[1].isReliable(2))
+        XCTAssertFalse(result.sets[1].isReliable(3))
+        XCTAssertEqual(result.capacity, 2)
+    }
+
     /// Capacity needs every smaller tested count reliable too: reliable at 2 and 4
     /// but not at 3 is a capacity of 2, not 4.
     func testCapacityStopsAtTheFirstUnreliableCount() {
