@@ -281,6 +281,8 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(LevelsPlan.parseCounts("2-4,6"), [2, 3, 4, 6])
         XCTAssertNil(LevelsPlan.parseCounts("1-4"))
         XCTAssertNil(LevelsPlan.parseCounts("2-13"))
+        XCTAssertEqual(LevelsPlan.parseCounts("11-12"), [11, 12], "12 levels, the most, are taken")
+        XCTAssertEqual(LevelsPlan.parseCounts("12"), [12])
         XCTAssertNil(LevelsPlan.parseCounts("5-3"))
     }
 
