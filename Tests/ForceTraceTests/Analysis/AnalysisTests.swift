@@ -121,6 +121,38 @@ final class AnalysisDefinitionTests: XCTestCase {
         XCTAssertEqual(first?["still_down"] as? Bool, true)
     }
 
+    /// A contact lifted in a second frame at the recording's first instant
+    /// (two frames with one timestamp) ends at t_up 0: it is not still down.
+    func testAContactLiftedAtTimeZeroHasEnded() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+        builder.frame(0, [(F.id, -1)])
+        let analysis = try F.analyze(builder.recording)
+        XCTAssertEqual(analysis.contacts.map(\.tUpNs), [0])
+        XCTAssertEqual(analysis.contacts.map(\.stillDown), [false])
+        XCTAssertEqual(analysis.statistics.stillDown, 0)
+    }
+
+    /// displacement_mm needs both resolutions: with only one of x and y
+    /// reported (the other 0) there is none, and the units remain.
+    func testDisplacementInMillimetresNeedsBothResolutions() throws {
+        for (x, y) in [(Int32(0), Int32(10)), (10, 0), (10, 10)] {
+            var builder = RecordingBuilder()
+            for code in [AbsoluteAxis.x, AbsoluteAxis.mtPositionX] {
+                builder.device.setAxis(AxisInfo(code: code, minimum: 0, maximum: 1000, resolution: x))
+            }
+            for code in [AbsoluteAxis.y, AbsoluteAxis.mtPositionY] {
+                builder.device.setAxis(AxisInfo(code: code, minimum: 0, maximum: 1000, resolution: y))
+            }
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+            builder.frame(10, [(F.x, 150), (F.y, 130)])
+            builder.frame(20, [(F.id, -1)])
+            let contact = try F.analyze(builder.recording).contacts[0]
+            XCTAssertEqual(contact.displacementUnits, 50)
+            XCTAssertEqual(contact.displacementMM, x > 0 && y > 0 ? 5 : nil, "resolution x \(x), y \(y)")
+        }
+    }
+
     func testDeviceWithoutPressure() throws {
         var builder = RecordingBuilder(pressure: false)
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100)])

@@ -6,6 +6,20 @@ import XCTest
 final class PressureStatisticsTests: XCTestCase {
     typealias F = AnalysisFixtures
 
+    /// A band point no curve reached has no quantile (null in the JSON), and
+    /// the checked sum of two bands (report --merge) adds both.
+    func testABandPointWithoutCurvesHasNoQuantileAndSumsAddBoth() {
+        var first = CurveBands(points: 2), second = CurveBands(points: 2)
+        first.add([Float(0.5), .nan], as: .tap)
+        second.add([Float(0.3), Float(0.7)], as: .tap)
+        XCTAssertNotNil(first.quantile(.tap, point: 0, level: 0.25))
+        XCTAssertNil(first.quantile(.tap, point: 1, level: 0.25), "after the curve's end")
+        XCTAssertNil(first.quantile(.popPress, point: 0, level: 0.75), "a class without curves")
+        let sum = CurveBands.checkedSum(first, second)
+        XCTAssertEqual(sum.map { [$0.count(.tap, point: 0), $0.count(.tap, point: 1)] }, [2, 1])
+        XCTAssertEqual(sum?.mean(.tap, point: 0) ?? .nan, (0.5 + Double(Float(0.3))) / 2, accuracy: 1e-9)
+    }
+
     /// One press: 30 → 70 → 90 of 0...100, so normalized 0.3, 0.7, 0.9; it
     /// crosses peek (0.60) and pop (0.80).
     private func onePress() throws -> RecordingAnalysis {

@@ -99,6 +99,27 @@ final class LevelsTests: XCTestCase {
         }
     }
 
+    /// A level asked for in no trial (a session stopped before it) is not
+    /// reliable, so its count does not raise the capacity.
+    func testALevelWithoutTrialsIsNotReliable() {
+        var records: [LevelRecord] = []
+        for count in [2, 3] {
+            let bands = LevelBands(count: count, range: .full, axis: Self.touchAxis)
+            for level in 1...count where !(count == 3 && level == 3) {
+                for _ in 0..<10 {
+                    records.append(LevelRecord(target: LevelTarget(count: count, level: level),
+                                               held: (bands.edges[level - 1] + min(bands.edges[level], 256) - 1) / 2))
+                }
+            }
+        }
+        let result = LevelsResult(records: records, counts: [2, 3], range: .full, seed: 1, device: DeviceDescription(name: "t"),
+                                  axis: Self.touchAxis, file: "f", recording: "r")
+        XCTAssertEqual(result.sets[1].trials(3), 0)
+        XCTAssertTrue(result.sets[1].isReliable(2))
+        XCTAssertFalse(result.sets[1].isReliable(3))
+        XCTAssertEqual(result.capacity, 2)
+    }
+
     /// Capacity needs every smaller tested count reliable too: reliable at 2 and 4
     /// but not at 3 is a capacity of 2, not 4.
     func testCapacityStopsAtTheFirstUnreliableCount() {
@@ -133,6 +154,10 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(LevelsResult.stage(lower: [10, 20], upper: [40, 50])?.threshold, Separation.best(lower: [10, 20], upper: [40, 50])?.threshold)
         // Identical values: bounded by the data, no endless walk.
         XCTAssertNotNil(LevelsResult.stage(lower: [5, 5], upper: [5, 5]))
+        // Levels held alike score 0.5 everywhere; the run is bounded by one
+        // below the lowest value and by the highest: 4...6, its middle 5.
+        XCTAssertEqual(Separation.best(lower: [5, 6], upper: [5, 6])?.balancedAccuracy, 0.5)
+        XCTAssertEqual(LevelsResult.stage(lower: [5, 6], upper: [5, 6])?.threshold, 5)
         // The run extends both ways from Separation's pick. Lower [10, 12], upper
         // [12, 20]: accuracy 0.5 at 9, 0.75 from 10 through 19, 0.5 at 20.
         // Separation picks 11 (the middle of the tied candidates 10, 11, 12, 19);
@@ -256,6 +281,8 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(LevelsPlan.parseCounts("2-4,6"), [2, 3, 4, 6])
         XCTAssertNil(LevelsPlan.parseCounts("1-4"))
         XCTAssertNil(LevelsPlan.parseCounts("2-13"))
+        XCTAssertEqual(LevelsPlan.parseCounts("11-12"), [11, 12], "12 levels, the most, are taken")
+        XCTAssertEqual(LevelsPlan.parseCounts("12"), [12])
         XCTAssertNil(LevelsPlan.parseCounts("5-3"))
     }
 

@@ -272,6 +272,18 @@ final class EvemuTests: XCTestCase {
         }
     }
 
+    /// A 'B:' byte is at most ff: ff is read, 100 (0xff + 1) is refused
+    /// where it stands (a narrowing would trap).
+    func testBitmaskBytesStopAtFF() throws {
+        func parse(_ byte: String) throws -> Recording {
+            try Evemu.parse(Array((testPadEvemuHeader + "B: 02 \(byte)\n").utf8), file: "bytes.evemu")
+        }
+        XCTAssertNoThrow(try parse("ff"))
+        XCTAssertThrowsError(try parse("100")) { error in
+            XCTAssertTrue("\(error)".contains("bytes.evemu:10: expected hex bytes after the type in 'B:'"), "\(error)")
+        }
+    }
+
     /// evemu 'B:' lines name event types 00 to 1f (EV_MAX): a line for 1f is
     /// read, one for 20 is an error naming the line.
     func testEvemuBitmaskTypesUpToEVMax() throws {

@@ -17,6 +17,28 @@ final class LibinputRecordTests: XCTestCase {
         return Array(yaml.replacingOccurrences(of: "\nndevices: 1\n", with: "\nndevices: 1\n" + extra).utf8)
     }
 
+    /// A forcetrace extension's `led_state` holds at most 1024 [code, value]
+    /// pairs (`DeviceDescription.maximumStates`, one per code): 1024 are read,
+    /// the 1025th is refused where it stands.
+    func testExtensionStatePairsStopAt1024() throws {
+        func parse(_ count: Int) throws -> [Recording] {
+            var builder = RecordingBuilder()
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30)])
+            builder.frame(10, [(F.id, -1)])
+            var yaml = ""
+            LibinputRecord.write([builder.recording], to: &yaml)
+            let marker = "    forcetrace:\n"
+            XCTAssertTrue(yaml.contains(marker))
+            let pairs = (0..<count).map { "        - [\($0), 1]\n" }.joined()
+            return try LibinputRecord.parse(Array(yaml.replacingOccurrences(of: marker, with: marker + "      led_state:\n" + pairs).utf8),
+                                            file: "leds.yml")
+        }
+        XCTAssertEqual(try parse(1024).first?.device.ledStates.count, 1024)
+        XCTAssertThrowsError(try parse(1025)) { error in
+            XCTAssertTrue("\(error)".contains("led_state holds more than 1024 pairs"), "\(error)")
+        }
+    }
+
     /// A libinput record file cut inside a character (the first byte of the
     /// two-byte "Ä", 0xC3 0x84) ends mid-structure, and the error says it was
     /// truncated; one that ends in a byte that starts no character (0xFF) is

@@ -92,6 +92,37 @@ final class HTMLReportTests: XCTestCase {
         return xs
     }
 
+    /// Each item of the data-quality card is a check at zero and a warning
+    /// from the first problem; shared pressure only when every frame with
+    /// two or more contacts shares it.
+    func testDataQualityItemsWarnFromTheFirstProblem() {
+        let report = PressureReport(options: AnalysisOptions(), files: [])
+        func mark(_ statistics: PressureStatistics, _ text: String) -> String {
+            let item = report.dataQuality(statistics).components(separatedBy: "\n").filter { $0.contains(text) }
+            guard item.count == 1 else { return "\(item.count) items with '\(text)'" }
+            if item[0].hasPrefix("<li class=\"ok\"><span class=\"mark\">✓</span> ") { return "ok" }
+            if item[0].hasPrefix("<li class=\"warn\"><span class=\"mark\">⚠</span> ") { return "warn" }
+            return item[0]
+        }
+        let problems: [(String, (inout PressureStatistics) -> Void)] = [
+            ("outside absinfo", { $0.outOfRangeSamples = 1 }),
+            ("SYN_DROPPED markers", { $0.droppedMarkers = 1 }),
+            ("still down at the end", { $0.stillDown = 1 }),
+            ("partial imports", { $0.partialRecordings = 1 }),
+            ("have equal pressures", { $0.multiContactFrames = 2; $0.sharedPressureFrames = 2 }),
+        ]
+        for (text, problem) in problems {
+            XCTAssertEqual(mark(PressureStatistics(), text), "ok", text)
+            var statistics = PressureStatistics()
+            problem(&statistics)
+            XCTAssertEqual(mark(statistics, text), "warn", text)
+        }
+        var mixed = PressureStatistics()
+        mixed.multiContactFrames = 2
+        mixed.sharedPressureFrames = 1
+        XCTAssertEqual(mark(mixed, "have equal pressures"), "ok", "one of two frames shares pressure")
+    }
+
     /// The HTML page's contact table is left out when it would have no rows
     /// (--contacts 0), and there with one row (--contacts 1).
     func testHTMLContactTableNeedsARow() throws {

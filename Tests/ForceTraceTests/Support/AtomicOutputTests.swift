@@ -25,6 +25,26 @@ final class AtomicOutputTests: XCTestCase {
         XCTAssertNoThrow(try OutputPath.check(link, replace: true))
     }
 
+    /// Only a folder both sticky and world-writable is shared: in one that is
+    /// sticky alone (1755) or world-writable alone (0777), another user's
+    /// link is followed. Needs root to chown the link.
+    func testAnotherUsersLinkIsFollowedOutsideASharedFolder() throws {
+        guard geteuid() == 0 else { throw XCTSkip("needs root to give the link another owner") }
+        let directory = try FormatTestSupport.temporaryDirectory(self)
+        for mode: mode_t in [0o1755, 0o777] {
+            let name = String(mode, radix: 8)
+            let folder = directory.appendingPathComponent("folder-\(name)").path
+            XCTAssertEqual(mkdir(folder, 0o755), 0)
+            XCTAssertEqual(chmod(folder, mode), 0)
+            let target = directory.appendingPathComponent("target-\(name).h5").path
+            try Data("target".utf8).write(to: URL(fileURLWithPath: target))
+            let link = folder + "/out.h5"
+            XCTAssertEqual(symlink(target, link), 0)
+            XCTAssertEqual(lchown(link, 65534, 65534), 0)
+            XCTAssertNoThrow(try OutputPath.check(link, replace: true), "mode \(name)")
+        }
+    }
+
     /// On a file system without hard links (link(2) fails with EPERM, as on
     /// vfat) the finished file is renamed into place when nothing is there,
     /// and refused, leaving what is there, when something is.
