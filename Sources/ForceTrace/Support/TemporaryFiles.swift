@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The temporary an output is written through: one file in a private folder
 /// beside the output, `.NAME.partial-PID-XXXXXX/NAME`.
@@ -52,6 +53,14 @@ public enum TemporaryFiles {
     }()
     static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
+    /// Blocking the signals holds them off the creating thread only: a
+    /// process-directed signal may run the handler on another thread while a
+    /// temporary is made but not yet registered. The handler then leaves the
+    /// signal in `deferredSignal`, and the creator dies of it once the
+    /// temporary is registered (lock-free atomics, safe in a handler).
+    static let creating = Atomic<Int32>(0)
+    static let deferredSignal = Atomic<Int32>(0)
+
     /// Temporary paths this process made, and the output each stands for:
     /// kept for the life of the process, since errors are rendered after the
     /// temporary is gone.
@@ -84,6 +93,12 @@ public enum TemporaryFiles {
         let beside = kind != .rebuilt
         // The stop signals wait from mkdtemp until both are registered: one
         // arriving in between would leave the folder and file behind.
+        creating.add(1, ordering: .sequentiallyConsistent)
+        defer {
+            creating.subtract(1, ordering: .sequentiallyConsistent)
+            let signal = deferredSignal.exchange(0, ordering: .sequentiallyConsistent)
+            if signal != 0 { removeTemporariesAndDie(signal) }
+        }
         let temporary: TemporaryFile = try withSignalsBlocked {
             let folder: String
             do throws(SystemCallError) { folder = try Syscall.makeTemporaryDirectory(template) } catch {
@@ -314,6 +329,12 @@ public enum TemporaryFiles {
 }
 
 private func removeTemporariesAndDie(_ signal: Int32) {
+    if TemporaryFiles.creating.load(ordering: .sequentiallyConsistent) > 0 {
+        TemporaryFiles.deferredSignal.store(signal, ordering: .sequentiallyConsistent)
+        // Still creating: the creator dies of it. Done meanwhile: whoever takes the signal back acts on it.
+        if TemporaryFiles.creating.load(ordering: .sequentiallyConsistent) > 0 { return }
+        if TemporaryFiles.deferredSignal.exchange(0, ordering: .sequentiallyConsistent) == 0 { return }
+    }
     TemporaryFiles.removeRegistered()
     // Die of the same signal, so the parent sees how the run ended.
     var action = sigaction()
