@@ -11,6 +11,7 @@ import pandas as pd
 
 from ._h5 import column_names
 from ._policy import PathLike
+from ._validate import ForceTraceFileError
 from .trace import SAMPLE_COLUMNS, Recording, Trace
 
 #: `follow`'s default `idle_timeout`, s: it ends on its own when the recorder
@@ -50,6 +51,8 @@ def _open_when_ready(path: PathLike, recording: Optional[str],
                 trace.close()
                 raise ValueError(f"{path}: several recordings {names}; pass recording=")
             trace.close()
+        except ForceTraceFileError:
+            raise  # damaged, not unfinished: waiting would not mend it
         except (OSError, KeyError):
             pass
         if deadline is not None and time.monotonic() > deadline:
