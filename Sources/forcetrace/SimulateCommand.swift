@@ -14,7 +14,7 @@ struct SimulateCommand: Subcommand {
 
         --protocol app|touchpad|pen writes a calibration session instead: a simulated
         person doing --trials rounds of the protocol's trials (calibrate --help) on
-        --device touchscreen|touchpad|pen, each class's peaks drawn from a scripted
+        --device touchscreen|touchpad|touchpad-127|pressurepad|pen, each class's peaks drawn from a scripted
         range with gaps between the classes, plus two flawed trials (two fingers or a
         hover that touches, and one too short) that calibrate must discard. The ranges
         are written as '# forcetrace-calibration:' comments. Replay it with
@@ -41,7 +41,7 @@ struct SimulateCommand: Subcommand {
             .value("pressure-noise", "UNITS", "Pressure noise sigma in device units (default 0.8)."),
             .choice("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen; or levels.",
                     CalibrationProtocol.allCases.filter { $0 != .force }.map(\.rawValue) + [LevelsLabels.protocolName]),
-            .choice("device", "DEVICE", "With --protocol: touchscreen, touchpad or pen (default: the protocol's).", SimulatedDevice.allCases.map(\.rawValue)),
+            .choice("device", "DEVICE", "With --protocol: touchscreen, touchpad, touchpad-127, pressurepad (pressure at 2 units per gram) or pen (default: the protocol's).", SimulatedDevice.allCases.map(\.rawValue)),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("pen-curve", "X1,Y1,X2,Y2", "With --protocol pen: the simulated person's curve."),
             .value("pen-range", "LOW..HIGH", "With --protocol pen: their usable raw range (within 1..4095)."),

@@ -77,12 +77,17 @@ public struct ContactColumn: Sendable {
     public let width: Int
     /// False for a column sorted by its text (the class): no `data-v`.
     public let numeric: Bool
+    /// Whether a recording's table has the column (the grams only where the axis gives them).
+    public let shown: @Sendable (RecordingAnalysis) -> Bool
     public let cell: @Sendable (ContactStatistics) -> Cell
 
-    public init(_ heading: String, width: Int, numeric: Bool = true, cell: @escaping @Sendable (ContactStatistics) -> Cell) {
+    public init(_ heading: String, width: Int, numeric: Bool = true,
+                shown: @escaping @Sendable (RecordingAnalysis) -> Bool = { _ in true },
+                cell: @escaping @Sendable (ContactStatistics) -> Cell) {
         self.heading = heading
         self.width = width
         self.numeric = numeric
+        self.shown = shown
         self.cell = cell
     }
 
@@ -136,6 +141,11 @@ extension ContactField {
                      column: .pressure("force", width: 5) { _, norm in
                          .init(String(format: "%.2f", UIKitForce.force(normalized: norm)), norm)
                      }) { .real($0.peakForce) },
+        ContactField("peak_gf", .double, units: "gf",
+                     "largest pressure in grams: raw over the axis resolution in units per gram, NaN without one",
+                     column: ContactColumn("gf", width: 6, shown: { $0.grams != nil }) { contact in
+                         contact.peakGrams.map { .init(String(format: "%.1f", $0), $0) } ?? .init("-", nil)
+                     }) { .real($0.peakGrams) },
         ContactField("time_to_peak_s", .double, units: seconds, "from touch-down to the first sample at the peak",
                      column: .seconds("t_peak", width: 7) { $0.timeToPeakNs }) { .seconds($0.timeToPeakNs) },
         ContactField("t_peek_s", .double, units: seconds, "from touch-down to the first peek crossing, NaN without",

@@ -58,6 +58,8 @@ public struct ContactStatistics: Equatable, Sendable {
     /// Largest raw pressure, −1 without a pressure axis.
     public var peakRaw: Int32 = -1
     public var peakNorm: Double?
+    /// `peakRaw` in grams, where the pressure axis has a resolution (`GramScale`).
+    public var peakGrams: Double?
     /// From touch-down to the first sample at the peak.
     public var timeToPeakNs: Int64?
     /// Peak of the signal the thresholds look at (equals `peakNorm` unless smoothing).

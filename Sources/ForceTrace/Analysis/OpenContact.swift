@@ -8,6 +8,8 @@ struct OpenContact {
         /// `ToleranceLanes.x` and `.y`: only the vectors, nothing to retain per call.
         var lanes: (x: SIMD8<Double>, y: SIMD8<Double>)
         var hasPressure: Bool
+        /// The pressure axis's grams, when it has a resolution.
+        var grams: GramScale?
         var curvePoints: Int
         var alignedPoints: Int
         var alignedStepNs: Int64
@@ -18,11 +20,12 @@ struct OpenContact {
 
         /// Only a saved report holds the curve matrices; without one the lanes
         /// hold each open contact's curve in a row per slot, and add it to their bands.
-        init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, bandsFromMatrices: Bool) {
+        init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, grams: GramScale?, bandsFromMatrices: Bool) {
             thresholds = options.thresholds
             smoothing = options.smoothing
             self.lanes = (lanes.x, lanes.y)
             self.hasPressure = hasPressure
+            self.grams = hasPressure ? grams : nil
             curvePoints = options.curves ? options.curvePoints : 0
             alignedPoints = options.curves ? options.alignedPoints : 0
             alignedStepNs = options.alignedStepNs
@@ -144,6 +147,7 @@ struct OpenContact {
             hold(until: stats.endNs, setup: setup, curve: curve, aligned: aligned)
             // The span's last grid points lie before its end; a zero-length span holds the down value.
             while nextPoint < setup.curvePoints { curve[curveBase + nextPoint] = held; nextPoint += 1 }
+            if let grams = setup.grams, stats.peakNorm != nil { stats.peakGrams = grams.grams(stats.peakRaw) }
             if let peak = stats.signalPeak {
                 stats.pressClass = PressClass.of(peak: peak, peek: setup.thresholds.peek, pop: setup.thresholds.pop)
             }

@@ -8,6 +8,8 @@ public struct RecordingAnalysis: Sendable {
     public var device: DeviceDescription
     /// The axis normalization used, nil on a device without per-contact pressure.
     public var pressureAxis: AxisInfo?
+    /// The pressure axis's grams, where its resolution gives them.
+    public var grams: GramScale? { GramScale(axis: pressureAxis) }
     public var options: AnalysisOptions
     public var lanes: ToleranceLanes
     public var contacts: [ContactStatistics]
@@ -120,7 +122,8 @@ public enum PressureAnalyzer {
         }
         let resolution = (x: Double(positions.x?.resolution ?? 0), y: Double(positions.y?.resolution ?? 0))
 
-        let contactSetup = OpenContact.Setup(options, lanes: lanes, hasPressure: pressureAxis != nil, bandsFromMatrices: bandsFromMatrices)
+        let contactSetup = OpenContact.Setup(options, lanes: lanes, hasPressure: pressureAxis != nil,
+                                             grams: GramScale(axis: pressureAxis), bandsFromMatrices: bandsFromMatrices)
         let curvePoints = contactSetup.curvePoints, alignedPoints = contactSetup.alignedPoints
         let rows = try recording.rowCount(.samples)
         let laneCount = options.lanes ?? AnalysisOptions.automaticLanes(rows: rows)

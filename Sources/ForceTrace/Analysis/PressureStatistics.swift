@@ -105,6 +105,8 @@ public struct PressureStatistics: Equatable, Sendable {
     public var peekToPopHistogram = TimeHistogram()
     /// Values for exact quantiles; merged by concatenation.
     public var peakValues = ValueList()
+    /// Peaks in grams, from the recordings whose pressure axis gives them.
+    public var peakGramValues = ValueList()
     public var timeToPeakValues = ValueList()
     public var peekValues = ValueList()
     public var popValues = ValueList()
@@ -159,6 +161,8 @@ public struct PressureStatistics: Equatable, Sendable {
             SummaryField("pop_histogram", \.popHistogram, "time to pop, \(tenMs)"),
             SummaryField("peek_to_pop_histogram", \.peekToPopHistogram, "time from peek to pop, \(tenMs)"),
             SummaryField("peak_values", \.peakValues, "every peak normalized pressure, for exact quantiles"),
+            SummaryField("peak_gf_values", \.peakGramValues, units: "gf",
+                         "every peak in grams, where the pressure axis has a resolution, for exact quantiles"),
             SummaryField("time_to_peak_values", \.timeToPeakValues, units: "seconds", "every time to peak, for exact quantiles"),
             SummaryField("peek_values", \.peekValues, units: "seconds", "every time to peek, for exact quantiles"),
             SummaryField("pop_values", \.popValues, units: "seconds", "every time to pop, for exact quantiles"),
@@ -245,7 +249,12 @@ public struct PressureStatistics: Equatable, Sendable {
     /// Value lists by their quantile name.
     public var quantileLists: [(name: String, values: ValueList)] {
         [("peak_norm", peakValues), ("time_to_peak_s", timeToPeakValues), ("t_peek_s", peekValues),
-         ("t_pop_s", popValues), ("peek_to_pop_s", peekToPopValues)]
+         ("t_pop_s", popValues), ("peek_to_pop_s", peekToPopValues), ("peak_gf", peakGramValues)]
+    }
+
+    /// The lists the text and HTML tables show: peaks in grams only where some recording has them.
+    public var shownQuantileLists: [(name: String, values: ValueList)] {
+        quantileLists.filter { $0.name != "peak_gf" || !$0.values.values.isEmpty }
     }
 
     public var suggestionFromLabels: ThresholdSuggestion? { labelled > 0 ? ThresholdSuggestion.fromLabels(labelledPeakBins) : nil }
@@ -277,6 +286,7 @@ public struct PressureStatistics: Equatable, Sendable {
             confusion[label: label, found: pressClass] += 1
         }
         if let peak = contact.peakNorm { peakValues.append(peak) }
+        if let grams = contact.peakGrams { peakGramValues.append(grams) }
         if let time = contact.timeToPeakNs { timeToPeakHistogram.add(time); timeToPeakValues.append(Double(time) / 1e9) }
         if let time = contact.tPeekNs { peekHistogram.add(time); peekValues.append(Double(time) / 1e9) }
         if let time = contact.tPopNs { popHistogram.add(time); popValues.append(Double(time) / 1e9) }

@@ -24,6 +24,7 @@ extension CalibrationSuggestion {
         w.key("max"); w.int(axis.maximum)
         w.key("min"); w.int(axis.minimum)
         w.key("name"); w.string(axis.name)
+        w.key("units_per_gram"); if let grams { w.int(grams.unitsPerGram) } else { w.null() }
         w.endObject()
         w.key("protocol"); w.string(calibrationProtocol.rawValue)
         w.key("recording"); w.string(recording)
@@ -41,10 +42,12 @@ extension CalibrationSuggestion {
         w.beginObject()
         switch value {
         case .value(let raw, let note):
+            w.key("gf"); w.double(grams?.grams(raw))
             w.key("normalized"); w.double(axis.normalized(raw))
             w.key("note"); w.string(note)
             w.key("value"); w.int(raw)
         case .omitted(let reason):
+            w.key("gf"); w.null()
             w.key("omitted"); w.string(reason)
             w.key("value"); w.null()
         }

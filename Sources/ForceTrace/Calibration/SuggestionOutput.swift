@@ -16,9 +16,16 @@ extension CalibrationSuggestion {
         axis.normalized(value).map { String(format: "%.0f %%", $0 * 100) } ?? "-"
     }
 
+    /// The pressure axis's grams, where its resolution gives them (`GramScale`).
+    public var grams: GramScale? { GramScale(axis: axis) }
+
+    /// A raw pressure, with its grams where the axis gives them.
+    func raw(_ value: Int32) -> String { grams?.beside(Double(value)) ?? "\(value)" }
+
     private func line(_ name: String, _ value: QuirkValue) -> TerminalText {
         switch value {
-        case .value(let raw, let note): "  \(name) = \(raw) (\(percent(raw)) of the range): \(note)\n"
+        case .value(let raw, let note):
+            "  \(name) = \(raw) (\(grams.map { GramScale.text($0.grams(raw)) + ", " } ?? "")\(percent(raw)) of the range): \(note)\n"
         case .omitted(let reason): "  \(name): left out: \(reason)\n"
         }
     }
@@ -27,13 +34,16 @@ extension CalibrationSuggestion {
     /// shown escaped.
     public var text: TerminalText {
         var text: TerminalText = "\(file): /recordings/\(recording): \(calibrationProtocol.rawValue) calibration, \"\(device.name)\", "
-        text += "\(axis.name) \(axis.minimum)..\(axis.maximum)\n"
+        text += "\(axis.name) \(axis.minimum)..\(axis.maximum)"
+        if let grams { text += " (\(grams.describe(axis)))" }
+        text += "\n"
         text += "  trials: \(calibrationProtocol.classes.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", "))\n"
         switch payload {
         case .app(nil): break
         case .app(let app?):
             let t = app.thresholds
-            text += "\(String(format: "  peek = %.2f (raw %d), pop = %.2f (raw %d): balanced accuracy %.3f over the labelled trials", t.peek, app.peekRaw, t.pop, app.popRaw, t.balancedAccuracy ?? 0))\n"
+            text += "\(String(format: "  peek = %.2f", t.peek)) (raw \(raw(app.peekRaw))), \(String(format: "pop = %.2f", t.pop)) (raw \(raw(app.popRaw)))"
+            text += "\(String(format: ": balanced accuracy %.3f over the labelled trials", t.balancedAccuracy ?? 0))\n"
             if let confusion = t.confusion {
                 text += "  confusion (rows: asked for; columns: classified as tap, peek-press, pop-press):\n"
                 for label in PressClass.allCases {

@@ -5,7 +5,8 @@ public struct AxisInfo: Equatable, Hashable, Sendable {
     public var maximum: Int32
     public var fuzz: Int32
     public var flat: Int32
-    /// Units per millimetre (per radian for rotation axes); 0 when unknown.
+    /// Units per millimetre (per radian for rotation axes, per gram for
+    /// pressure, `GramScale`); 0 when unknown.
     public var resolution: Int32
     /// The axis value when the description was taken.
     public var value: Int32

@@ -75,7 +75,9 @@ extension PressureReport {
             ("Device", device.name),
             ("Bus / vendor / product / version", "\(hex(device.bus)) / \(hex(device.vendor)) / \(hex(device.product)) / \(hex(device.version))"),
             ("Protocol", device.contactProtocol == .slots ? "multitouch protocol B, \(device.slotCount) slots" : "no slots (single contact)"),
-            ("Pressure axis", analysis.pressureAxis.map { axisText($0) } ?? "no per-contact pressure axis: pressure statistics do not apply, inflation does"),
+            ("Pressure axis", analysis.pressureAxis.map { axis in
+                "\(axis.name) \(axis.minimum)..\(axis.maximum)" + (analysis.grams.map { ", \($0.describe(axis))" } ?? ", arbitrary units")
+            } ?? "no per-contact pressure axis: pressure statistics do not apply, inflation does"),
             ("x axis", axisText(positions.x)),
             ("y axis", axisText(positions.y)),
             ("Tolerance", analysis.lanes.configuredDescription),
@@ -157,7 +159,7 @@ extension PressureReport {
             + rows.map { "<dt>\(esc($0.0))</dt><dd>\(esc($0.1))</dd>\n" }.joined() + "</dl>\n"
         if withPressure > 0 {
             out += "<table class=\"quantiles\"><thead><tr><th>quantile</th><th>p5</th><th>p25</th><th>p50</th><th>p75</th><th>p95</th><th>n</th></tr></thead><tbody>\n"
-            for (name, values) in statistics.quantileLists {
+            for (name, values) in statistics.shownQuantileLists {
                 out += "<tr><th>\(name)</th>"
                 if let quantiles = values.quantiles {
                     out += quantiles.map { String(format: "<td>%.3f</td>", $0) }.joined()
@@ -396,7 +398,7 @@ extension PressureReport {
     func contactTable(_ analysis: RecordingAnalysis, limit: Int?) -> String {
         let shown = limit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         guard shown > 0 else { return "" }
-        let columns = contactColumns
+        let columns = contactColumns(analysis)
         var out = "<div class=\"card table\"><h3>Contacts</h3><div class=\"scroll\"><table class=\"contacts sortable\" data-rows=\"\(shown)\"><thead><tr>"
         out += columns.map { "<th>\(esc($0.heading))</th>" }.joined() + "</tr></thead><tbody>\n"
         for contact in analysis.contacts.prefix(shown) {

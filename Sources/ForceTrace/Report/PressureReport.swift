@@ -36,8 +36,10 @@ public struct PressureReport: Sendable {
         contactFields.filter { $0.applies(options) }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
-    /// The contact table's columns, in order.
-    public var contactColumns: [ContactColumn] { contactFields.compactMap(\.column) }
+    /// The contact table's columns, in order: those `analysis` shows, or every one.
+    public func contactColumns(_ analysis: RecordingAnalysis? = nil) -> [ContactColumn] {
+        contactFields.compactMap(\.column).filter { column in analysis.map(column.shown) ?? true }
+    }
 
     public var toolVersion: String { "forcetrace \(ForceTraceVersion.string)" }
 }

@@ -272,7 +272,7 @@ public enum ReportFile {
         for (name, values) in statistics.quantileLists {
             // NaN throughout where there are no values (null in JSON).
             try quantiles.write(name, values.quantiles ?? Quantiles.levels.map { _ in .nan },
-                                units: name.hasSuffix("_s") ? "seconds" : "1", "quantiles of \(name) over the contacts that have one")
+                                units: name.hasSuffix("_s") ? "seconds" : name.hasSuffix("_gf") ? "gf" : "1", "quantiles of \(name) over the contacts that have one")
         }
         try quantiles.attachScale(Dimension.quantileLevel, to: statistics.quantileLists.map(\.name))
 

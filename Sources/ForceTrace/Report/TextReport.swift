@@ -32,7 +32,9 @@ extension PressureReport {
         let slots: TerminalText = analysis.device.contactProtocol == .slots ? "multitouch protocol B" : "no slots"
         out += "device: \"\(analysis.device.name)\", \(slots)"
         if let axis = analysis.pressureAxis {
-            out += ", pressure \(axis.name) \(axis.minimum)..\(axis.maximum)\n"
+            out += ", pressure \(axis.name) \(axis.minimum)..\(axis.maximum)"
+            if let grams = analysis.grams { out += " (\(grams.describe(axis)))" }
+            out += "\n"
         } else {
             out += ", no per-contact pressure axis: pressure statistics do not apply, inflation does\n"
         }
@@ -43,7 +45,7 @@ extension PressureReport {
         for warning in analysis.warnings { out += "warning: \(warning)\n" }
         let shown = contactLimit.map { min($0, analysis.contacts.count) } ?? analysis.contacts.count
         if shown > 0 {
-            let columns = contactColumns
+            let columns = contactColumns(analysis)
             out += "\(ContactField.textHeading(columns))\n"
             for contact in analysis.contacts.prefix(shown) { out += "\(contactLine(contact, columns: columns))\n" }
             if shown < analysis.contacts.count {
@@ -56,7 +58,7 @@ extension PressureReport {
 
     /// One row of the contact table: each `ContactField.columns` cell, right-aligned.
     func contactLine(_ contact: ContactStatistics, columns: [ContactColumn]? = nil) -> String {
-        (columns ?? contactColumns).map { $0.padded(contact) }.joined(separator: " ")
+        (columns ?? contactColumns()).map { $0.padded(contact) }.joined(separator: " ")
     }
 
     func summaryText(_ statistics: PressureStatistics) -> TerminalText {
@@ -91,7 +93,7 @@ extension PressureReport {
         out += dataQualityText(statistics)
         guard withPressure > 0 else { return out }
         out += "  quantiles          p5     p25     p50     p75     p95       n\n"
-        for (name, values) in statistics.quantileLists {
+        for (name, values) in statistics.shownQuantileLists {
             out += "    \(TerminalText(escaping: name).padded(to: 14))"
             if let quantiles = values.quantiles {
                 out += "\(quantiles.map { String(format: "%8.3f", $0) }.joined() + String(format: "%8d", values.values.count))\n"

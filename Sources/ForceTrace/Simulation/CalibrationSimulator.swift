@@ -10,6 +10,10 @@ public enum SimulatedDevice: String, CaseIterable, Sendable {
     /// absolute default palm threshold (130) lies above the whole axis, and its
     /// begin threshold (15) above the lightest touches the script draws.
     case touchpad127 = "touchpad-127"
+    /// The touchpad as a pressure pad: INPUT_PROP_PRESSUREPAD, and pressure
+    /// 0..255 at 2 units per gram (0..127.5 g), as the kernel defines a
+    /// pressure axis with a resolution (`GramScale`).
+    case pressurepad
 }
 
 /// One scripted trial of a simulated calibration session.
@@ -51,6 +55,9 @@ public enum CalibrationSimulator {
     /// The touchpad-127's classes, on its 0..127 axis.
     static let touchpad127Ranges: [TrialClass: ClosedRange<Int32>] = [.light: 10...22, .normal: 30...50, .thumb: 65...80, .palm: 95...120]
 
+    /// The simulated pressure pad's resolution: units per gram.
+    public static let simulatedPressurepadUnitsPerGram: Int32 = 2
+
     public static func device(_ kind: SimulatedDevice) -> DeviceDescription {
         var device: DeviceDescription
         switch kind {
@@ -60,6 +67,14 @@ public enum CalibrationSimulator {
             device.product = 0x7f05
             device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 127))
             device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 127))
+            return device
+        case .pressurepad:
+            device = Self.device(.touchpad)
+            device.name = "forcetrace simulated pressurepad"
+            device.product = 0x7f06
+            device.properties.append(InputProperty.pressurePad)
+            device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 255, resolution: simulatedPressurepadUnitsPerGram))
+            device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 255, resolution: simulatedPressurepadUnitsPerGram))
             return device
         case .touchscreen, .touchpad:
             device = DeviceDescription(name: kind == .touchpad ? "forcetrace simulated touchpad" : "forcetrace simulated touchscreen")
@@ -110,7 +125,7 @@ public enum CalibrationSimulator {
             let flaws: [TrialRejection]
             switch (index, kind) {
             case (5, .pen): flaws = [.touchedWhileHovering]
-            case (2, .touchscreen), (2, .touchpad), (2, .touchpad127): flaws = [.severalContacts(2)]
+            case (2, .touchscreen), (2, .touchpad), (2, .touchpad127), (2, .pressurepad): flaws = [.severalContacts(2)]
             case (6, _): flaws = [.tooShort(durationNs: 0)]
             default: flaws = []
             }

@@ -86,7 +86,7 @@ public struct TouchpadPressureSetup: Equatable, Sendable {
         let mtPressure = device.axis(AbsoluteAxis.mtPressure)
         let padResolution = mtPressure?.resolution ?? 0
         let pressurePad: PressurePadReason? =
-            rules.pressurePadByProperty && device.properties.contains(InputProperty.pressurePad) ? .property
+            rules.pressurePadByProperty && device.isPressurePad ? .property
             : padResolution != 0 ? .resolution(padResolution)
             : rules.pressurePadByModelQuirk && quirks.modelPressurePad ? .modelQuirk : nil
         // Without MT, libinput disables every ABS_MT axis (tp_disable_abs_mt).

@@ -45,24 +45,32 @@ extension WhatIfAnalysis {
     /// Row labels and one cell per quirk set.
     struct Row { var label: String; var cells: [String] }
 
+    /// The pressure axis the rules read: the touch axis on a touchpad, ABS_PRESSURE on a tablet.
+    var pressureAxis: AxisInfo? {
+        kind == .touchpad ? (device.contactPressureAxis ?? device.axis(AbsoluteAxis.pressure)) : device.axis(AbsoluteAxis.pressure)
+    }
+
+    /// A raw threshold, with its grams where the axis gives them.
+    private func pressure(_ value: Int32) -> String { GramScale(axis: pressureAxis)?.beside(Double(value)) ?? "\(value)" }
+
     private func settingRows() -> [Row] {
         var rows = [Row(label: "libinput", cells: results.map(\.libinputLabel))]
         if kind == .touchpad {
             rows.append(Row(label: "touch begins at", cells: results.map { r in
-                r.touchpad.map { $0.high.map { ">= \($0)" } ?? "pressure ignored" } ?? "-" }))
+                r.touchpad.map { $0.high.map { ">= \(pressure($0))" } ?? "pressure ignored" } ?? "-" }))
             rows.append(Row(label: "touch ends below", cells: results.map { r in
-                r.touchpad.map { $0.low.map { "< \($0)" } ?? "-" } ?? "-" }))
+                r.touchpad.map { $0.low.map { "< \(pressure($0))" } ?? "-" } ?? "-" }))
             rows.append(Row(label: "palm when pressure", cells: results.map { r in
-                r.touchpad.map { $0.palmThreshold.map { "> \($0)" } ?? "off" } ?? "-" }))
+                r.touchpad.map { $0.palmThreshold.map { "> \(pressure($0))" } ?? "off" } ?? "-" }))
             rows.append(Row(label: "thumb jailed when y", cells: results.map { r in
                 guard let pad = r.touchpad, let line = pad.jailLine else { return "off" }
                 return pad.thumbPressureThreshold == nil ? ">= \(line)" : "> \(line) (P set)" }))
         } else {
-            rows.append(Row(label: "tip down at", cells: results.map { r in r.tablet.map { ">= \($0.upper)" } ?? "-" }))
-            rows.append(Row(label: "tip up at", cells: results.map { r in r.tablet.map { "<= \($0.lower)" } ?? "-" }))
+            rows.append(Row(label: "tip down at", cells: results.map { r in r.tablet.map { ">= \(pressure($0.upper))" } ?? "-" }))
+            rows.append(Row(label: "tip up at", cells: results.map { r in r.tablet.map { "<= \(pressure($0.lower))" } ?? "-" }))
             if pressureRange != nil {
-                rows.append(Row(label: "with the range: down at", cells: results.map { r in r.tabletWithRange.map { ">= \($0.upper)" } ?? "no range setting" }))
-                rows.append(Row(label: "with the range: up at", cells: results.map { r in r.tabletWithRange.map { "<= \($0.lower)" } ?? "no range setting" }))
+                rows.append(Row(label: "with the range: down at", cells: results.map { r in r.tabletWithRange.map { ">= \(pressure($0.upper))" } ?? "no range setting" }))
+                rows.append(Row(label: "with the range: up at", cells: results.map { r in r.tabletWithRange.map { "<= \(pressure($0.lower))" } ?? "no range setting" }))
             }
         }
         return rows
@@ -107,9 +115,10 @@ extension WhatIfAnalysis {
 
     /// Side by side, for a person; names from the file escaped.
     public var text: TerminalText {
-        let axis = kind == .touchpad ? (device.contactPressureAxis ?? device.axis(AbsoluteAxis.pressure)) : device.axis(AbsoluteAxis.pressure)
+        let axis = pressureAxis
         var text: TerminalText = "\(file): /recordings/\(recording): \(kind.rawValue) \"\(device.name)\""
         if let axis { text += ", \(axis.name) \(axis.minimum)..\(axis.maximum)" }
+        if let axis, let grams = GramScale(axis: axis) { text += " (\(grams.describe(axis)))" }
         text += "\(String(format: ", %.1f s", Double(durationNs) / 1e9))"
         if !trials.isEmpty {
             let counts = TrialClass.allCases.compactMap { c -> String? in
@@ -174,6 +183,7 @@ extension WhatIfAnalysis {
         out.key("version"); out.string(libinput.version?.description ?? "all")
         out.endObject()
         out.key("notes"); out.strings(generalNotes)
+        out.key("pressure_units_per_gram"); if let grams = GramScale(axis: pressureAxis) { out.int(grams.unitsPerGram) } else { out.null() }
         out.key("quirk_sets"); out.beginArray(flat: false)
         for result in results {
             out.beginObject()
