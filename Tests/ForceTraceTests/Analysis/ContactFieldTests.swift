@@ -40,7 +40,7 @@ final class ContactFieldTests: XCTestCase {
         ("contact.tool", { $0.contact.tool += 1 }), ("contact.tDownNs", { $0.contact.tDownNs += 10_000_000 }),
         ("contact.tUpNs", { $0.contact.tUpNs = $0.tUpNs < 0 ? $0.endNs : -1 }),
         ("endNs", { $0.endNs += 10_000_000 }), ("samples", { $0.samples += 1 }), ("peakRaw", { $0.peakRaw += 1 }),
-        ("peakNorm", { $0.peakNorm = ($0.peakNorm ?? 0) + 0.01 }), ("signalPeak", { $0.signalPeak = ($0.signalPeak ?? 0) + 0.01 }),
+        ("peakNorm", { $0.peakNorm = ($0.peakNorm ?? 0) + 0.01 }), ("peakGrams", { $0.peakGrams = ($0.peakGrams ?? 0) + 1 }), ("signalPeak", { $0.signalPeak = ($0.signalPeak ?? 0) + 0.01 }),
         ("timeToPeakNs", { $0.timeToPeakNs = ($0.timeToPeakNs ?? 0) + 10_000_000 }),
         ("tPeekNs", { $0.tPeekNs = ($0.tPeekNs ?? 0) + 10_000_000 }), ("tPopNs", { $0.tPopNs = ($0.tPopNs ?? 0) + 20_000_000 }),
         ("peek and pop", { $0.tPeekNs = 10_000_000; $0.tPopNs = ($0.tPopNs ?? 0) + 50_000_000 }),
@@ -96,13 +96,20 @@ final class ContactFieldTests: XCTestCase {
     func testFieldNamesAreUniqueAndEveryKindIsUsed() {
         let names = ContactField.all.map(\.name)
         XCTAssertEqual(Set(names).count, names.count, "a JSON key or dataset named twice")
-        XCTAssertEqual(ContactField.all.compactMap(\.column).count, 19, "the table's 19 columns")
+        XCTAssertEqual(ContactField.all.compactMap(\.column).count, 20, "the table's 20 columns")
     }
 
-    /// The table's heading, byte for byte as before the registry.
-    func testTextHeadingIsTheTablesOwn() {
+    /// The table's heading, byte for byte as before the registry, on a
+    /// recording without grams; with them, the gf column after force.
+    func testTextHeadingIsTheTablesOwn() throws {
         XCTAssertEqual(ContactField.textHeading(ContactField.all.compactMap(\.column)),
+                       "    id slot  track    down_s   dur_s  smpl  peak  norm force     gf  t_peak  t_peek   t_pop pk>pop rx   disp  motion  stat  infl class")
+        var analysis = try Self.analysis()
+        let report = Self.report(analysis)
+        XCTAssertEqual(ContactField.textHeading(report.contactColumns(analysis)),
                        "    id slot  track    down_s   dur_s  smpl  peak  norm force  t_peak  t_peek   t_pop pk>pop rx   disp  motion  stat  infl class")
+        analysis.pressureAxis?.resolution = 2
+        XCTAssertEqual(report.contactColumns(analysis).count, 20)
     }
 
     /// Each field changes its contact's JSON object when its value changes,
@@ -169,11 +176,13 @@ final class ContactFieldTests: XCTestCase {
 
     /// Each column's cell changes with the number it shows, in the text row and the HTML table alike.
     func testEveryColumnReachesTextAndHTML() throws {
-        let analysis = try Self.analysis()
+        var analysis = try Self.analysis()
+        // Grams, so the table has every column.
+        analysis.pressureAxis?.resolution = 2
         let report = Self.report(analysis)
         let base = analysis.contacts[0]
         let baseHTML = report.contactTable(analysis, limit: 1)
-        for column in report.contactColumns {
+        for column in report.contactColumns() {
             let changed = Self.mutations.map { _, mutate in var copy = base; mutate(&copy); return copy }
                 .first { column.cell($0).text != column.cell(base).text }
             let contact = try XCTUnwrap(changed, "no mutation changes the \(column.heading) column")
@@ -182,7 +191,7 @@ final class ContactFieldTests: XCTestCase {
             edited.contacts[0] = contact
             XCTAssertNotEqual(report.contactTable(edited, limit: 1), baseHTML, "HTML does not show \(column.heading)")
         }
-        XCTAssertTrue(baseHTML.contains(report.contactColumns.map { "<th>\($0.heading.replacingOccurrences(of: ">", with: "&gt;"))</th>" }.joined()))
+        XCTAssertTrue(baseHTML.contains(report.contactColumns().map { "<th>\($0.heading.replacingOccurrences(of: ">", with: "&gt;"))</th>" }.joined()))
     }
 
     /// A statistic and its column, added to the registry alone, reach the

@@ -223,9 +223,10 @@ final class HTMLReportTests: XCTestCase {
             try BlackBox.run(["report", trace, "--html", page, "--contacts", "all"] + options)
             let html = try String(contentsOfFile: page, encoding: .utf8)
             XCTAssertEqual(html.components(separatedBy: "[label ").count - 1, differing.count, "\(options)")
-            // The sample's x and y have 20 units/mm, its pressure axis none (0): "resolution unknown".
+            // The sample's x and y have 20 units/mm; its pressure axis has no resolution, so no grams.
             XCTAssertTrue(html.contains(", 20 units/mm (0.0500 mm per unit)"))
-            XCTAssertEqual(html.components(separatedBy: ", resolution unknown").count - 1, 1)
+            XCTAssertEqual(html.components(separatedBy: "ABS_MT_PRESSURE 0..255, arbitrary units").count - 1, 1)
+            XCTAssertFalse(html.contains(" gf") || html.contains("units/mm (1.0000") || html.contains("<th>gf</th>"))
         }
     }
 }
