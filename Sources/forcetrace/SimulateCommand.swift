@@ -19,6 +19,11 @@ struct SimulateCommand: Subcommand {
         hover that touches, and one too short) that calibrate must discard. The ranges
         are written as '# forcetrace-calibration:' comments. Replay it with
         'forcetrace calibrate --replay FILE.evemu --protocol P -o OUT.h5 --fast'.
+        --protocol force writes a trace file (FILE.h5) instead, since an evemu file
+        holds no scale: a pen pressed onto a scale 6 times, alternately to 250 and
+        500 gf, activating at 8 gf and saturating at 400 gf, with 15 gf of
+        hysteresis, read by a scale 150 ms late; 'forcetrace suggest FILE.h5'
+        finds those figures, 'forcetrace report --html' draws them.
         A pen session's person aims through a scripted curve, --pen-curve X1,Y1,X2,Y2
         (xsetwacom's form, 0-100; default \(PenScript.default.curve.points.map(String.init).joined(separator: ","))), over the raw range
         --pen-range LOW..HIGH (default \(PenScript.default.range.lowerBound)..\(PenScript.default.range.upperBound)): light, normal and firm strokes peak
@@ -40,7 +45,7 @@ struct SimulateCommand: Subcommand {
             .value("position-noise", "UNITS", "Position noise sigma in device units (default 1.5)."),
             .value("pressure-noise", "UNITS", "Pressure noise sigma in device units (default 0.8)."),
             .choice("protocol", "PROTOCOL", "Simulate a calibration session: app, touchpad or pen; or levels.",
-                    CalibrationProtocol.allCases.filter { $0 != .force }.map(\.rawValue) + [LevelsLabels.protocolName]),
+                    CalibrationProtocol.allCases.map(\.rawValue) + [LevelsLabels.protocolName]),
             .choice("device", "DEVICE", "With --protocol: touchscreen, touchpad, touchpad-127, pressurepad (pressure at 2 units per gram) or pen (default: the protocol's).", SimulatedDevice.allCases.map(\.rawValue)),
             .value("trials", "N", "With --protocol: trials per class (default \(CalibrationProtocol.defaultTrials))."),
             .value("pen-curve", "X1,Y1,X2,Y2", "With --protocol pen: the simulated person's curve."),
@@ -131,6 +136,7 @@ struct SimulateCommand: Subcommand {
     }
 
     func run() throws -> Int32 {
+        if calibration?.protocol == .force { return try runForce() }
         if let calibration { return try runCalibration(calibration) }
         if let levels { return try runLevels(levels) }
         let (stream, target) = try openOutput()
@@ -150,6 +156,20 @@ struct SimulateCommand: Subcommand {
         try target?.commit()
         progress.clear()
         report("\(written.presses) contacts, \(written.events) events")
+        return ExitStatus.success
+    }
+
+    /// A force session: a trace file, since an evemu file holds no scale.
+    private func runForce() throws -> Int32 {
+        guard output != "-", output.hasSuffix(".h5") else {
+            throw ParseError.invalidValue(option: "--output", value: output, expected: "FILE.h5 with --protocol force: the scale's readings need a trace file")
+        }
+        let target = try AtomicOutput(path: output, replace: force)
+        let script = ForceScript()
+        try script.writeSession(to: target.temporaryPath)
+        try target.commit()
+        report("force session on a simulated pen and scale: \(script.presses) presses, activation \(GramScale.text(script.activationGrams)), "
+               + "saturation \(GramScale.text(script.saturationGrams)), scale lag \(script.lagNs / 1_000_000) ms")
         return ExitStatus.success
     }
 

@@ -88,6 +88,7 @@ COLUMN_INFO = {
     "force": ColumnInfo("UIKit force", f"pressure_norm x {MAXIMUM_POSSIBLE_FORCE} (UITouch.force units)"),
     "x_mm": ColumnInfo("mm", "(x - min) / resolution of the x axis"),
     "y_mm": ColumnInfo("mm", "(y - min) / resolution of the y axis"),
+    "pressure_gf": ColumnInfo("gf", "pressure / resolution of the pressure axis (units per gram), NaN without one"),
     "down": ColumnInfo("", "the contact's down row (flag bit 0)"),
     "moved": ColumnInfo("", "x or y changed (flag bit 1)"),
     "pressure_changed": ColumnInfo("", "pressure changed (flag bit 2)"),
@@ -424,6 +425,12 @@ class Recording:
             norm[valid] = (pressure[valid] - low) / span
         frame["pressure_norm"] = norm
         frame["force"] = norm * MAXIMUM_POSSIBLE_FORCE
+        # The kernel's unit for a pressure axis with a resolution: units per gram, no offset.
+        grams = np.full(len(pressure), np.nan)
+        if axis is not None and int(axis["resolution"]) > 0:
+            valid = raw["pressure"] >= 0
+            grams[valid] = pressure[valid] / float(axis["resolution"])
+        frame["pressure_gf"] = grams
         for name, position in zip(("x_mm", "y_mm"), self._position_axes()):
             values = np.full(len(t_ns), np.nan)
             if position is not None and int(position["resolution"]) > 0:

@@ -118,3 +118,30 @@ extension TraceRecording {
                           scaleError: try table.attribute(A.scaleError)?.stringValue)
     }
 }
+
+extension ForceScript {
+    /// The scripted session as the recorder leaves one: the pen's recording
+    /// `name` and its `force` table (times from the recording's t0, no lag
+    /// stored), written into the new file `path`.
+    public func writeSession(to path: String, name: String = "force") throws {
+        let (recording, readings) = run()
+        let writer = try TraceWriter(creating: path)
+        try writer.write(recording, name: name)
+        try writer.close()
+        let relative = readings.map { reading -> ScaleReading in
+            var copy = reading
+            copy.timeNs -= recording.t0Ns
+            return copy
+        }
+        let file = try File.open(path, mode: .readWrite)
+        try file.root.openGroup(TraceSchema.recordingsGroup).openGroup(name)
+            .writeForceTable(ForceTable(kind: .serial, device: "simulated", name: "forcetrace simulated scale", unit: "g", readings: relative))
+        try file.close()
+        // The trials as calibrate keeps them: each press, found by the tracker calibrate uses, in the protocol's order.
+        var tracker = TrialTracker(device: recording.device)
+        let presses = recording.events.compactMap { tracker.feed($0) }
+        let schedule = CalibrationProtocol.force.schedule(trials: (presses.count + 1) / 2, holds: false)
+        let trials = zip(schedule, presses).map { CalibrationTrial(trialClass: $0, observation: $1) }
+        try CalibrationLabels.write(trials, protocol: .force, toFile: path, recording: name)
+    }
+}
