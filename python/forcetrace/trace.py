@@ -140,6 +140,19 @@ class Device:
         rows = self.axes[self.axes["name"] == name]
         return None if rows.empty else rows.iloc[0]
 
+    @property
+    def units_per_gram(self) -> Optional[int]:
+        """The pressure axis's resolution where it has one: the kernel's units
+        per gram (a pressure pad's), which `samples()["pressure_gf"]` divides by."""
+        row = self.axis(self.pressure_axis) if self.pressure_axis else None
+        return int(row["resolution"]) if row is not None and int(row["resolution"]) > 0 else None
+
+    @property
+    def is_pressure_pad(self) -> bool:
+        """Whether the kernel says its pressure is a force (INPUT_PROP_PRESSUREPAD,
+        0x07, which headers before Linux 6.16 leave unnamed)."""
+        return "INPUT_PROP_PRESSUREPAD" in self.properties or "INPUT_PROP_0x07" in self.properties
+
 
 class Trace:
     """An open trace file. Use as a context manager, or call `close()`.
