@@ -33,6 +33,8 @@ public struct RecordingAnalysis: Sendable {
     public var paths: [ContactPath] = []
     /// A pen calibration's profile and curve (the HTML pen panel); nil otherwise.
     public var pen: PenProfile? = nil
+    /// A force session's analysis, when a scale's table is beside the pen (the HTML panel).
+    public var force: ForceAnalysis? = nil
     /// A `levels` session's result, when the labels hold one (the HTML panel).
     public var levels: LevelsResult? = nil
 }
@@ -79,7 +81,10 @@ public enum PressureAnalyzer {
         }
         var analysis = try analyzeWhole(recording, options: options, progress: progress)
         // Drawn by the HTML page only, which asks for curves.
-        if options.curves { analysis.pen = try PenProfile(recording: recording) }
+        if options.curves {
+            analysis.pen = try PenProfile(recording: recording)
+            analysis.force = try ForceAnalysis.analyze(recording)
+        }
         return analysis
     }
 

@@ -35,6 +35,8 @@ public struct ForceAnalysis: Sendable {
     public var tipDownPressure: Int32, tipUpPressure: Int32
     public var tipDownGrams: Double?, tipUpGrams: Double?
     public var presses: Int
+    /// Each weighed reading (lag taken off) and the pen's pressure then: what the HTML panel draws.
+    public var pairs: [(grams: Double, pressure: Int32)] = []
     public var readings: Int
     public var readingsWithoutWeight: Int
     public var notes: [String] = []
@@ -101,7 +103,9 @@ public struct ForceAnalysis: Sendable {
                              activation: activation, activationPerPress: onsets, curve: curve,
                              saturationGrams: saturation, tipDownPressure: tipDown, tipUpPressure: tipUp,
                              tipDownGrams: median(crossings(tipDown).press), tipUpGrams: median(crossings(tipUp).release),
-                             presses: presses.count, readings: readings.count,
+                             presses: presses.count,
+                             pairs: zip(force.times, force.grams).map { ($1, pressure.value(at: $0, initial: axis.minimum)) },
+                             readings: readings.count,
                              readingsWithoutWeight: readings.filter { $0.grams.isNaN }.count, notes: notes)
     }
 

@@ -52,6 +52,7 @@ extension PressureReport {
         out += "<div class=\"grid\">\n" + deviceCard(analysis) + "</div>\n"
         out += summaryFigures(analysis.statistics, paths: analysis.paths, analysis: analysis)
         out += penPanel(analysis)
+        out += forcePanel(analysis)
         out += levelsPanel(analysis.levels)
         out += whatIfPanel(analysis)
         out += contactTable(analysis, limit: contactLimit)

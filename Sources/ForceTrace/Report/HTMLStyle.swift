@@ -25,6 +25,7 @@ enum HTMLStyle {
     .axis { stroke: var(--fg); stroke-width: 1; } .gridline { stroke: #e3e3e3; } .tickmark { stroke: var(--fg); }
     .mean { fill: none; stroke-width: 2.5; }
     .band { stroke: none; opacity: .22; }
+    .dots { fill: none; stroke: var(--muted); stroke-width: 3; stroke-linecap: round; opacity: .45; }
     .c-tap { stroke: var(--tap); fill: var(--tap); } .mean.c-tap { fill: none; }
     .c-peek-press { stroke: var(--peek); fill: var(--peek); } .mean.c-peek-press { fill: none; stroke-dasharray: 8 4; }
     .c-pop-press { stroke: var(--pop); fill: var(--pop); } .mean.c-pop-press { fill: none; stroke-dasharray: 2 3; stroke-width: 3; }
