@@ -15,7 +15,7 @@ comma := ,
 .DEFAULT_GOAL := all
 
 # The live-kernel scenarios: the harness's own, then the recorder's (Tests/kernel/README.md).
-KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared,ft-whatif-versions-touchpad,ft-whatif-versions-pen,ft-plugin,ft-package,ft-symlink-dirs,ft-force
+KERNEL_SCENARIOS ?= evemu-smoke,player-selftest,ft-record,ft-sigkill,ft-flood,ft-unplug,ft-grab,ft-initial,ft-keys,ft-calibrate,ft-quirks,ft-kills,ft-pen,ft-levels,ft-whatif,ft-whatif-sim,ft-whatif-shared,ft-whatif-versions-touchpad,ft-whatif-versions-pen,ft-plugin,ft-package,ft-symlink-dirs,ft-force,ft-pressurepad
 # The guest runs the Debian package's binary (make deb), which has no Swift to lean on.
 KERNEL_BINS ?= out/package/root/usr/bin/forcetrace
 include Tests/kernel/kernel.mk

@@ -37,6 +37,8 @@
  *   --name NAME         device name (default "forcetrace-test-touch")
  *   --id BUS:VENDOR:PRODUCT  the device's ids, hex (default 6:1d6b:7f01, BUS_VIRTUAL)
  *   --touchpad          INPUT_PROP_POINTER and BTN_LEFT instead of INPUT_PROP_DIRECT
+ *   --pressurepad N     with --touchpad: a pressure pad, INPUT_PROP_PRESSUREPAD and
+ *                       the pressure axes at N units per gram (their resolution)
  *   --keys              also KEY_A..KEY_Z with EV_MSC/MSC_SCAN (AT set 1 scancodes),
  *                       like a laptop whose keyboard and touchpad share a node
  *   --pen               a pen instead: BTN_TOOL_PEN, BTN_TOUCH, ABS_X/Y and
@@ -114,6 +116,11 @@ static int t0_set;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_go;
 static int opt_touchpad, opt_keys, opt_pen;
+/* --pressurepad N: INPUT_PROP_PRESSUREPAD and pressure at N units per gram (0: off) */
+static int opt_pressurepad;
+#ifndef INPUT_PROP_PRESSUREPAD
+#define INPUT_PROP_PRESSUREPAD 0x07 /* linux/input-event-codes.h from Linux 6.16 */
+#endif
 static int opt_pen_curve[4] = { 40, 10, 80, 60 }, opt_pen_lo = 300, opt_pen_hi = 3700;
 #define PEN_PRESSURE_MAX 4095
 
@@ -217,6 +224,8 @@ static void create_device(const char *name)
 	if (opt_touchpad) {
 		libevdev_enable_property(dev, INPUT_PROP_POINTER);
 		libevdev_enable_property(dev, INPUT_PROP_BUTTONPAD);
+		if (opt_pressurepad && libevdev_enable_property(dev, INPUT_PROP_PRESSUREPAD) != 0)
+			die("cannot set INPUT_PROP_PRESSUREPAD");
 	} else {
 		libevdev_enable_property(dev, INPUT_PROP_DIRECT);
 	}
@@ -238,12 +247,12 @@ static void create_device(const char *name)
 	libevdev_enable_event_type(dev, EV_ABS);
 	enable_abs(dev, ABS_X, 0, AXIS_MAX, AXIS_RES);
 	enable_abs(dev, ABS_Y, 0, AXIS_MAX, AXIS_RES);
-	enable_abs(dev, ABS_PRESSURE, 0, PRESSURE_MAX, 0);
+	enable_abs(dev, ABS_PRESSURE, 0, PRESSURE_MAX, opt_pressurepad);
 	enable_abs(dev, ABS_MT_SLOT, 0, NSLOTS - 1, 0);
 	enable_abs(dev, ABS_MT_TRACKING_ID, 0, 65535, 0);
 	enable_abs(dev, ABS_MT_POSITION_X, 0, AXIS_MAX, AXIS_RES);
 	enable_abs(dev, ABS_MT_POSITION_Y, 0, AXIS_MAX, AXIS_RES);
-	enable_abs(dev, ABS_MT_PRESSURE, 0, PRESSURE_MAX, 0);
+	enable_abs(dev, ABS_MT_PRESSURE, 0, PRESSURE_MAX, opt_pressurepad);
 
 create:
 	rc = libevdev_uinput_create_from_device(dev, LIBEVDEV_UINPUT_OPEN_MANAGED, &uidev);
@@ -1040,7 +1049,7 @@ static void usage(void)
 	      "options: --start-delay-ms N --wait-signal --hold-ms N --frame-us N\n"
 	      "         --expect FILE\n"
 	      "         --devnode-file FILE --no-lift --name NAME --id BUS:VENDOR:PRODUCT\n"
-	      "         --touchpad --keys\n",
+	      "         --touchpad [--pressurepad UNITS_PER_GRAM] --keys\n",
 	      stderr);
 	exit(2);
 }
@@ -1069,6 +1078,7 @@ int main(int argc, char **argv)
 		{ "id", required_argument, 0, 'I' },
 		{ "wait-signal", no_argument, 0, 'W' },
 		{ "touchpad", no_argument, 0, 'T' },
+		{ "pressurepad", required_argument, 0, 'U' },
 		{ "keys", no_argument, 0, 'K' },
 		{ "pen", no_argument, 0, 'P' },
 		{ "pen-curve", required_argument, 0, 'C' },
@@ -1132,6 +1142,11 @@ int main(int argc, char **argv)
 		}
 		case 'W': wait_signal = 1; break;
 		case 'T': opt_touchpad = 1; break;
+		case 'U':
+			opt_pressurepad = (int)parse_long(optarg, "--pressurepad");
+			if (opt_pressurepad < 1 || opt_pressurepad > 1000)
+				die("bad --pressurepad: %s (units per gram, 1..1000)", optarg);
+			break;
 		case 'K': opt_keys = 1; break;
 		case 'P': opt_pen = 1; break;
 		case 'C': {
@@ -1153,6 +1168,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	if (opt_pressurepad && !opt_touchpad)
+		die("--pressurepad needs --touchpad");
 	if (o.frame_us < 0)
 		o.frame_us = strcmp(mode, "flood") == 0 ? 0 : 10000;
 	if (o.start_delay_ms < 0)
