@@ -224,3 +224,26 @@ def test_state_parts_merge_to_the_same_text_and_json_and_refuse_curves(forcetrac
         result = run(forcetrace, "report", "--merge", *parts, option, tmp_path / output, check=False)
         assert result.returncode == 1 and f"{parts[0]}: holds only what --merge reads" in result.stderr, result.stderr
         assert not (tmp_path / output).exists()
+
+
+def test_merge_reads_a_part_saved_before_grams_and_keeps_a_pressure_pads(forcetrace, inputs, tmp_path):
+    """A part saved before peak grams existed has no state/peak_gf_values: it
+    merges, with no grams from it; a pressure pad's part keeps its grams. A
+    part without an older field is still refused."""
+    evemu, pad = tmp_path / "pad.evemu", tmp_path / "pad.h5"
+    run(forcetrace, "simulate", "--protocol", "touchpad", "--device", "pressurepad", "--trials", "2", "-o", evemu)
+    run(forcetrace, "calibrate", "--replay", evemu, "--protocol", "touchpad", "--trials", "2", "-o", pad, "--fast")
+    old, grams = parts_of(forcetrace, [inputs[1], pad], tmp_path)
+    with h5py.File(old, "r+") as handle:
+        states = [name for name, item in handle.items() if isinstance(item, h5py.Group) and "state" in item]
+        states += [f"recordings/{name}" for name in handle["recordings"]]
+        for place in states:
+            del handle[place]["state"]["peak_gf_values"]
+    merged = json.loads(run(forcetrace, "report", "--merge", old, grams, "--json").stdout)
+    direct = json.loads(run(forcetrace, "report", inputs[1], pad, "--json").stdout)
+    assert merged["total"]["quantiles"]["peak_gf"] == direct["total"]["quantiles"]["peak_gf"] is not None
+    assert merged["recordings"][0]["summary"]["quantiles"]["peak_gf"] is None
+    with h5py.File(old, "r+") as handle:
+        del handle[f"recordings/{next(iter(handle['recordings']))}"]["state"]["peak_values"]
+    refused = run(forcetrace, "report", "--merge", old, grams, check=False)
+    assert refused.returncode != 0 and "state/peak_values is missing" in refused.stderr

@@ -162,7 +162,7 @@ public struct PressureStatistics: Equatable, Sendable {
             SummaryField("peek_to_pop_histogram", \.peekToPopHistogram, "time from peek to pop, \(tenMs)"),
             SummaryField("peak_values", \.peakValues, "every peak normalized pressure, for exact quantiles"),
             SummaryField("peak_gf_values", \.peakGramValues, units: "gf",
-                         "every peak in grams, where the pressure axis has a resolution, for exact quantiles"),
+                         "every peak in grams, where the pressure axis has a resolution, for exact quantiles", absentInOlderParts: true),
             SummaryField("time_to_peak_values", \.timeToPeakValues, units: "seconds", "every time to peak, for exact quantiles"),
             SummaryField("peek_values", \.peekValues, units: "seconds", "every time to peek, for exact quantiles"),
             SummaryField("pop_values", \.popValues, units: "seconds", "every time to pop, for exact quantiles"),

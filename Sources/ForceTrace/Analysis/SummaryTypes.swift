@@ -403,9 +403,13 @@ public struct SummaryField: @unchecked Sendable {
     public let stored: (PressureStatistics) -> StoredArray
     /// False when the array does not fit the field.
     public let restore: (inout PressureStatistics, StoredArray) -> Bool
+    /// A field added after the first `--save` files: a part without it reads as empty there.
+    public let absentInOlderParts: Bool
 
-    init<T: SummaryState>(_ name: String, _ path: WritableKeyPath<PressureStatistics, T>, units: String = "1", _ longName: String) {
+    init<T: SummaryState>(_ name: String, _ path: WritableKeyPath<PressureStatistics, T>, units: String = "1", _ longName: String,
+                          absentInOlderParts: Bool = false) {
         self.name = name
+        self.absentInOlderParts = absentInOlderParts
         self.units = units
         self.longName = longName
         merge = { sum, other in

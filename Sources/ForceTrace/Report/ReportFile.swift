@@ -325,6 +325,7 @@ public enum ReportFile {
         }
         for field in PressureStatistics.fields {
             guard state.contains(field.name) else {
+                if field.absentInOlderParts { continue }
                 throw ForceTraceError(file: file, "state/\(field.name) is missing; the report was saved by another version")
             }
             let integers = field.stored(statistics)
