@@ -160,6 +160,23 @@ class Mutants:
         return len(live)
 
 
+def listed_tests():
+    """The tests `swift test --list-tests` wrote to list-tests.log."""
+    log_file = WORK / "list-tests.log"
+    lines = log_file.read_text().splitlines() if log_file.exists() else []
+    return [line.strip() for line in lines if re.fullmatch(r"ForceTraceTests\.\w+/\w+", line.strip())]
+
+
+def full_run_filter(tests, flaky):
+    """The XCTest filter of a whole-suite run that judges a mutant: every test
+    but those failing with no mutant active (a failure there is no kill), or
+    None for the whole binary when none fails."""
+    left_out = {name.removeprefix("XCTest ") for name in flaky if name.startswith("XCTest ")}
+    if not left_out:
+        return None
+    return ",".join(test for test in tests if test not in left_out)
+
+
 def declared_names(path, text):
     if path.endswith(".swift"):
         # Types anywhere, functions and constants at the top level.
@@ -217,6 +234,7 @@ class Runner:
         self.py_lines, self.py_seconds = {}, {}
         self.pytest_reached = {}
         self.flaky = []  # tests failing with no mutant active
+        self.xctest_tests = []  # every XCTest test, "ForceTraceTests.Suite/test"
         # Each of the --jobs workers writes its own logs: a slot number is taken per run.
         self.slots, self.local = list(range(arguments.jobs)), threading.local()
         self.slot_lock = threading.Lock()
@@ -240,14 +258,15 @@ class Runner:
                 self.reached = {int(k): sorted(set(v)) for k, v in stored["reached"].items()}
                 self.xctest_seconds = stored["seconds"]
                 self.flaky += stored.get("failed", [])
+                self.xctest_tests = stored.get("tests") or listed_tests()
                 log(f"XCTest coverage: reused {cache} (same tree)")
                 return True
         listing = curated.run(["swift", "test", "--skip-build", "--list-tests"], 300, "list-tests.log")
-        tests = [line.strip() for line in (WORK / "list-tests.log").read_text().splitlines()
-                 if re.fullmatch(r"ForceTraceTests\.\w+/\w+", line.strip())]
+        tests = listed_tests()
         if listing[0] != 0 or not tests:
             log(f"could not list the XCTest tests (see {WORK / 'list-tests.log'})")
             return False
+        self.xctest_tests = tests
         trace = WORK / "trace"
         shutil.rmtree(trace, ignore_errors=True)
         began, done, lock = time.monotonic(), [0], threading.Lock()
@@ -281,7 +300,7 @@ class Runner:
                 future.result()
         self.reached = {id: sorted(tests) for id, tests in self.reached.items()}
         cache.write_text(json.dumps({"digest": digest, "reached": self.reached, "seconds": self.xctest_seconds,
-                                     "failed": self.flaky}))
+                                     "failed": self.flaky, "tests": tests}))
         return True
 
     def python_coverage(self, files):
@@ -377,7 +396,10 @@ class Runner:
                 return {"status": "killed", "by": "XCTest (reaching tests)", "first": first, "reached": len(tests)}
             if not self.arguments.no_confirm:
                 # The test binary itself, not `swift test`: two SwiftPM runs would wait on each other's .build lock.
-                status, _, first = curated.run([str(XCTEST_BINARY)], self.arguments.timeout, log_name, True,
+                whole = full_run_filter(self.xctest_tests, self.flaky)
+                if whole == "":
+                    raise RuntimeError("no XCTest test passes with no mutant active")
+                status, _, first = curated.run([str(XCTEST_BINARY)] + ([whole] if whole else []), self.arguments.timeout, log_name, True,
                                                {"FORCETRACE_MUTANT": str(site.id)})
                 if status != 0:
                     return {"status": "killed", "by": "XCTest (full)", "first": first, "reached": len(tests)}

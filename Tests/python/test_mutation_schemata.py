@@ -138,3 +138,14 @@ def test_every_equivalent_key_names_a_site():
     for entry in entries:
         assert not entry["key"].startswith(("Sources/", "python/")), entry["key"]
         assert entry["key"] in keys, entry["key"]
+
+
+def test_a_test_failing_with_no_mutant_cannot_kill_in_the_whole_suite_run():
+    """The whole-suite run that confirms a survivor leaves out the tests that
+    fail with no mutant active: their failure would count as a kill."""
+    import rules
+    tests = ["ForceTraceTests.A/testOne", "ForceTraceTests.A/testTwo", "ForceTraceTests.B/testThree"]
+    assert rules.full_run_filter(tests, []) is None
+    assert rules.full_run_filter(tests, ["pytest Tests/python/test_x.py::test_y"]) is None
+    assert rules.full_run_filter(tests, ["XCTest ForceTraceTests.A/testTwo"]) == "ForceTraceTests.A/testOne,ForceTraceTests.B/testThree"
+    assert rules.full_run_filter(tests[:1], ["XCTest ForceTraceTests.A/testOne"]) == ""
