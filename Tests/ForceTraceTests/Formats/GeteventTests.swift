@@ -96,6 +96,46 @@ final class GeteventTests: XCTestCase {
         XCTAssertEqual(recording[0].name, "getevent-bytes")
     }
 
+    /// `getevent -i`'s identity lines: "version 0001" is the device's,
+    /// "version:  1.0.1" the driver's, which evdev does not keep; and `-r`'s
+    /// " rate N" after a SYN_REPORT is skipped, the event read as without it.
+    func testIdentityVersionsAndTheRateSuffix() throws {
+        let capture = """
+        add device 1: /dev/input/event3
+          bus:      0018
+          vendor    04f3
+          product   2a1c
+          version   0100
+          name:     "ELAN touch"
+          location: "i2c"
+          id:       ""
+          version:  1.0.1
+          events:
+            KEY (0001): 014a
+            ABS (0003): 002f  : value 0, min 0, max 9, fuzz 0, flat 0, resolution 0
+                        0035  : value 0, min 0, max 1079, fuzz 0, flat 0, resolution 0
+                        0036  : value 0, min 0, max 2399, fuzz 0, flat 0, resolution 0
+                        0039  : value 0, min 0, max 65535, fuzz 0, flat 0, resolution 0
+                        003a  : value 0, min 0, max 63, fuzz 0, flat 0, resolution 0
+          input props:
+            INPUT_PROP_DIRECT
+        [    1.000000] /dev/input/event3: 0003 0039 00000001
+        [    1.000000] /dev/input/event3: 0003 003a 00000010
+        [    1.000000] /dev/input/event3: 0000 0000 00000000
+        [    1.010000] /dev/input/event3: 0003 003a 00000012
+        [    1.010000] /dev/input/event3: 0000 0000 00000000 rate 100
+
+        """
+        let recording = try XCTUnwrap(try Getevent.read(Array(capture.utf8)).first)
+        XCTAssertEqual([recording.device.bus, recording.device.vendor, recording.device.product, recording.device.version],
+                       [0x18, 0x04f3, 0x2a1c, 0x0100])
+        XCTAssertEqual(recording.events.map { [Int64($0.type), Int64($0.code), Int64($0.value)] },
+                       [[3, 0x39, 1], [3, 0x3a, 16], [0, 0, 0], [3, 0x3a, 18], [0, 0, 0]])
+        XCTAssertEqual(recording.events.last?.timeNs, 1_010_000_000)
+        // A word in place of the rate's number is no rate: the line is refused.
+        XCTAssertThrowsError(try Getevent.read(Array(capture.replacingOccurrences(of: "rate 100", with: "rate fast").utf8)))
+    }
+
     /// A capture mixing timed and untimed lines is two captures pasted
     /// together: refused at the first line that differs.
     func testMixedTimestampsAreRefusedAtTheLine() throws {

@@ -47,6 +47,33 @@ final class InkMLTests: XCTestCase {
         XCTAssertEqual(pressed.device.axis(AbsoluteAxis.pressure), AxisInfo(code: AbsoluteAxis.pressure, minimum: 20, maximum: 75))
     }
 
+    /// Exponents with their signs are numbers; an exponent without digits at
+    /// a point's end, or a prefix with no value after it, is refused by name.
+    func testExponentsAndValuesCutShort() throws {
+        let values = try read(ink("<trace>1.5e+1 2E-1, 2.5e1 4e0</trace>"))[0].recording.device
+        XCTAssertEqual(values.axis(AbsoluteAxis.x).map { [$0.minimum, $0.maximum] }, [15, 25])
+        XCTAssertEqual(values.axis(AbsoluteAxis.y).map { [$0.minimum, $0.maximum] }, [2, 40])
+        XCTAssertThrowsError(try read(ink("<trace>1 2, 3 4e</trace>"))) {
+            XCTAssertTrue("\($0)".contains("'4e' in point 2 is not a number"), "\($0)")
+        }
+        XCTAssertThrowsError(try read(ink("<trace>1 2, 3 !</trace>"))) {
+            XCTAssertTrue("\($0)".contains("unexpected '!' in point 2"), "\($0)")
+        }
+    }
+
+    /// A boolean channel reads T as 1 and F as 0; a mapped channel that a
+    /// document declares but never gives (intermittent) spans 0..0.
+    func testBooleanValuesAndAChannelNeverGiven() throws {
+        let boolean = "<traceFormat><channel name=\"X\"/><channel name=\"Y\"/><channel name=\"F\" type=\"boolean\"/></traceFormat>"
+        let pressed = try read(ink("<trace>0 0 T, 1 1 F, 2 2 T</trace>", format: boolean))[0].recording
+        XCTAssertEqual(pressed.events.filter { $0.type == EventType.abs && $0.code == AbsoluteAxis.pressure }.map(\.value), [1, 0, 1])
+        XCTAssertEqual(pressed.device.axis(AbsoluteAxis.pressure).map { [$0.minimum, $0.maximum] }, [0, 1])
+        let intermittent = "<traceFormat><channel name=\"X\"/><channel name=\"Y\"/>"
+            + "<intermittentChannels><channel name=\"F\"/></intermittentChannels></traceFormat>"
+        let never = try read(ink("<trace>0 0, 1 1</trace>", format: intermittent))[0].recording
+        XCTAssertEqual(never.device.axis(AbsoluteAxis.pressure).map { [$0.minimum, $0.maximum] }, [0, 0])
+    }
+
     /// Differences need values before them: a first difference at the first
     /// point, a second one at the second, are refused naming the trace.
     func testDifferencesNeedEarlierValues() throws {

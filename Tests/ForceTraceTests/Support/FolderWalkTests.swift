@@ -63,6 +63,19 @@ final class FolderWalkTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: directory.appendingPathComponent("moved/a.txt").path, encoding: .utf8), "kept")
     }
 
+    /// `.` stays where it is: the folder reached, and the path shown, are
+    /// those without it (an error names "a/missing", not "a/./missing").
+    func testDotIsTheFolderItselfAndLeavesNoTrace() throws {
+        let directory = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(atPath: directory.appendingPathComponent("a").path, withIntermediateDirectories: true)
+        var links = 0
+        let folder = try FolderWalk.open(directory.path + "/./a/.", shownAs: "x", links: &links)
+        XCTAssertEqual(folder.path, directory.appendingPathComponent("a").path)
+        XCTAssertThrowsError(try FolderWalk.open(directory.path + "/a/./missing", shownAs: "x", links: &links)) { error in
+            XCTAssertTrue("\(error)".contains("the folder \(directory.path)/a/missing does not exist"), "\(error)")
+        }
+    }
+
     /// `..` after a link goes up from where the link led, as the kernel does.
     func testDotDotAfterALinkLeavesTheLinksTarget() throws {
         let directory = try makeTemporaryDirectory(self)
