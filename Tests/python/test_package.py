@@ -3,6 +3,7 @@ against independent evidence: raw h5py reads, the evemu text, the kernel's
 header and `forcetrace report`."""
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -391,3 +392,30 @@ def test_pandas_read_hdf_does_not_read_trace_files(trace_path):
     with h5py.File(trace_path, "r") as raw:  # what h5py gives for strings, as docs/GUIDE.md says
         assert isinstance(raw["recordings/touchscreen-mixed/axes/name"][0], bytes)
         assert isinstance(raw["recordings/touchscreen-mixed"].attrs["device_name"], str)
+
+
+def test_optional_label_columns_shorter_than_the_table_read_as_unknown(trace_path, tmp_path):
+    """A labels table whose optional columns (`kind`, a string, and
+    `intended_peak`, a float) hold fewer rows than the rest, as older writers
+    left them: the missing rows read as "" and NaN, the rest as stored."""
+    copy = tmp_path / "short.h5"
+    shutil.copy(trace_path, copy)
+    with h5py.File(copy, "r+") as raw:
+        labels = raw["recordings/touchscreen-mixed/labels"]
+        rows = labels["class"].shape[0]
+        assert rows > 2
+        for name in ("kind", "intended_peak"):
+            kept = labels[name][: rows - 2]
+            attrs = dict(labels[name].attrs)
+            del labels[name]
+            labels.create_dataset(name, data=kept)
+            for key, value in attrs.items():
+                if key not in ("DIMENSION_LIST",):
+                    labels[name].attrs[key] = value
+    whole = ft.open(trace_path)["touchscreen-mixed"].labels()
+    short = ft.open(copy)["touchscreen-mixed"].labels()
+    assert len(short) == rows
+    assert list(short["kind"].astype(str)[: rows - 2]) == list(whole["kind"].astype(str)[: rows - 2])
+    assert list(short["kind"].astype(str)[rows - 2:]) == ["", ""]
+    np.testing.assert_array_equal(short["intended_peak"].to_numpy()[: rows - 2], whole["intended_peak"].to_numpy()[: rows - 2])
+    assert np.isnan(short["intended_peak"].to_numpy()[rows - 2:]).all()
