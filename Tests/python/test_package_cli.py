@@ -111,3 +111,36 @@ def test_a_failure_names_a_lone_subcommand(forcetrace):
         with pytest.raises(cli.CommandFailed) as error:
             cli.run(*args, forcetrace=forcetrace)
         assert str(error.value).startswith(named), str(error.value)
+
+
+def test_bundled_takes_only_a_binary_of_the_recorded_size(tmp_path, monkeypatch):
+    """In-process, with an installation record made here: the binary the record
+    names is taken at its recorded size and refused at any other."""
+    from importlib import metadata
+    from pathlib import Path, PurePosixPath
+    binary = tmp_path / "bin" / "forcetrace"
+    binary.parent.mkdir()
+    binary.write_bytes(b"#!/bin/sh\nexit 0\n")
+    binary.chmod(0o755)
+    here = Path(cli.__file__).resolve()
+
+    class Recorded(PurePosixPath):
+        size = None
+
+    def recorded(name, target, size=None):
+        entry = Recorded(name)
+        entry.size, entry.target = size, target
+        return entry
+
+    class Distribution:
+        def __init__(self, size):
+            self.files = [recorded("forcetrace/cli.py", here), recorded("bin/forcetrace", binary, size)]
+
+        def locate_file(self, entry):
+            return entry.target
+
+    for size, found in ((binary.stat().st_size, str(binary.resolve())), (binary.stat().st_size + 1, None)):
+        monkeypatch.setattr(metadata, "distribution", lambda name, size=size: Distribution(size))
+        cli.bundled.cache_clear()
+        assert cli.bundled() == found
+    cli.bundled.cache_clear()
