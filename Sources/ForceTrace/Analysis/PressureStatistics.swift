@@ -106,7 +106,7 @@ public struct PressureStatistics: Equatable, Sendable {
     /// Values for exact quantiles; merged by concatenation.
     public var peakValues = ValueList()
     /// Peaks in grams, from the recordings whose pressure axis gives them.
-    public var peakGramValues = ValueList()
+    public var peakGfValues = ValueList()
     public var timeToPeakValues = ValueList()
     public var peekValues = ValueList()
     public var popValues = ValueList()
@@ -161,7 +161,7 @@ public struct PressureStatistics: Equatable, Sendable {
             SummaryField("pop_histogram", \.popHistogram, "time to pop, \(tenMs)"),
             SummaryField("peek_to_pop_histogram", \.peekToPopHistogram, "time from peek to pop, \(tenMs)"),
             SummaryField("peak_values", \.peakValues, "every peak normalized pressure, for exact quantiles"),
-            SummaryField("peak_gf_values", \.peakGramValues, units: "gf",
+            SummaryField("peak_gf_values", \.peakGfValues, units: "gf",
                          "every peak in grams, where the pressure axis has a resolution, for exact quantiles", absentInOlderParts: true),
             SummaryField("time_to_peak_values", \.timeToPeakValues, units: "seconds", "every time to peak, for exact quantiles"),
             SummaryField("peek_values", \.peekValues, units: "seconds", "every time to peek, for exact quantiles"),
@@ -249,7 +249,7 @@ public struct PressureStatistics: Equatable, Sendable {
     /// Value lists by their quantile name.
     public var quantileLists: [(name: String, values: ValueList)] {
         [("peak_norm", peakValues), ("time_to_peak_s", timeToPeakValues), ("t_peek_s", peekValues),
-         ("t_pop_s", popValues), ("peek_to_pop_s", peekToPopValues), ("peak_gf", peakGramValues)]
+         ("t_pop_s", popValues), ("peek_to_pop_s", peekToPopValues), ("peak_gf", peakGfValues)]
     }
 
     /// The lists the text and HTML tables show: peaks in grams only where some recording has them.
@@ -286,7 +286,7 @@ public struct PressureStatistics: Equatable, Sendable {
             confusion[label: label, found: pressClass] += 1
         }
         if let peak = contact.peakNorm { peakValues.append(peak) }
-        if let grams = contact.peakGrams { peakGramValues.append(grams) }
+        if let grams = contact.peakGrams { peakGfValues.append(grams) }
         if let time = contact.timeToPeakNs { timeToPeakHistogram.add(time); timeToPeakValues.append(Double(time) / 1e9) }
         if let time = contact.tPeekNs { peekHistogram.add(time); peekValues.append(Double(time) / 1e9) }
         if let time = contact.tPopNs { popHistogram.add(time); popValues.append(Double(time) / 1e9) }

@@ -175,7 +175,7 @@ extension PressureReport {
         out.key("pressure_only_fraction"); out.double(statistics.pressureOnlyFraction)
         out.key("quantiles")
         out.beginObject()
-        out.key("peak_gf"); writeQuantiles(statistics.peakGramValues, to: &out)
+        out.key("peak_gf"); writeQuantiles(statistics.peakGfValues, to: &out)
         out.key("peak_norm"); writeQuantiles(statistics.peakValues, to: &out)
         out.key("peek_to_pop_s"); writeQuantiles(statistics.peekToPopValues, to: &out)
         out.key("t_peek_s"); writeQuantiles(statistics.peekValues, to: &out)

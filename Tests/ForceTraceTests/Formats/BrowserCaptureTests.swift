@@ -197,6 +197,59 @@ final class BrowserCaptureTests: XCTestCase {
         XCTAssertEqual(recording.groundTruth.session?.trials.first?.peak, 65535)
     }
 
+    /// A touch capture's device, whole: every axis from 0, and no mouse button.
+    func testATouchCapturesDeviceIsTheDocumentedOne() throws {
+        var capture = Capture()
+        capture.press("tap", peak: 0.5, frames: 2)
+        let device = try XCTUnwrap(try decode(capture).first?.recording.device)
+        XCTAssertFalse(device.has(type: EventType.key, code: 0x110), "BTN_LEFT is a mouse's")
+        XCTAssertTrue(device.has(type: EventType.key, code: Button.toolFinger))
+        let expected: [UInt16: (Int32, Int32)] = [
+            AbsoluteAxis.x: (0, 799), AbsoluteAxis.y: (0, 1599), AbsoluteAxis.pressure: (0, 65535), AbsoluteAxis.mtSlot: (0, 9),
+            AbsoluteAxis.mtPositionX: (0, 799), AbsoluteAxis.mtPositionY: (0, 1599), AbsoluteAxis.mtTrackingID: (0, 65535),
+            AbsoluteAxis.mtPressure: (0, 65535),
+        ]
+        for (code, range) in expected {
+            let axis = try XCTUnwrap(device.axis(code), "axis \(code)")
+            XCTAssertEqual([axis.minimum, axis.maximum], [range.0, range.1], "axis \(code)")
+        }
+    }
+
+    /// Each bound at its edge: radii below 10^6 CSS px, times from -10^9 to 10^11 ms.
+    func testRadiiAndTimesAtTheirBounds() throws {
+        var capture = Capture()
+        capture.press("tap", peak: 0.5, frames: 2)
+        var edge = capture
+        edge.touch[1]["radiusX"] = 999_999.0
+        XCTAssertNoThrow(try decode(edge))
+        edge.touch[1]["radiusX"] = 1_000_000.0
+        try assertFails(edge, "$.touch[1].radiusX: radii must be 0 or more CSS pixels")
+        for (t, accepted) in [(-1e9, true), (-1e9 - 1, false), (1e11, true), (1e11 + 1, false)] {
+            var timed = Capture()
+            timed.touch = [["t": t, "type": "start", "id": 1, "x": 1, "y": 1, "force": 0.1],
+                           ["t": t, "type": "end", "id": 1, "x": 1, "y": 1, "force": 0]]
+            if accepted {
+                XCTAssertNoThrow(try decode(timed), "t \(t)")
+            } else {
+                try assertFails(timed, "$.touch[0].t: is ")
+            }
+        }
+    }
+
+    /// A capture is read whole, up to 64 MiB: one byte more is refused by its size.
+    func testACaptureOfSixtyFourMiBIsReadAndOneByteMoreIsNot() throws {
+        var capture = Capture()
+        capture.press("tap", peak: 0.5, frames: 2)
+        var bytes = [UInt8](try capture.json())
+        bytes += [UInt8](repeating: UInt8(ascii: " "), count: (64 << 20) - bytes.count)
+        XCTAssertEqual(bytes.count, 64 << 20)
+        XCTAssertEqual(try BrowserCaptureCodec().decode(bytes, file: "capture.json").count, 1)
+        bytes.append(UInt8(ascii: " "))
+        XCTAssertThrowsError(try BrowserCaptureCodec().decode(bytes, file: "capture.json")) {
+            XCTAssertTrue("\($0)".contains("is larger than 64 MiB"), "\($0)")
+        }
+    }
+
     func testEveryKindOfInputBecomesItsOwnRecording() throws {
         var capture = Capture()
         capture.press("tap", peak: 0.2, frames: 2)
