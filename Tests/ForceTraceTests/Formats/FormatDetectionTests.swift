@@ -81,5 +81,10 @@ final class FormatDetectionTests: XCTestCase {
         XCTAssertFalse(head(0x09).isBinary)
         XCTAssertEqual(head(0x09).firstLine.map { Array($0) }, Array("N: x".utf8))
         XCTAssertFalse(head(0x0b).isBinary)
+        // 0x0d (the carriage return) is text; from 0x0e (shift out) to 0x1f, binary; then text again.
+        XCTAssertFalse(head(0x0d).isBinary)
+        XCTAssertTrue(head(0x0e).isBinary)
+        XCTAssertTrue(head(0x1f).isBinary)
+        XCTAssertFalse(head(0x20).isBinary)
     }
 }

@@ -96,6 +96,30 @@ final class GeteventTests: XCTestCase {
         XCTAssertEqual(recording[0].name, "getevent-bytes")
     }
 
+    /// An empty name ("") is a name; an absinfo line naming a field twice is refused.
+    func testAnEmptyNameAndARepeatedAbsinfoField() throws {
+        func capture(name: String, absinfo: String) -> [UInt8] {
+            Array("""
+            add device 1: /dev/input/event3
+              name:     \(name)
+              events:
+                ABS (0003): 0018  : \(absinfo)
+              input props:
+                <none>
+            [    1.000000] /dev/input/event3: 0003 0018 00000001
+            [    1.000000] /dev/input/event3: 0000 0000 00000000
+
+            """.utf8)
+        }
+        let plain = "value 0, min 0, max 255, fuzz 0, flat 0, resolution 0"
+        XCTAssertEqual(try Getevent.read(capture(name: "\"\"", absinfo: plain)).first?.device.name, "")
+        XCTAssertThrowsError(try Getevent.read(capture(name: "\"", absinfo: plain)))
+        XCTAssertThrowsError(try Getevent.read(capture(name: "\"pad\"", absinfo: "value 0, min 0, min 5, max 255, fuzz 0, flat 0"))) {
+            XCTAssertTrue("\($0)".contains("getevent-bytes:4: expected 'value V, min A, max B, fuzz F, flat L, resolution R'") && "\($0)".hasSuffix("found 'min 5'"), "\($0)")
+        }
+        XCTAssertEqual(try Getevent.read(capture(name: "\"pad\"", absinfo: plain)).first?.device.axis(AbsoluteAxis.pressure)?.maximum, 255)
+    }
+
     /// `getevent -i`'s identity lines: "version 0001" is the device's,
     /// "version:  1.0.1" the driver's, which evdev does not keep; and `-r`'s
     /// " rate N" after a SYN_REPORT is skipped, the event read as without it.

@@ -74,6 +74,15 @@ final class InkMLTests: XCTestCase {
         XCTAssertEqual(never.device.axis(AbsoluteAxis.pressure).map { [$0.minimum, $0.maximum] }, [0, 0])
     }
 
+    /// A value 1.5e-6 off a whole number is not taken for it: the channel
+    /// keeps the most digits (6), so 1.0000015 stays apart from 1.
+    func testAValueJustOffAWholeNumberKeepsItsDigits() throws {
+        let device = try read(ink("<trace>1.0000015 0, 2 0</trace>"))[0].recording.device
+        XCTAssertEqual(device.axis(AbsoluteAxis.x).map { [$0.minimum, $0.maximum] }, [1_000_002, 2_000_000])
+        XCTAssertEqual(InkML.fractionDigits([1.0000015]), 6)
+        XCTAssertEqual(InkML.fractionDigits([1.0000005]), 0, "within 1e-6 of a whole number")
+    }
+
     /// Differences need values before them: a first difference at the first
     /// point, a second one at the second, are refused naming the trace.
     func testDifferencesNeedEarlierValues() throws {

@@ -22,6 +22,17 @@ final class StreamCheckTests: XCTestCase {
         }
     }
 
+    /// An axis whose range is empty (min = max, as for axes a driver leaves
+    /// unset) is not range-checked: its values draw no warning.
+    func testAnAxisWithAnEmptyRangeIsNotChecked() throws {
+        var builder = RecordingBuilder()
+        builder.device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 0))
+        builder.frame(0, [(AbsoluteAxis.pressure, 5)])
+        XCTAssertFalse(StreamCheck.warnings(for: builder.recording).contains { $0.contains("outside its absinfo range") })
+        builder.device.setAxis(AxisInfo(code: AbsoluteAxis.pressure, minimum: 0, maximum: 1))
+        XCTAssertTrue(StreamCheck.warnings(for: builder.recording).contains { $0.contains("outside its absinfo range 0..1") })
+    }
+
     /// The highest absolute axis code, ABS_MAX (0x3f), gets its range
     /// checked like any other: with range 0..10, the value 10 is inside and
     /// 11 outside, so one value is out, seen 11..11, first event 2 (frame 0 is events 0-1).

@@ -123,6 +123,17 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertEqual(mark(mixed, "have equal pressures"), "ok", "one of two frames shares pressure")
     }
 
+    /// The inflation figure speaks of stationary deep presses under its bars
+    /// from the first contact with pressure, and not without one.
+    func testInflationCaptionNamesDeepPressesFromOneContactWithPressure() {
+        let report = PressureReport(options: AnalysisOptions(), files: [])
+        var statistics = PressureStatistics()
+        statistics.motionEvents = 10
+        XCTAssertFalse(report.inflationFigure(statistics).contains("Under each bar"))
+        statistics.contactsWithPressure = 1
+        XCTAssertTrue(report.inflationFigure(statistics).contains("Under each bar: stationary deep presses at that tolerance."))
+    }
+
     /// The HTML page's contact table is left out when it would have no rows
     /// (--contacts 0), and there with one row (--contacts 1).
     func testHTMLContactTableNeedsARow() throws {

@@ -6,6 +6,18 @@ import XCTest
 final class ReportInputsTests: XCTestCase {
     /// `report FOLDER` walks it: trace files in it and in its subfolders,
     /// not hidden ones nor other files, in name order.
+    /// A folder whose name ends in .h5 is walked, not taken for a file: its
+    /// trace is found and nothing is noted about the folder.
+    func testAFolderNamedLikeATraceIsWalked() throws {
+        let directory = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("d.h5"), withIntermediateDirectories: true)
+        try Data().write(to: directory.appendingPathComponent("d.h5/e.h5"))
+        var notes: [String] = []
+        let found = try ReportInputs.expand([directory.path], note: { notes.append($0.rendered) })
+        XCTAssertEqual(found.map { String($0.dropFirst(directory.path.count + 1)) }, ["d.h5/e.h5"])
+        XCTAssertEqual(notes, [])
+    }
+
     func testReportInputsWalkAFolder() throws {
         let directory = try makeTemporaryDirectory(self)
         let sub = directory.appendingPathComponent("sub")
