@@ -59,16 +59,49 @@ public struct GroundTruth: Equatable, Sendable {
         TextEscaping.escaped(text, also: [" "])
     }
 
+    /// A label line's fields by key.
+    private struct Fields {
+        var pairs: [(key: Substring, value: Substring)]
+        subscript(_ key: String) -> Substring? {
+            var key = key
+            return key.withUTF8 { wanted in pairs.last { $0.key.utf8.elementsEqual(wanted) }?.value }
+        }
+    }
+
+    /// The words of a label line, split at spaces. An ASCII line is split by
+    /// its bytes, which gives the same words as splitting its characters
+    /// (a space followed by a combining mark is one character, so any other
+    /// line is split by characters).
+    static func words(_ text: Substring) -> [Substring] {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.split(separator: " ", omittingEmptySubsequences: true) }
+        var words: [Substring] = []
+        var index = text.utf8.startIndex, start: Substring.Index?
+        let end = text.utf8.endIndex
+        while index < end {
+            if text.utf8[index] == UInt8(ascii: " ") {
+                if let first = start { words.append(text[first..<index]); start = nil }
+            } else if start == nil {
+                start = index
+            }
+            index = text.utf8.index(after: index)
+        }
+        if let first = start { words.append(text[first..<end]) }
+        return words
+    }
+
     /// Parses the text after `# forcetrace-label:`. Returns an error message
     /// for the caller to place at its line.
     public mutating func parseEvemuComment(_ text: Substring) -> String? {
-        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        let words = Self.words(text)
         guard let what = words.first else { return "expected 'thresholds ...' or 'press ...' after 'forcetrace-label:'" }
-        var fields: [Substring: Substring] = [:]
+        // A handful of fields: a list searched from its end (the last of a repeated key wins), not a hashed map.
+        var pairs: [(key: Substring, value: Substring)] = []
+        pairs.reserveCapacity(words.count - 1)
         for word in words.dropFirst() {
-            guard let equals = word.firstIndex(of: "=") else { return "expected KEY=VALUE, found '\(word)'" }
-            fields[word[..<equals]] = word[word.index(after: equals)...]
+            guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")) else { return "expected KEY=VALUE, found '\(word)'" }
+            pairs.append((word[..<equals], word[word.utf8.index(after: equals)...]))
         }
+        let fields = Fields(pairs: pairs)
         switch what {
         case "thresholds":
             guard let peek = fields["peek"].flatMap({ Double($0) }), let pop = fields["pop"].flatMap({ Double($0) }) else {

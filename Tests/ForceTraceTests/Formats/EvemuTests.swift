@@ -334,4 +334,22 @@ final class EvemuTests: XCTestCase {
         XCTAssertEqual(tooLong.status, 1)
         XCTAssertTrue(tooLong.stderr.contains("line is longer than 65536 bytes"), tooLong.stderr)
     }
+
+    /// A label line's words: split at spaces by bytes when the line is ASCII,
+    /// by characters otherwise, the same words either way; a repeated key's
+    /// last value wins; a word without '=' is named.
+    func testLabelLineWordsAndFields() throws {
+        for line in ["press slot=0", "  press   slot=0  t=1 ", "", "   ", "a=b=c d", "x"] {
+            XCTAssertEqual(GroundTruth.words(Substring(line)), line.split(separator: " ", omittingEmptySubsequences: true), line)
+        }
+        // A space with a combining mark is one character: not a place to split.
+        let marked = "press slot=0 \u{301}tracking_id=1"
+        XCTAssertEqual(GroundTruth.words(Substring(marked)).count, 2)
+        var truth = GroundTruth()
+        XCTAssertNil(truth.parseEvemuComment(" press slot=1 slot=2 tracking_id=7 t=1.000000 class=tap"))
+        XCTAssertEqual(truth.labels.map(\.slot), [2])
+        XCTAssertEqual(truth.parseEvemuComment(" press slot=1 oops"), "expected KEY=VALUE, found 'oops'")
+        XCTAssertNil(truth.parseEvemuComment(" thresholds pop=0.9 peek=0.5"))
+        XCTAssertEqual([truth.peek, truth.pop], [0.5, 0.9])
+    }
 }
