@@ -210,7 +210,7 @@ def test_read_report_reads_the_aligned_curves_of_both_layouts_alike(parts, tmp_p
     for index, row in enumerate(rows):
         np.testing.assert_array_equal(aligned.values[index, :len(row)], row)
         assert np.isnan(aligned.values[index, len(row):]).all()
-    assert any(len(row) < 200 for row in rows) and any(len(row) == 200 for row in rows)
+    assert any(0 < len(row) < 200 for row in rows)
 
 
 @pytest.mark.parametrize("damage", ["count beyond the grid", "counts beyond the values"])
