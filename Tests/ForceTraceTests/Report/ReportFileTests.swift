@@ -14,10 +14,13 @@ final class ReportFileTests: XCTestCase {
         var builder = RecordingBuilder(pressure: pressure)
         for (index, duration) in durationsMs.enumerated() {
             let start = Int64(index) * 3000
-            builder.frame(start, [(F.slot, 0), (F.id, Int32(index + 1)), (F.x, 100), (F.y, 100)] + (pressure ? [(F.p, 10)] : []))
+            let down: [(UInt16, Int32)] = [(F.slot, 0), (F.id, Int32(index + 1)), (F.x, 100), (F.y, 100)]
+            let press: [(UInt16, Int32)] = pressure ? [(F.p, Int32(10))] : []
+            builder.frame(start, down + press)
             var t: Int64 = 10
             while t < duration {
-                builder.frame(start + t, pressure ? [(F.p, Int32(min(100, 10 + t / 10)))] : [(F.x, Int32(100 + t % 7))])
+                let change: (UInt16, Int32) = pressure ? (F.p, Int32(min(100, 10 + t / 10))) : (F.x, Int32(100 + t % 7))
+                builder.frame(start + t, [change])
                 t += 10
             }
             builder.frame(start + duration, [(F.id, -1)])
