@@ -113,13 +113,17 @@ public enum ReportFile {
         matrix.withUnsafeBufferPointer { matrix in
             var total = 0
             for row in 0..<rows {
-                var end = columns
-                while end > 0, matrix[row * columns + end - 1].isNaN { end -= 1 }
-                counts[row] = Int32(end)
-                total += end
+                let points = pointsBeforeTail(UnsafeBufferPointer(rebasing: matrix[(row * columns)..<((row + 1) * columns)]))
+                counts[row] = Int32(points)
+                total += points
             }
-            values.reserveCapacity(total)
-            for row in 0..<rows { values.append(contentsOf: matrix[(row * columns)..<(row * columns + Int(counts[row]))]) }
+            values = [Float](unsafeUninitializedCapacity: total) { buffer, count in
+                for row in 0..<rows {
+                    let source = UnsafeBufferPointer(rebasing: matrix[(row * columns)..<(row * columns + Int(counts[row]))])
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<(count + source.count)]).initialize(from: source)
+                    count += source.count
+                }
+            }
         }
         try group.write(Name.alignedCurveCounts, counts, units: "1",
                         "points of each contact's aligned curve in \(Name.alignedCurveValues), the grid points before its end (CF count variable)")
@@ -134,6 +138,24 @@ public enum ReportFile {
                            "normalized pressure after touch-down, sample-and-hold, each contact's points up to its end, contact after contact")
         try group.createDimensionScale(Dimension.alignedSample, rows: values.count)
         try group.attachScale(Dimension.alignedSample, to: [Name.alignedCurveValues])
+    }
+
+    /// The points of `row` before its NaN tail. The tail is most of a row,
+    /// so it is stepped over eight points at a time.
+    static func pointsBeforeTail(_ row: UnsafeBufferPointer<Float>) -> Int {
+        var end = row.count
+        while end % 8 != 0 {
+            guard row[end - 1].isNaN else { return end }
+            end -= 1
+        }
+        while end >= 8 {
+            let block = UnsafeRawPointer(row.baseAddress!).loadUnaligned(fromByteOffset: (end - 8) * MemoryLayout<Float>.stride, as: SIMD8<Float>.self)
+            // NaN is the one value unequal to itself.
+            guard all(block .!= block) else { break }
+            end -= 8
+        }
+        while end > 0, row[end - 1].isNaN { end -= 1 }
+        return end
     }
 
     /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
@@ -212,7 +234,7 @@ public enum ReportFile {
     /// Their filters: shuffle + deflate at level 1 (level 4 took longer
     /// for about 3 % less size).
     static let compression = Compression.fast
-    /// The curve matrices' filter: deflate at level 1, no shuffle. A curve
+    /// The curves' filter (`curves`, `aligned_curve_values`): deflate at level 1, no shuffle. A curve
     /// holds each value over neighbouring points, and deflate finds those
     /// repeats whole: half the size of shuffle + deflate 4, in a third of the time.
     static let curveCompression = Compression.fastUnshuffled

@@ -72,4 +72,19 @@ final class ReportFileTests: XCTestCase {
             XCTAssertEqual(start, values.count)
         }
     }
+
+    /// A row's points before its NaN tail, for every place of its last value
+    /// in rows of 0 … 20 points (eight at a time and one at a time both), and
+    /// a NaN before the last value stays a point.
+    func testThePointsBeforeTheTailAreUpToTheLastValue() {
+        for width in 0...20 {
+            for last in -1..<width {
+                var row = [Float](repeating: .nan, count: width)
+                if last >= 0 { row[last] = 0.5 }
+                if last >= 2 { row[0] = 0.25 }
+                let found = row.withUnsafeBufferPointer { ReportFile.pointsBeforeTail($0) }
+                XCTAssertEqual(found, last + 1, "width \(width), last value at \(last)")
+            }
+        }
+    }
 }
