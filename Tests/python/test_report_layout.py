@@ -100,7 +100,8 @@ def test_aligned_curves_are_a_contiguous_ragged_array(files):
     """CF conventions, section 9.3.3: the values of every contact up to its
     end, one after another along their own dimension, and a count variable per
     contact naming that dimension in `sample_dimension`. A contact's count is
-    its grid points (every 10 ms from touch-down, at most 200) before its end."""
+    its grid points (every 10 ms from touch-down, at most 200) before its end;
+    ReportFileTests pins the edges (a point at the end, past the grid, no pressure)."""
     saved, _ = files
     step_ns = int(saved.attrs["aligned_step_ns"])
     width = int(saved.attrs["aligned_points"])
