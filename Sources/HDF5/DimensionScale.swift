@@ -119,15 +119,18 @@ extension Group {
     /// (and theirs back) only within one file; into another it leaves them
     /// dangling, which h5py and netCDF readers refuse. So the copy's scale
     /// bookkeeping is dropped and each scale attached again as in the original.
-    /// The corresponding C functions are `H5Ocopy`, `H5Adelete` and `H5DSattach_scale`.
-    public func copyKeepingScales(_ name: String, to destination: Group, as newName: String? = nil) throws {
+    /// `leaving`: members of the group the copy goes without (paths
+    /// relative to it), with their attachments.
+    /// The corresponding C functions are `H5Ocopy`, `H5Adelete`, `H5Ldelete` and `H5DSattach_scale`.
+    public func copyKeepingScales(_ name: String, to destination: Group, as newName: String? = nil, leaving: Set<String> = []) throws {
         let target = newName ?? name
         let attachments = try openGroup(name).scaleAttachments()
         try copy(name, to: destination, as: target)
-        guard !attachments.isEmpty else { return }
+        guard !attachments.isEmpty || !leaving.isEmpty else { return }
         let copied = try destination.openGroup(target)
         try copied.detachAll(Set(attachments.map(\.dataset)), scales: Set(attachments.map(\.scale)))
-        for attachment in attachments {
+        for member in leaving.sorted() where copied.contains(member) { try copied.removeLink(member) }
+        for attachment in attachments where !leaving.contains(attachment.dataset) && !leaving.contains(attachment.scale) {
             try copied.attachScale(attachment.scale, to: [attachment.dataset], axis: attachment.axis)
         }
     }

@@ -42,3 +42,61 @@ extension Group {
         }
     }
 }
+
+extension Group {
+    /// The shape of the dataset `name`: one extent per dimension.
+    /// The corresponding C functions are `H5Dget_space` and `H5Sget_simple_extent_dims`.
+    public func shape(of name: String) throws -> [Int] {
+        let where_ = childDisplay(name)
+        return try withHDF5 {
+            let id = try checkID(H5Dopen2(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Dopen2", where_)
+            defer { H5Dclose(id) }
+            let space = try checkID(H5Dget_space(id), "H5Dget_space", where_)
+            defer { H5Sclose(space) }
+            let rank = H5Sget_simple_extent_ndims(space)
+            try checkStatus(rank, "H5Sget_simple_extent_ndims", where_)
+            var dims = [hsize_t](repeating: 0, count: Int(rank))
+            try checkStatus(H5Sget_simple_extent_dims(space, &dims, nil), "H5Sget_simple_extent_dims", where_)
+            return dims.map { Int(clamping: $0) }
+        }
+    }
+
+    /// Reads a whole `rows × columns` numeric dataset, row after row,
+    /// converted to `Element`. Check its size first (`storage(of:)`): a
+    /// damaged header may declare any extent.
+    /// The corresponding C functions are `H5Dopen2` and `H5Dread`.
+    public func readMatrix<Element: HDF5Scalar>(_ name: String, rows: Int, columns: Int, of type: Element.Type = Element.self) throws -> [Element] {
+        let where_ = childDisplay(name)
+        let found = try shape(of: name)
+        guard found == [rows, columns] else {
+            throw HDF5Error(function: "readMatrix", context: where_,
+                            stack: ["expected a \(rows) × \(columns) matrix, found shape \(found.map(String.init).joined(separator: " × "))"])
+        }
+        return try withHDF5 {
+            let id = try checkID(H5Dopen2(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Dopen2", where_)
+            defer { H5Dclose(id) }
+            let type = try checkID(H5Dget_type(id), "H5Dget_type", where_)
+            defer { H5Tclose(type) }
+            guard H5Tget_class(type) == H5T_INTEGER || H5Tget_class(type) == H5T_FLOAT else {
+                throw HDF5Error(function: "readMatrix", context: where_, stack: ["expected a numeric dataset"])
+            }
+            var values = [Element](repeating: .zero, count: rows * columns)
+            if !values.isEmpty {
+                let status = values.withUnsafeMutableBufferPointer {
+                    H5Dread(id, Element.scalarKind.nativeType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), $0.baseAddress)
+                }
+                try checkStatus(status, "H5Dread", where_)
+            }
+            return values
+        }
+    }
+
+    /// Removes the link `name` from the group (the object goes when no other link holds it).
+    /// The corresponding C function is `H5Ldelete`.
+    public func removeLink(_ name: String) throws {
+        let where_ = childDisplay(name)
+        try withHDF5 {
+            try checkStatus(H5Ldelete(try handle.validID(displayPath), name, CHDF5_P_DEFAULT()), "H5Ldelete", where_)
+        }
+    }
+}

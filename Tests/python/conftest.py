@@ -117,3 +117,45 @@ def flushed_events(path, recording):
             return live[recording]["events"]["t_ns"].shape[0]
     except (OSError, KeyError):
         return 0
+
+
+def ragged_rows(group):
+    """A `--save` recording group's aligned curves as stored from format_version 2
+    (a CF contiguous ragged array): one array per contact, its points up to its end."""
+    counts = group["aligned_curve_counts"][:]
+    values = group["aligned_curve_values"][:]
+    rows, start = [], 0
+    for count in counts:
+        rows.append(values[start:start + count])
+        start += count
+    assert start == len(values)
+    return rows
+
+
+def save_as_version_1(path):
+    """Rewrites a `--save` file in place as a version-1 forcetrace saved it:
+    each recording's aligned curves as the n x 200 float32 matrix
+    `aligned_curves` (NaN from each contact's end, chunked by 1024 rows and
+    deflated at level 1 without shuffle from 1024 values on), on the `contact`
+    and `t_ms` dimensions; `format_version` 1."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "r+") as f:
+        width = int(f.attrs["aligned_points"])
+        for group in f["recordings"].values():
+            rows = ragged_rows(group)
+            matrix = np.full((len(rows), width), np.nan, dtype=np.float32)
+            for index, row in enumerate(rows):
+                matrix[index, :len(row)] = row
+            counts, values = group["aligned_curve_counts"], group["aligned_curve_values"]
+            counts.dims[0].detach_scale(group["contact"])
+            values.dims[0].detach_scale(group["aligned_sample"])
+            del group["aligned_curve_counts"], group["aligned_curve_values"], group["aligned_sample"]
+            layout = {"chunks": (min(len(rows), 1024), width), "compression": "gzip", "compression_opts": 1} if matrix.size >= 1024 else {}
+            dense = group.create_dataset("aligned_curves", data=matrix, **layout)
+            dense.attrs["units"] = "1"
+            dense.attrs["long_name"] = "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end"
+            dense.dims[0].attach_scale(group["contact"])
+            dense.dims[1].attach_scale(group["t_ms"])
+        f.attrs["format_version"] = np.int64(1)

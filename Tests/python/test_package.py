@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT, SAMPLES, SHARED_NAMES, run, shared_recording
+from conftest import ROOT, SAMPLES, SHARED_NAMES, ragged_rows, run, shared_recording
 
 sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as ft  # noqa: E402  (the worktree's package; `forcetrace` is the CLI fixture)
@@ -286,7 +286,10 @@ def test_read_report_matches_the_saved_file(report_path):
             np.testing.assert_array_equal(mine["peak_norm"], group["contacts/peak_norm"][:])
             assert mine["class"].astype(str).tolist() == [v.decode() for v in group["contacts/class"][:]]
             np.testing.assert_array_equal(report.curves(name).values, group["curves"][:])
-            np.testing.assert_array_equal(report.aligned_curves(name).values, group["aligned_curves"][:])
+            aligned = report.aligned_curves(name).values
+            for row, stored in zip(aligned, ragged_rows(group), strict=True):
+                np.testing.assert_array_equal(row[:len(stored)], stored)
+                assert np.isnan(row[len(stored):]).all()
         np.testing.assert_array_equal(report.sweep()["reached"], raw["total/sweep/reached"][:])
         np.testing.assert_array_equal(report.histograms()["t_peek"].to_numpy(), raw["total/histograms/t_peek"][:])
         assert report.summary()["contacts"] == raw["total"].attrs["contacts"]

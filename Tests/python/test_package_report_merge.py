@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, SHARED, SHARED_NAMES, run
+from conftest import SAMPLES, SHARED, SHARED_NAMES, run, save_as_version_1
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +100,43 @@ def test_merged_save_equals_the_save_of_one_report(forcetrace, inputs, tmp_path)
     assert_same_file(tmp_path / "rounds.h5", tmp_path / "direct.h5")
     assert run(forcetrace, "report", "--merge", tmp_path / "rounds.h5").stdout == \
         run(forcetrace, "report", *inputs, "--contacts", "0").stdout
+
+
+def test_merge_reads_parts_saved_as_version_1_beside_version_2(forcetrace, inputs, tmp_path):
+    """Version 1 stored the aligned curves as an n x 200 matrix: --merge reads
+    such parts, alone or mixed with version-2 ones, and writes what --save of one
+    report writes (version 2, the ragged array), text and JSON as before."""
+    parts = parts_of(forcetrace, inputs, tmp_path)
+    for part in parts[::2]:
+        save_as_version_1(part)
+    with h5py.File(parts[0], "r") as f:
+        assert f.attrs["format_version"] == 1 and all("aligned_curves" in group for group in f["recordings"].values())
+    run(forcetrace, "report", *inputs, "--save", tmp_path / "direct.h5")
+    run(forcetrace, "report", "--merge", *parts, "--save", tmp_path / "merged.h5")
+    assert_same_file(tmp_path / "merged.h5", tmp_path / "direct.h5")
+    run(forcetrace, "report", "--merge", parts[0], "--save", tmp_path / "alone.h5")
+    run(forcetrace, "report", inputs[0], "--save", tmp_path / "direct-alone.h5")
+    assert_same_file(tmp_path / "alone.h5", tmp_path / "direct-alone.h5")
+    assert run(forcetrace, "report", "--merge", *parts).stdout == run(forcetrace, "report", *inputs, "--contacts", "0").stdout
+    direct = without_contacts(json.loads(run(forcetrace, "report", *inputs, "--json").stdout))
+    assert without_contacts(json.loads(run(forcetrace, "report", "--merge", *parts, "--json").stdout)) == direct
+
+
+def test_merge_refuses_a_version_1_part_whose_aligned_curves_are_not_one_row_per_contact(forcetrace, inputs, tmp_path):
+    (part,) = parts_of(forcetrace, inputs[2:3], tmp_path)
+    save_as_version_1(part)
+    with h5py.File(part, "r+") as f:
+        name = next(iter(f["recordings"]))
+        group = f["recordings"][name]
+        matrix = group["aligned_curves"][:]
+        group["aligned_curves"].dims[0].detach_scale(group["contact"])
+        group["aligned_curves"].dims[1].detach_scale(group["t_ms"])
+        del group["aligned_curves"]
+        group.create_dataset("aligned_curves", data=matrix[:, :199])
+    result = run(forcetrace, "report", "--merge", part, "--save", tmp_path / "merged.h5", check=False)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stderr.startswith(f"Error: {part}: recordings/{name}/aligned_curves is not a matrix of 200 points per contact"), result.stderr
+    assert "hint: the file is damaged" in result.stderr and not (tmp_path / "merged.h5").exists()
 
 
 def test_merge_refuses_mixed_options_repeated_inputs_and_traces(forcetrace, inputs, tmp_path):

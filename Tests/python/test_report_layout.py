@@ -6,6 +6,7 @@ changed there fails here until Python follows."""
 import sys
 
 import h5py
+import numpy as np
 import pytest
 
 from conftest import ROOT, SAMPLES, run
@@ -43,6 +44,7 @@ def test_root_attributes(files):
     assert set(saved.attrs) == set(L.ROOT_ATTRIBUTES)
     assert set(part.attrs) == set(L.ROOT_ATTRIBUTES + L.PART_ROOT_ATTRIBUTES)
     assert saved.attrs["format"] == L.FORMAT
+    assert saved.attrs["format_version"] == part.attrs["format_version"] == L.FORMAT_VERSION == 2
     assert set(saved) == set(part) == {L.RECORDINGS, L.TOTAL}
 
 
@@ -67,11 +69,12 @@ def test_members(files):
     saved, part = files
     statistics = set(L.STATISTICS_MEMBERS)
     assert set(saved[L.TOTAL]) == statistics
-    coordinates = {L.CONTACT_DIMENSION, L.FRACTION, L.T_MS, L.SWEEP_TOLERANCE_MM}
+    coordinates = {L.CONTACT_DIMENSION, L.FRACTION, L.T_MS, L.ALIGNED_SAMPLE, L.SWEEP_TOLERANCE_MM}
     for group in recordings(saved):
-        assert set(group) == statistics | {L.CONTACTS, L.CURVES, L.ALIGNED_CURVES} | coordinates, group.name
+        assert set(group) == statistics | {L.CONTACTS, L.CURVES, L.ALIGNED_CURVE_COUNTS, L.ALIGNED_CURVE_VALUES} | coordinates, group.name
         assert scales(group[L.CURVES]) == [L.CONTACT_DIMENSION, L.FRACTION]
-        assert scales(group[L.ALIGNED_CURVES]) == [L.CONTACT_DIMENSION, L.T_MS]
+        assert scales(group[L.ALIGNED_CURVE_COUNTS]) == [L.CONTACT_DIMENSION]
+        assert scales(group[L.ALIGNED_CURVE_VALUES]) == [L.ALIGNED_SAMPLE]
     for group in recordings(part) + [part[L.TOTAL]]:
         assert set(group) == {L.STATE}, group.name
 
@@ -91,3 +94,24 @@ def test_figures_and_histograms(files):
     assert set(histograms.attrs) == {L.PEAK_BIN_WIDTH, L.TIME_BIN_S}
     assert {L.PEAK_HISTOGRAM, L.TIME_BIN} <= set(histograms)
     assert L.QUANTILE_LEVEL in total[L.QUANTILES]
+
+
+def test_aligned_curves_are_a_contiguous_ragged_array(files):
+    """CF conventions, section 9.3.3: the values of every contact up to its
+    end, one after another along their own dimension, and a count variable per
+    contact naming that dimension in `sample_dimension`. A contact's count is
+    its grid points (every 10 ms from touch-down, at most 200) before its end;
+    ReportFileTests pins the edges (a point at the end, past the grid, no pressure)."""
+    saved, _ = files
+    step_ns = int(saved.attrs["aligned_step_ns"])
+    width = int(saved.attrs["aligned_points"])
+    for group in recordings(saved):
+        counts, values = group[L.ALIGNED_CURVE_COUNTS], group[L.ALIGNED_CURVE_VALUES]
+        assert counts.dtype == np.int32 and values.dtype == np.float32 and values.ndim == 1, group.name
+        assert counts.attrs[L.SAMPLE_DIMENSION] == L.ALIGNED_SAMPLE
+        assert len(group[L.ALIGNED_SAMPLE]) == values.shape[0] == counts[:].sum()
+        down, up = group["contacts/t_down_s"][:], group["contacts/t_up_s"][:]
+        duration_ns = np.round((up - down) * 1e9).astype(np.int64)
+        grid = np.minimum(width, -(-duration_ns // step_ns))
+        np.testing.assert_array_equal(counts[:], grid, err_msg=group.name)
+        assert not np.isnan(values[:]).any(), group.name

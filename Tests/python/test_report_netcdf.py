@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from conftest import ROOT, SAMPLES, SHARED_NAMES, run, shared_recording
+from conftest import ROOT, SAMPLES, SHARED_NAMES, ragged_rows, run, save_as_version_1, shared_recording
 
 sys.path.insert(0, str(ROOT / "python"))
 import forcetrace as ft  # noqa: E402  (the worktree's package; `forcetrace` is the CLI fixture)
@@ -80,9 +80,12 @@ def check_report(path, k=K):
         n = contacts[name]
         ds = open_group(path, f"recordings/{name}")
         with ds:
-            assert dict(ds.sizes) == {"contact": n, "fraction": k, "t_ms": 200, "sweep_tolerance_mm": 5}
+            samples = int(ds["aligned_curve_counts"].values.sum())
+            assert dict(ds.sizes) == {"contact": n, "fraction": k, "t_ms": 200, "aligned_sample": samples, "sweep_tolerance_mm": 5}
             assert ds["curves"].dims == ("contact", "fraction")
-            assert ds["aligned_curves"].dims == ("contact", "t_ms")
+            assert ds["aligned_curve_counts"].dims == ("contact",)
+            assert ds["aligned_curve_counts"].attrs["sample_dimension"] == "aligned_sample"
+            assert ds["aligned_curve_values"].dims == ("aligned_sample",) and ds["aligned_curve_values"].dtype == np.float32
             np.testing.assert_array_equal(ds["fraction"].values, np.arange(k) / k)
             np.testing.assert_allclose(ds["t_ms"].values, np.arange(200) * 10.0)
             assert ds["t_ms"].attrs["units"] == "milliseconds" and ds["fraction"].attrs["units"] == "1"
@@ -150,9 +153,11 @@ def test_read_report_takes_the_curve_coordinates_from_the_file(parts, tmp_path):
 
 
 def test_read_report_reads_a_report_saved_before_the_scales(parts, tmp_path):
-    """An old --save file: no scales, no units; read_report computes the coordinates."""
+    """An old --save file: no scales, no units (and version 1's aligned_curves
+    matrix); read_report computes the coordinates."""
     path = tmp_path / "old.h5"
     shutil.copy(parts["parts"][0], path)
+    save_as_version_1(path)
     with h5py.File(path, "r+") as f:
         scales, described = [], []
         f.visititems(lambda name, obj: (scales if obj.attrs.get("CLASS") == b"DIMENSION_SCALE" else described).append(name)
@@ -178,3 +183,49 @@ def test_read_report_reads_a_report_saved_before_the_scales(parts, tmp_path):
         assert old.contacts(recording).equals(new.contacts(recording))
         assert old.sweep(recording).equals(new.sweep(recording))
         assert set(old.histograms(recording)) == set(new.histograms(recording))
+
+
+def test_read_report_reads_the_aligned_curves_of_both_layouts_alike(parts, tmp_path):
+    """Version 2's ragged array (aligned_curve_values, aligned_curve_counts) and
+    version 1's matrix (aligned_curves) read as the same DataArray: contact x
+    t_ms, NaN from each contact's end."""
+    path = tmp_path / "version-1.h5"
+    shutil.copy(parts["parts"][0], path)
+    save_as_version_1(path)
+    old, new = ft.read_report(path), ft.read_report(parts["parts"][0])
+    with h5py.File(path, "r") as f:
+        assert f.attrs["format_version"] == 1 and all("aligned_curves" in group for group in f["recordings"].values())
+    assert old.recordings == new.recordings
+    for recording in new.recordings + [None]:
+        a, b = old.aligned_curves(recording), new.aligned_curves(recording)
+        assert a.dims == b.dims == ("contact", "t_ms") and a.dtype == b.dtype == np.float32
+        np.testing.assert_array_equal(a.values, b.values)
+        for name in b.coords:
+            np.testing.assert_array_equal(a[name].values, b[name].values)
+        assert a.attrs == b.attrs
+    aligned = new.aligned_curves()
+    with h5py.File(parts["parts"][0], "r") as f:
+        rows = [row for group in f["recordings"].values() for row in ragged_rows(group)]
+    assert aligned.shape == (len(rows), 200)
+    for index, row in enumerate(rows):
+        np.testing.assert_array_equal(aligned.values[index, :len(row)], row)
+        assert np.isnan(aligned.values[index, len(row):]).all()
+    assert any(0 < len(row) < 200 for row in rows)
+
+
+@pytest.mark.parametrize("damage", ["count beyond the grid", "counts beyond the values"])
+def test_read_report_refuses_a_ragged_array_whose_counts_do_not_fit(parts, tmp_path, damage):
+    path = tmp_path / "damaged.h5"
+    shutil.copy(parts["parts"][0], path)
+    with h5py.File(path, "r+") as f:
+        name = next(iter(f["recordings"]))
+        counts = f["recordings"][name]["aligned_curve_counts"]
+        if damage == "count beyond the grid":
+            counts[0], counts[1] = 201, counts[1] - (201 - counts[0])  # the same sum
+        else:
+            counts[0] = counts[0] + 1
+    with pytest.raises(ValueError) as raised:
+        ft.read_report(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: /recordings/{name}/aligned_curve_counts "), message
+    assert ("outside 0 … 200" if damage == "count beyond the grid" else "adds up to") in message

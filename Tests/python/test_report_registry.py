@@ -105,10 +105,10 @@ def test_large_arrays_are_deflated_in_chunks_and_small_ones_stay_contiguous(save
         small = [name for name, dataset in sizes.items() if 0 < dataset.size < 1024 and dataset.ndim == 1 and dataset.dtype.kind in "iuf"]
         assert "total/state/aligned_bands" in big and "total/state/class_counts" in small
         for name in big:
-            curves = name.rsplit("/", 1)[-1] in ("curves", "aligned_curves")
+            curves = name.rsplit("/", 1)[-1] in ("curves", "aligned_curve_values")
             assert sizes[name].chunks and sizes[name].compression == "gzip" and sizes[name].shuffle != curves, name
             assert sizes[name].compression_opts == 1, name
-        assert any(name.endswith("/aligned_curves") for name in big) and any(name.endswith("/curves") for name in big)
+        assert any(name.endswith("/aligned_curve_values") for name in big) and any(name.endswith("/curves") for name in big)
         for name in small:
             assert sizes[name].chunks is None, name
         bands = f["total/state/aligned_bands"]

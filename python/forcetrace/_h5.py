@@ -27,10 +27,11 @@ def open_file(path: PathLike, expected_format: str) -> h5py.File:
             if found != expected_format:
                 raise ValueError(f"{path}: not a {expected_format} file (its root attribute 'format' is {found!r})")
             refuse_foreign_objects(handle, path)
+            from ._report_layout import Layout
             version = int(handle.attrs.get("format_version", 0))
-            if version > 1:
-                raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package (1): "
-                                 "upgrade the package (pip install ./python)")
+            if version > Layout.FORMAT_VERSION:
+                raise ValueError(f"{path}: format_version {version} is newer than this forcetrace package "
+                                 f"({Layout.FORMAT_VERSION}): upgrade the package (pip install ./python)")
     except Exception:
         handle.close()
         raise

@@ -8,6 +8,8 @@ class Layout:
     """The names, as class attributes: `from ._report_layout import Layout as L`."""
 
     FORMAT: Final = "forcetrace-report"
+    # The newest `format_version` the package reads; 1 stored the aligned curves dense (ALIGNED_CURVES).
+    FORMAT_VERSION: Final = 2
 
     # Attributes of the root group; PART_ROOT_ATTRIBUTES only in a --save-part file.
     ROOT_ATTRIBUTES: Final = ("format", "format_version", "tool_version", "created_utc", "peek", "pop", "hysteresis",
@@ -47,6 +49,13 @@ class Layout:
     STATISTICS_MEMBERS: Final = (SUMMARY, STATE, SWEEP, INFLATION_SWEEP, HISTOGRAMS, CLASSES, QUANTILES, SUGGESTED_THRESHOLDS)
     CONTACTS: Final = "contacts"
     CURVES: Final = "curves"
+    # The aligned curves as a CF contiguous ragged array (format_version 2): each
+    # contact's points up to its end, concatenated along ALIGNED_SAMPLE, and how
+    # many are each contact's (the count variable, naming that dimension in
+    # SAMPLE_DIMENSION). Version 1 stored the n x 200 matrix ALIGNED_CURVES.
+    ALIGNED_CURVE_VALUES: Final = "aligned_curve_values"
+    ALIGNED_CURVE_COUNTS: Final = "aligned_curve_counts"
+    SAMPLE_DIMENSION: Final = "sample_dimension"
     ALIGNED_CURVES: Final = "aligned_curves"
 
     # suggested_thresholds/: its groups, their attributes and datasets.
@@ -70,6 +79,7 @@ class Layout:
     CONTACT_DIMENSION: Final = "contact"
     FRACTION: Final = "fraction"
     T_MS: Final = "t_ms"
+    ALIGNED_SAMPLE: Final = "aligned_sample"
     SWEEP_TOLERANCE_MM: Final = "sweep_tolerance_mm"
     TIME_BIN: Final = "time_bin"
     QUANTILE_LEVEL: Final = "level"

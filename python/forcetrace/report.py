@@ -139,7 +139,10 @@ class Report:
                             attrs={"long_name": "normalized pressure, sample-and-hold", "units": "1"})
 
     def aligned_curves(self, recording: str | None = None) -> xr.DataArray:
-        """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end."""
+        """Touch-down-aligned curves: DataArray (contact, t_ms), ms since touch-down; NaN after the end.
+        The file stores them as a ragged array (format_version 2: each contact's
+        points up to its end, `aligned_curve_values` and `aligned_curve_counts`)
+        or as this matrix (`aligned_curves`, format_version 1); both read the same."""
         import xarray as xr
 
         data, coords, names = self._matrix(L.ALIGNED_CURVES, recording)
@@ -232,11 +235,38 @@ def _read_group(group: h5py.Group) -> dict[str, Any]:
         elif obj.ndim == 1 and is_scale(obj) and not is_dimension_only(obj):
             # A coordinate of the curve matrices (`fraction`, `t_ms`): values and what they are.
             result["coords"][name] = (obj[...], {key: attr(obj, key) for key in ("long_name", "units") if key in obj.attrs})
+    if L.ALIGNED_CURVE_COUNTS in group:
+        result[L.ALIGNED_CURVES] = _dense_aligned_curves(group, result["coords"])
     if L.CONTACTS in result:
         for name in CATEGORICAL:
             if name in result[L.CONTACTS]:
                 result[L.CONTACTS][name] = result[L.CONTACTS][name].astype(object)
     return result
+
+
+def _dense_aligned_curves(group: h5py.Group, coords: dict[str, Any]) -> np.ndarray:
+    """The contiguous ragged array of the aligned curves (`aligned_curve_values`,
+    `aligned_curve_counts`; CF conventions 1.x, section 9.3.3) as the n x 200
+    matrix format_version 1 stored: row c holds its count of values, then NaN.
+    Contact c's values start at the sum of the counts before it."""
+    from ._validate import ForceTraceFileError
+
+    counts = group[L.ALIGNED_CURVE_COUNTS][...].astype(np.int64)
+    values = group[L.ALIGNED_CURVE_VALUES]
+    width = len(coords[L.T_MS][0]) if L.T_MS in coords else int(group.file.attrs.get("aligned_points", 0))
+    where = f"{group.name}/{L.ALIGNED_CURVE_COUNTS}"
+    if counts.ndim != 1 or values.ndim != 1 or (len(counts) and (counts.min() < 0 or counts.max() > width)):
+        raise ForceTraceFileError(group.file.filename, f"{where} holds a count outside 0 … {width} (the {L.T_MS} points)",
+                                  "the file is damaged; save the report again from its inputs")
+    if int(counts.sum()) != values.shape[0]:
+        raise ForceTraceFileError(group.file.filename, f"{where} adds up to {int(counts.sum())} points, but "
+                                  f"{L.ALIGNED_CURVE_VALUES} holds {values.shape[0]}",
+                                  "the file is damaged; save the report again from its inputs")
+    dense = np.full((len(counts), width), np.nan, dtype=np.float32)
+    rows = np.repeat(np.arange(len(counts)), counts)
+    starts = np.cumsum(counts) - counts
+    dense[rows, np.arange(len(rows)) - np.repeat(starts, counts)] = values[...]
+    return dense
 
 
 def read_report(path: str | os.PathLike[str]) -> Report:

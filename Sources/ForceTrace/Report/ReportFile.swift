@@ -10,7 +10,9 @@ public enum ReportFile {
     private typealias Name = SavedReportLayout.Name
     typealias Dimension = SavedReportLayout.Dimension
     public static let formatName = "forcetrace-report"
-    public static let formatVersion: Int64 = 1
+    /// 2: the aligned curves as a ragged array (`aligned_curve_values`,
+    /// `aligned_curve_counts`) instead of version 1's `aligned_curves` matrix.
+    public static let formatVersion: Int64 = 2
 
     /// The root attribute `part` of a file that holds only what `--merge` reads
     /// (`report --save-part`): options, recordings' attributes and `state/`.
@@ -78,26 +80,82 @@ public enum ReportFile {
         }
         try group.writeRows(Name.curves, analysis.curves, rows: count, columns: options.curvePoints, compression: curveCompression)
         try group.describe(Name.curves, units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
-        try group.writeRows(Name.alignedCurves, analysis.alignedCurves, rows: count, columns: options.alignedPoints,
-                            compression: curveCompression)
-        try group.describe(Name.alignedCurves, units: "1", "normalized pressure after touch-down, sample-and-hold; NaN from the contact's end")
+        try writeAlignedCurves(analysis.alignedCurves, rows: count, columns: options.alignedPoints, to: group)
         try group.set(Recording.alignedStepS, Double(options.alignedStepNs) / 1e9)
         try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
                                   units: "1", "fraction of the contact's duration since touch-down, i/K")
         try group.writeCoordinate(Dimension.alignedTime, (0..<options.alignedPoints).map { Double(Int64($0) * options.alignedStepNs) / 1e6 },
                                   units: "milliseconds", "time since touch-down")
         try group.attachScale(Dimension.fraction, to: [Name.curves], axis: 1)
-        try group.attachScale(Dimension.alignedTime, to: [Name.alignedCurves], axis: 1)
 
         let contacts = try group.createGroup(Name.contacts)
         for field in fields where field.applies(options) {
             try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
         }
         try group.createDimensionScale(Dimension.contact, rows: count)
-        try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "\(Name.contacts)/\($0)" } + [Name.curves, Name.alignedCurves])
+        try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "\(Name.contacts)/\($0)" } + [Name.curves, Name.alignedCurveCounts])
         try group.writeCoordinate(Dimension.sweepLane, AnalysisOptions.sweepTolerancesMM, units: "mm", "the inflation sweep's tolerance in x and in y")
         try group.attachScale(Dimension.sweepLane, to: fields.filter { $0.isSweep && $0.applies(options) }.map { "\(Name.contacts)/\($0.name)" }, axis: 1)
         try writeStatistics(analysis.statistics, of: report, to: group)
+    }
+
+    /// The aligned curves, `rows × columns` with NaN from each contact's end,
+    /// as a CF contiguous ragged array (docs/ANALYSIS.md, "The --save file"):
+    /// each row up to its last value, the rows one after another along
+    /// `aligned_sample`, and each row's count. A row's count is its points
+    /// before the NaN tail, so the matrix reads back exactly; contact c's
+    /// points start at the sum of the counts before it. The caller attaches
+    /// the `contact` dimension to the counts.
+    static func writeAlignedCurves(_ matrix: [Float], rows: Int, columns: Int, to group: Group) throws {
+        precondition(matrix.count == rows * columns, "the aligned curves are rows × columns")
+        var counts = [Int32](repeating: 0, count: rows)
+        var values: [Float] = []
+        matrix.withUnsafeBufferPointer { matrix in
+            var total = 0
+            for row in 0..<rows {
+                let points = pointsBeforeTail(UnsafeBufferPointer(rebasing: matrix[(row * columns)..<((row + 1) * columns)]))
+                counts[row] = Int32(points)
+                total += points
+            }
+            values = [Float](unsafeUninitializedCapacity: total) { buffer, count in
+                for row in 0..<rows {
+                    let source = UnsafeBufferPointer(rebasing: matrix[(row * columns)..<(row * columns + Int(counts[row]))])
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<(count + source.count)]).initialize(from: source)
+                    count += source.count
+                }
+            }
+        }
+        try group.write(Name.alignedCurveCounts, counts, units: "1",
+                        "points of each contact's aligned curve in \(Name.alignedCurveValues), the grid points before its end (CF count variable)")
+        try group.set(Statistics.sampleDimension, Dimension.alignedSample, onMember: Name.alignedCurveCounts)
+        if values.count >= deflatedElements {
+            // Chunks of as many points as the matrix's chunks of 1024 whole rows held.
+            try group.writeDeflated(Name.alignedCurveValues, values, rows: values.count, chunkRows: 1024 * columns, compression: curveCompression)
+        } else {
+            try group.writeArray(Name.alignedCurveValues, values)
+        }
+        try group.describe(Name.alignedCurveValues, units: "1",
+                           "normalized pressure after touch-down, sample-and-hold, each contact's points up to its end, contact after contact")
+        try group.createDimensionScale(Dimension.alignedSample, rows: values.count)
+        try group.attachScale(Dimension.alignedSample, to: [Name.alignedCurveValues])
+    }
+
+    /// The points of `row` before its NaN tail. The tail is most of a row,
+    /// so it is stepped over eight points at a time.
+    static func pointsBeforeTail(_ row: UnsafeBufferPointer<Float>) -> Int {
+        var end = row.count
+        while end % 8 != 0 {
+            guard row[end - 1].isNaN else { return end }
+            end -= 1
+        }
+        while end >= 8 {
+            let block = UnsafeRawPointer(row.baseAddress!).loadUnaligned(fromByteOffset: (end - 8) * MemoryLayout<Float>.stride, as: SIMD8<Float>.self)
+            // NaN is the one value unequal to itself.
+            guard all(block .!= block) else { break }
+            end -= 8
+        }
+        while end > 0, row[end - 1].isNaN { end -= 1 }
+        return end
     }
 
     /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
@@ -176,7 +234,7 @@ public enum ReportFile {
     /// Their filters: shuffle + deflate at level 1 (level 4 took longer
     /// for about 3 % less size).
     static let compression = Compression.fast
-    /// The curve matrices' filter: deflate at level 1, no shuffle. A curve
+    /// The curves' filter (`curves`, `aligned_curve_values`): deflate at level 1, no shuffle. A curve
     /// holds each value over neighbouring points, and deflate finds those
     /// repeats whole: half the size of shuffle + deflate 4, in a third of the time.
     static let curveCompression = Compression.fastUnshuffled

@@ -243,6 +243,38 @@ public enum ReportMerge {
         return SavedRecording(part: part, group: name, analysis: analysis)
     }
 
+    /// Copies a part's recording group as it is, except a version-1 part's
+    /// `aligned_curves` matrix, which is written as the ragged array this
+    /// version stores (`ReportFile.writeAlignedCurves`), the same as `--save` writes.
+    static func copyRecording(_ saved: SavedRecording, from source: Group, to recordings: Group, as name: String, alignedPoints: Int) throws {
+        let original = try source.openGroup(saved.group)
+        guard original.contains(Name.alignedCurves) else {
+            try source.copyKeepingScales(saved.group, to: recordings, as: name)
+            return
+        }
+        let place = "\(Name.recordings)/\(saved.group)/\(Name.alignedCurves)"
+        // Declared size first: a damaged extent would make the read allocate without bound.
+        if let problem = TraceValidation.extentProblem(try original.storage(of: Name.alignedCurves), fileSize: TraceValidation.fileSize(saved.part)) {
+            throw ForceTraceError(file: saved.part, "\(place) \(problem)", hint: "the file is damaged; save the report again from its inputs")
+        }
+        let rows = try original.shape(of: Name.alignedCurves).first ?? 0
+        guard try original.shape(of: SavedReportLayout.Dimension.contact) == [rows] else {
+            throw ForceTraceError(file: saved.part, "\(place) has \(rows) rows, not one per contact of the recording",
+                                  hint: "the file is damaged; save the report again from its inputs")
+        }
+        let matrix: [Float]
+        do {
+            matrix = try original.readMatrix(Name.alignedCurves, rows: rows, columns: alignedPoints)
+        } catch let error as HDF5Error {
+            throw ForceTraceError(file: saved.part, "\(place) is not a matrix of \(alignedPoints) points per contact (\(error.stack.last ?? error.function))",
+                                  hint: "the file is damaged; save the report again from its inputs")
+        }
+        try source.copyKeepingScales(saved.group, to: recordings, as: name, leaving: [Name.alignedCurves])
+        let copied = try recordings.openGroup(name)
+        try ReportFile.writeAlignedCurves(matrix, rows: rows, columns: alignedPoints, to: copied)
+        try copied.attachScale(SavedReportLayout.Dimension.contact, to: [Name.alignedCurveCounts])
+    }
+
     static func describe(_ options: AnalysisOptions) -> String {
         let thresholds = options.thresholds
         return "peek \(thresholds.peek), pop \(thresholds.pop), hysteresis \(thresholds.hysteresis), \(thresholds.sensitivity.rawValue), "
@@ -266,6 +298,8 @@ public enum ReportMerge {
             if let value = try firstRoot.attribute(name) { try root.setAttribute(name, value) }
         }
         try first.close()
+        // This forcetrace writes the layout: a version-1 part's recordings are rewritten below.
+        try root.set(Root.formatVersion, ReportFile.formatVersion)
         try root.set(Root.createdUTC, ISO8601DateFormatter().string(from: Date()))
         try root.set(Root.inputs, merged.report.files.map(\.file))
         if stateOnly { try root.set(Root.part, ReportFile.statePart) }
@@ -275,7 +309,8 @@ public enum ReportMerge {
         for saved in merged.recordings {
             let source = try open(saved.part)
             let name = groupName(saved.analysis.name, used: &used)
-            try source.root.openGroup(Name.recordings).copyKeepingScales(saved.group, to: recordings, as: name)
+            try copyRecording(saved, from: source.root.openGroup(Name.recordings), to: recordings, as: name,
+                              alignedPoints: merged.report.options.alignedPoints)
             try source.close()
             try recordings.openGroup(name).set(Recording.reportIndex, Int64(index))
             index += 1

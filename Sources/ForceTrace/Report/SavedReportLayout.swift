@@ -73,6 +73,8 @@ public enum SavedReportLayout {
         public static let method = Key<String>("method")
         public static let note = Key<String>("note")
         public static let classes = Key<[String]>("classes")
+        /// The count variable's attribute naming its sample dimension (CF's `sample_dimension`).
+        public static let sampleDimension = Key<String>("sample_dimension")
     }
 
     /// Group and dataset names.
@@ -81,6 +83,13 @@ public enum SavedReportLayout {
         public static let total = "total"
         public static let contacts = "contacts"
         public static let curves = "curves"
+        /// The aligned curves as a CF contiguous ragged array (CF conventions
+        /// 1.x, section 9.3.3): each contact's points up to its end, in contact
+        /// order, along `Dimension.alignedSample`; and per contact how many are
+        /// its own, with the attribute `sampleDimension` naming that dimension.
+        public static let alignedCurveValues = "aligned_curve_values"
+        public static let alignedCurveCounts = "aligned_curve_counts"
+        /// Version 1's n × `aligned_points` matrix (NaN from each contact's end), which `--merge` still reads.
         public static let alignedCurves = "aligned_curves"
         public static let summary = "summary"
         public static let state = "state"
@@ -103,11 +112,13 @@ public enum SavedReportLayout {
 
     /// The dimension names that are not datasets' own names (docs/ANALYSIS.md, "The --save file").
     public enum Dimension {
-        /// A recording's contacts: the rows of `contacts/*` and of both curve matrices.
+        /// A recording's contacts: the rows of `contacts/*`, of `curves` and of `aligned_curve_counts`.
         public static let contact = "contact"
-        /// The columns of `curves` and of `aligned_curves`, coordinates with values.
+        /// The columns of `curves`, and the aligned curves' grid (the j-th point of each contact's), coordinates with values.
         public static let fraction = "fraction"
         public static let alignedTime = "t_ms"
+        /// The points of `aligned_curve_values`, every contact's after the one before.
+        public static let alignedSample = "aligned_sample"
         /// The second dimension of a per-contact sweep (`contacts/stationary_sweep`), a coordinate in mm.
         public static let sweepLane = "sweep_tolerance_mm"
         /// The bins of the histograms, coordinates with their lower edges.
@@ -190,6 +201,11 @@ extension Group {
     /// Writes a `--save` attribute under its layout name.
     func set<Value>(_ key: SavedReportLayout.Key<Value>, _ value: Value) throws {
         try setAttribute(key.name, value.attribute)
+    }
+
+    /// Writes a `--save` attribute of the member `member` under its layout name.
+    func set<Value>(_ key: SavedReportLayout.Key<Value>, _ value: Value, onMember member: String) throws {
+        try setAttribute(key.name, value.attribute, onMember: member)
     }
 
     /// A `--save` attribute that may be absent; present with another type, an error.
