@@ -83,6 +83,17 @@ final class InkMLTests: XCTestCase {
         XCTAssertEqual(InkML.fractionDigits([1.0000005]), 0, "within 1e-6 of a whole number")
     }
 
+    /// 65,536 traces are read; one more is refused by its count.
+    func testTheTraceCountAtItsBound() throws {
+        let bound = InkML.maximumTraces
+        XCTAssertEqual(bound, 65_536)
+        let traces = String(repeating: "<trace>1 2</trace>", count: bound)
+        XCTAssertEqual(try read(ink(traces))[0].recording.events.filter { $0.type == EventType.key && $0.code == Button.touch && $0.value == 1 }.count, bound)
+        XCTAssertThrowsError(try read(ink(traces + "<trace>1 2</trace>"))) {
+            XCTAssertTrue("\($0)".contains("more than 65536 traces"), "\($0)")
+        }
+    }
+
     /// Differences need values before them: a first difference at the first
     /// point, a second one at the second, are refused naming the trace.
     func testDifferencesNeedEarlierValues() throws {

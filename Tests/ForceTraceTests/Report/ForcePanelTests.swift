@@ -65,6 +65,21 @@ final class ForcePanelTests: XCTestCase {
         XCTAssertTrue(panel.contains("every \(stride)th drawn"), panel.suffix(300).description)
     }
 
+    /// A curve is drawn from two points on; one point is no line.
+    func testACurveNeedsTwoPoints() throws {
+        let (trace, _) = try session()
+        var options = AnalysisOptions()
+        options.curves = true
+        var analysis = try XCTUnwrap(try AnalysisFixtures.analyzeFile(trace, options: options).first)
+        var force = try XCTUnwrap(analysis.force)
+        let report = PressureReport(options: options, files: [FileAnalysis(file: trace, recordings: [analysis])])
+        for (kept, drawn) in [(2, true), (1, false)] {
+            for index in force.curve.indices { force.curve[index].releaseGrams = index < kept ? 10 * Double(index + 1) : nil }
+            analysis.force = force
+            XCTAssertEqual(report.forcePanel(analysis).contains("data-series=\"release\""), drawn, "\(kept) release points")
+        }
+    }
+
     func testNoPanelWithoutAScale() throws {
         let directory = try FormatTestSupport.temporaryDirectory(self)
         let trace = try BlackBox.importTrace(FormatTestSupport.samples.appendingPathComponent("touchscreen-mixed.evemu").path, into: directory).path
