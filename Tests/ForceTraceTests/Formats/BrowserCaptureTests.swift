@@ -224,6 +224,11 @@ final class BrowserCaptureTests: XCTestCase {
         XCTAssertNoThrow(try decode(edge))
         edge.touch[1]["radiusX"] = 1_000_000.0
         try assertFails(edge, "$.touch[1].radiusX: radii must be 0 or more CSS pixels")
+        edge = capture
+        edge.touch[1]["radiusY"] = 999_999.0
+        XCTAssertNoThrow(try decode(edge))
+        edge.touch[1]["radiusY"] = 1_000_000.0
+        try assertFails(edge, "$.touch[1].radiusX: radii must be 0 or more CSS pixels")
         for (t, accepted) in [(-1e9, true), (-1e9 - 1, false), (1e11, true), (1e11 + 1, false)] {
             var timed = Capture()
             timed.touch = [["t": t, "type": "start", "id": 1, "x": 1, "y": 1, "force": 0.1],
