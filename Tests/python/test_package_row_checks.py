@@ -72,7 +72,7 @@ def set_sample(row, column, value):
     return change
 
 
-@pytest.mark.parametrize("time, refused", [(LIMIT_NS, False), (LIMIT_NS + 1, True), (-LIMIT_NS - 1, True)])
+@pytest.mark.parametrize("time, refused", [(LIMIT_NS, False), (LIMIT_NS + 1, True), (-LIMIT_NS, False), (-LIMIT_NS - 1, True)])
 def test_a_samples_time_at_the_limit_is_read_and_one_past_it_refused(forcetrace, good, tmp_path, time, refused):
     # The last row, so that the samples stay in time order.
     path = damaged(good, tmp_path, set_sample(-1, "t_ns", time) if time > 0 else set_sample(0, "t_ns", time))
