@@ -94,3 +94,26 @@ def test_integer_attributes_at_their_limits(forcetrace, good, tmp_path, attribut
     cli = cli_line(forcetrace, "info", path)
     assert (cli is not None) == refused and (not refused or f"attribute {attribute}: {value} is not" in cli), cli
     assert python_line(opened, path) == cli
+
+
+def test_a_group_the_format_does_not_know_inside_a_table_is_ignored_by_both(forcetrace, good, tmp_path):
+    """Readers ignore names they do not know (FORMAT.md, "Versioning"), a
+    group as much as a dataset: info, report, open and load all read the file."""
+    def add_group(f):
+        f["recordings/touchscreen-mixed/samples"].create_group("later_addition")
+    path = changed(good, tmp_path, add_group)
+    for command in ("info", "report"):
+        assert cli_line(forcetrace, command, path) is None
+    assert python_line(opened, path) is None
+    assert python_line(package.load, path) is None
+    assert len(package.open(path)["touchscreen-mixed"].samples()) == 1630
+
+
+def test_capability_names_follow_their_type(good):
+    """EV_SYN's row of capabilities lists event types, named EV_*; other
+    types' rows name their codes (BTN_TOUCH for 0x14a under EV_KEY)."""
+    caps = package.open(good)["touchscreen-mixed"].device.capabilities
+    syn = caps[caps["type"] == 0]
+    assert set(syn["code_name"]) >= {"EV_SYN", "EV_KEY", "EV_ABS"}
+    keys = caps[caps["type"] == 1]
+    assert "BTN_TOUCH" in set(keys["code_name"]) and not any(name.startswith("EV_") for name in keys["code_name"])
