@@ -134,3 +134,13 @@ def test_suggest_refuses_the_rows_report_refuses_with_its_words(forcetrace, good
     result = run(forcetrace, "suggest", path, check=False, timeout=120)
     assert result.returncode == 1, result.stdout[-500:]
     assert result.stderr.splitlines()[0].removeprefix("Error: ") == report_line(forcetrace, path)
+
+
+def test_samples_columns_of_two_lengths_are_refused_before_any_row():
+    """Two lengths are enough: the columns must all be one length."""
+    from forcetrace import _validate
+    samples = {"t_ns": np.arange(3, dtype=np.int64), "contact": np.zeros(3, np.int32), "slot": np.zeros(3, np.int16),
+               "x": np.zeros(3, np.int32), "y": np.zeros(3, np.int32), "pressure": np.zeros(2, np.int32),
+               "flags": np.zeros(3, np.uint8)}
+    with pytest.raises(forcetrace.ForceTraceFileError, match="the samples columns differ in length"):
+        _validate.check_samples("f.h5", "rec", samples, np.array([2]))
