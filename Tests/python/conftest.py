@@ -58,6 +58,27 @@ def run(forcetrace, *args, check=True, **kwargs):
     return result
 
 
+@pytest.fixture(scope="module")
+def good(forcetrace, tmp_path_factory):
+    """samples/touchscreen-mixed.evemu imported once per module: the valid
+    trace the damage tests change copies of."""
+    path = tmp_path_factory.mktemp("good") / "good.h5"
+    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", path)
+    return path
+
+
+def changed_copy(source, folder, change, name="changed.h5"):
+    """A copy of `source` in `folder`, opened with h5py and handed to `change`."""
+    import shutil
+
+    import h5py
+    path = folder / name
+    shutil.copy(source, path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+    return path
+
+
 def shared_recording(name):
     path = SHARED / name
     if not path.exists():

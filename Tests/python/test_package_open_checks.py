@@ -2,33 +2,20 @@
 or on reading (`forcetrace report`, `forcetrace.load`), with the same words;
 and the edge cases both read. Each file is one of Tests/hostile/generate.py's
 changes, or an attribute at either side of its limit, applied to a fresh import."""
-import shutil
 import sys
 
-import h5py
 import numpy as np
 import pytest
 
 import forcetrace as package
-from conftest import ROOT, SAMPLES, run
+from conftest import ROOT, changed_copy, run
 
 sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
 import generate  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def good(forcetrace, tmp_path_factory):
-    path = tmp_path_factory.mktemp("good") / "good.h5"
-    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", path)
-    return path
-
-
 def changed(good, folder, change):
-    path = folder / "changed.h5"
-    shutil.copy(good, path)
-    with h5py.File(path, "r+") as f:
-        change(f)
-    return path
+    return changed_copy(good, folder, change, "changed.h5")
 
 
 def cli_line(binary, command, path):

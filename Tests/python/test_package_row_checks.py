@@ -2,7 +2,6 @@
 the Python package's too: `forcetrace.load` refuses what `report` refuses,
 with the same first line, and reads what it reads. Each damage is one of
 Tests/hostile/generate.py's, applied to a fresh import."""
-import shutil
 import sys
 
 import h5py
@@ -10,7 +9,7 @@ import numpy as np
 import pytest
 
 import forcetrace
-from conftest import ROOT, SAMPLES, run
+from conftest import ROOT, changed_copy, run
 
 sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
 import generate  # noqa: E402
@@ -18,19 +17,8 @@ import generate  # noqa: E402
 LIMIT_NS = 2**62 - 1
 
 
-@pytest.fixture(scope="module")
-def good(forcetrace, tmp_path_factory):
-    path = tmp_path_factory.mktemp("good") / "good.h5"
-    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", path)
-    return path
-
-
 def damaged(good, folder, change):
-    path = folder / "damaged.h5"
-    shutil.copy(good, path)
-    with h5py.File(path, "r+") as f:
-        change(f)
-    return path
+    return changed_copy(good, folder, change, "damaged.h5")
 
 
 def report_line(binary, path):
