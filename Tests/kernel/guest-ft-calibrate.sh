@@ -16,16 +16,7 @@ calibrate_with() {
 	_protocol=$2
 	shift 2
 	ft_start_player calibrate "$_protocol" 3 --hold-ms 30000 --expect "$OUT/expected.jsonl" "$@"
-	forcetrace calibrate "$FT_DEV" -o "$OUT/cal.h5" --protocol "$_protocol" --trials 3 \
-		>"$OUT/calibrate.out" 2>"$OUT/calibrate.err" &
-	_pid=$!
-	ft_wait_opened "$_pid" "$FT_DEV" 30 || ft_fail "calibrate did not open $FT_DEV: $(cat "$OUT/calibrate.err")"
-	ft_wait_file "$OUT/cal.h5" 30 || ft_fail "calibrate did not create its file: $(cat "$OUT/calibrate.err")"
-	ft_go_player
-	# calibrate stops by itself once it has every trial.
-	ft_wait_pid "$_pid" 90
-	echo "$FT_RC" >"$OUT/calibrate.rc"
-	[ "$FT_RC" = 0 ] || ft_fail "forcetrace calibrate exited with $FT_RC: $(tail -n 5 "$OUT/calibrate.err")"
+	ft_calibrate_session "$_protocol" 3
 	forcetrace suggest "$OUT/cal.h5" --format json >"$OUT/suggest.json" 2>"$OUT/suggest.err" ||
 		ft_fail "suggest failed: $(cat "$OUT/suggest.err")"
 	if [ "$_protocol" = touchpad ]; then

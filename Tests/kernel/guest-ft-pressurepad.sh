@@ -11,15 +11,7 @@ ft_need_forcetrace
 FT_TOUCH_NAME=forcetrace-test-pressurepad
 ft_start_player calibrate touchpad 3 --hold-ms 30000 --expect "$OUT/expected.jsonl" \
 	--touchpad --pressurepad 2 --name forcetrace-test-pressurepad
-forcetrace calibrate "$FT_DEV" -o "$OUT/cal.h5" --protocol touchpad --trials 3 \
-	>"$OUT/calibrate.out" 2>"$OUT/calibrate.err" &
-_pid=$!
-ft_wait_opened "$_pid" "$FT_DEV" 30 || ft_fail "calibrate did not open $FT_DEV: $(cat "$OUT/calibrate.err")"
-ft_wait_file "$OUT/cal.h5" 30 || ft_fail "calibrate did not create its file: $(cat "$OUT/calibrate.err")"
-ft_go_player
-# calibrate stops by itself once it has every trial.
-ft_wait_pid "$_pid" 90
-[ "$FT_RC" = 0 ] || ft_fail "forcetrace calibrate exited with $FT_RC: $(tail -n 5 "$OUT/calibrate.err")"
+ft_calibrate_session touchpad 3
 kill "$FT_PLAYER_PID" 2>/dev/null
 ft_wait_pid "$FT_PLAYER_PID" 30
 for _run in "report.txt:report --contacts all" "report.json:report --json --contacts all" \

@@ -226,6 +226,23 @@ ft_record_start() {
 	ft_log "recorder pid=$FT_REC_PID has $FT_DEV open and $_f created"
 }
 
+# ft_calibrate_session PROTOCOL TRIALS: with the player started and waiting,
+# run `forcetrace calibrate $FT_DEV -o $OUT/cal.h5 --protocol PROTOCOL
+# --trials TRIALS` (output to $OUT/calibrate.out/.err), let the player go once
+# calibrate reads, and wait for calibrate to stop by itself after its last
+# trial; its status goes to $OUT/calibrate.rc, and anything but 0 fails.
+ft_calibrate_session() {
+	forcetrace calibrate "$FT_DEV" -o "$OUT/cal.h5" --protocol "$1" --trials "$2" \
+		>"$OUT/calibrate.out" 2>"$OUT/calibrate.err" &
+	_cal_pid=$!
+	ft_wait_opened "$_cal_pid" "$FT_DEV" 30 || ft_fail "calibrate did not open $FT_DEV: $(cat "$OUT/calibrate.err")"
+	ft_wait_file "$OUT/cal.h5" 30 || ft_fail "calibrate did not create its file: $(cat "$OUT/calibrate.err")"
+	ft_go_player
+	ft_wait_pid "$_cal_pid" 90
+	echo "$FT_RC" >"$OUT/calibrate.rc"
+	[ "$FT_RC" = 0 ] || ft_fail "forcetrace calibrate exited with $FT_RC: $(tail -n 5 "$OUT/calibrate.err")"
+}
+
 # ft_record_stop: if the recorder still runs, SIGINT it (graceful stop);
 # wait up to 20 s; exit code -> FT_RC and $OUT/recorder.rc;
 # $OUT/recorder.stopped_by is "self" or "sigint"
