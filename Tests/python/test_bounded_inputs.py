@@ -256,3 +256,30 @@ def test_the_python_package_refuses_a_column_longer_than_its_table(forcetrace, t
     said = f"{path}: recording 'touchscreen-mixed': samples/extra: declares 134217728 rows (1073741824 bytes), more than a "
     assert "ForceTraceFileError: " + said in result.stderr, result.stderr[-800:]
     assert said in run(forcetrace, "info", path, check=False).stderr
+
+
+@pytest.mark.parametrize("past, says", [
+    (0, "samples/extra: declares {rows} rows, more than the table's 1630"),
+    (1, "samples/extra: declares {rows} rows ({rows} bytes), more than a {size}-byte file can hold even compressed"),
+])
+def test_a_column_is_bounded_at_exactly_the_bytes_the_file_could_hold(forcetrace, tmp_path, past, says):
+    """The bound is the file's size times the largest compression ratio, plus
+    16 MiB: a one-byte column of exactly that many rows passes the size check
+    (and is then refused as longer than its table); one row more is refused by
+    size, by `info` and by the Python package in the same words."""
+    path = hostile_copy(forcetrace, tmp_path, "extra.h5", lambda f: f["recordings/touchscreen-mixed/samples"].create_dataset(
+        "extra", shape=(1,), maxshape=(None,), dtype="int8", chunks=(1 << 16,)))
+    size = None
+    while size != path.stat().st_size:  # the extent lives in the header: resizing leaves the size as it was
+        size = path.stat().st_size
+        rows = size * 1100 + (16 << 20) + past
+        with h5py.File(path, "a") as f:
+            f["recordings/touchscreen-mixed/samples/extra"].resize((rows,))
+    said = f"{path}: recording 'touchscreen-mixed': " + says.format(rows=rows, size=size)
+    assert said in run(forcetrace, "info", path, check=False).stderr
+    script = ("import sys\nimport forcetrace\n"
+              "try:\n    forcetrace.open(sys.argv[1])['touchscreen-mixed']\n"
+              "except forcetrace.ForceTraceFileError as error:\n    print(error)\n")
+    result = subprocess.run(["python3", "-c", script, str(path)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(PACKAGE)})
+    assert said in result.stdout, (result.stdout, result.stderr[-800:])

@@ -132,3 +132,38 @@ def test_samples_columns_of_two_lengths_are_refused_before_any_row():
                "flags": np.zeros(3, np.uint8)}
     with pytest.raises(forcetrace.ForceTraceFileError, match="the samples columns differ in length"):
         _validate.check_samples("f.h5", "rec", samples, np.array([2]))
+
+
+@pytest.mark.parametrize("time, refused", [(LIMIT_NS, False), (LIMIT_NS + 1, True)])
+def test_a_touch_down_at_the_time_limit_is_read_and_one_past_it_refused(forcetrace, good, tmp_path, time, refused):
+    # The last contact, so that the contacts stay in touch-down order; it never lifts (t_up −1).
+    def change(f):
+        contacts = generate.rec(f)["contacts"]
+        for column, value in (("t_down_ns", time), ("t_up_ns", -1)):
+            values = contacts[column][:]
+            values[-1] = value
+            contacts[column][...] = values
+    path = damaged(good, tmp_path, change)
+    cli = report_line(forcetrace, path)
+    assert (cli is not None) == refused, cli
+    if refused:
+        assert cli.endswith(f"t_down_ns {time} is beyond ±2^62 ns"), cli
+    assert load_line(path) == cli
+
+
+def test_contact_violations_are_counted_to_the_row_past_the_thousandth(forcetrace, tmp_path):
+    """report stops counting after the row at which more than 1000 violations
+    were found: 1,100 contacts each one id off count as 1,001 problems."""
+    source = tmp_path / "presses.evemu"
+    run(forcetrace, "simulate", "--seed", "3", "--presses", "1100", "-o", source)
+    good = tmp_path / "many.h5"
+    run(forcetrace, "import", source, "-o", good)
+
+    def change(f):
+        ids = generate.rec(f)["contacts"]["id"][:]
+        assert len(ids) >= 1002, len(ids)
+        generate.rec(f)["contacts"]["id"][...] = ids + 1
+    path = damaged(good, tmp_path, change)
+    cli = report_line(forcetrace, path)
+    assert cli is not None and "has 1001 problems:" in cli, cli
+    assert load_line(path) == cli
