@@ -116,29 +116,31 @@ public struct CurveFit: Equatable, Sendable {
     public var points: [CurvePoint]
     public var maxErrorPoints: Double { points.map(\.errorPoints).max() ?? 0 }
 
+    /// The squared errors at the aims, plus the nearness to the straight
+    /// line far below one point of error squared, and then to the ends.
+    static func cost(_ curve: PressureCurve, _ aims: [(role: CurvePoint.Role, input: Double, target: Double)]) -> Double {
+        var sum = 0.0
+        for aim in aims {
+            let error = curve.output(at: aim.input) - aim.target
+            sum += error * error
+        }
+        let bend = Double((curve.x1 - curve.y1) * (curve.x1 - curve.y1) + (curve.x2 - curve.y2) * (curve.x2 - curve.y2))
+        // A straight line is "0 0 100 100".
+        let ends = Double(curve.x1 * curve.x1 + curve.y1 * curve.y1 + (100 - curve.x2) * (100 - curve.x2) + (100 - curve.y2) * (100 - curve.y2))
+        return sum + bend * 1e-10 + ends * 1e-13
+    }
+
     /// The rising curve with integer control points whose outputs come
     /// closest to the targets (least squares); among curves that fit
     /// equally, the one nearest the straight line, so the choice is stable.
     /// A coarse grid (every 10) and then a local search with steps 5, 2, 1.
     public static func fit(_ aims: [(role: CurvePoint.Role, input: Double, target: Double)]) -> CurveFit {
-        func cost(_ curve: PressureCurve) -> Double {
-            var sum = 0.0
-            for aim in aims {
-                let error = curve.output(at: aim.input) - aim.target
-                sum += error * error
-            }
-            // Nearness to the straight line, far below one point of error squared.
-            let bend = Double((curve.x1 - curve.y1) * (curve.x1 - curve.y1) + (curve.x2 - curve.y2) * (curve.x2 - curve.y2))
-            // Then control points near the ends: a straight line is "0 0 100 100".
-            let ends = Double(curve.x1 * curve.x1 + curve.y1 * curve.y1 + (100 - curve.x2) * (100 - curve.x2) + (100 - curve.y2) * (100 - curve.y2))
-            return sum + bend * 1e-10 + ends * 1e-13
-        }
         var best = PressureCurve.linear
-        var bestCost = cost(best)
+        var bestCost = cost(best, aims)
         let grid = stride(from: 0, through: 100, by: 10)
         for x1 in grid { for x2 in grid where x2 >= x1 { for y1 in grid { for y2 in grid where y2 >= y1 {
             let curve = PressureCurve(x1, y1, x2, y2)
-            let value = cost(curve)
+            let value = cost(curve, aims)
             if value < bestCost { best = curve; bestCost = value }
         } } } }
         for step in [5, 2, 1] {
@@ -148,7 +150,8 @@ public struct CurveFit: Equatable, Sendable {
                 for d1 in -1...1 { for d2 in -1...1 { for d3 in -1...1 { for d4 in -1...1 {
                     let curve = PressureCurve(best.x1 + d1 * step, best.y1 + d2 * step, best.x2 + d3 * step, best.y2 + d4 * step)
                     guard curve.isRising else { continue }
-                    let value = cost(curve)
+                    let value = cost(curve, aims)
+                    // A gain under 1e-15 is a tie: rounding does not choose.
                     if value < bestCost - 1e-15 { best = curve; bestCost = value; improved = true }
                 } } } }
             }

@@ -212,6 +212,29 @@ final class PenCurveTests: XCTestCase {
         XCTAssertEqual(ShellText.comment("x\u{1b}y\u{2028}\\"), "# x\\x1by\\u2028\\\\")
     }
 
+    /// The local search takes every gain over 1e-15 and only those: no rising
+    /// neighbour one step away beats the fitted curve by more. These aims
+    /// (found by searching targets near a change of the fit) put a neighbour
+    /// 1e-15 to 2e-15 below a curve on the search's way, so a wider margin
+    /// stops a step early.
+    func testTheFitTakesEveryGainOverItsMargin() {
+        let aims: [(role: CurvePoint.Role, input: Double, target: Double)] = [
+            (.rangeLow, 0, 0), (.light, 0.18832396738752272, 0.31942930484689347),
+            (.normal, 0.43611708642499075, 0.4040555196669394), (.firm, 0.8462807962120835, 0.7070206088523312),
+            (.rangeHigh, 1, 1)]
+        let fitted = CurveFit.fit(aims).curve
+        let cost = CurveFit.cost(fitted, aims)
+        var nearest = Double.infinity
+        for d1 in -1...1 { for d2 in -1...1 { for d3 in -1...1 { for d4 in -1...1 {
+            let neighbour = PressureCurve(fitted.x1 + d1, fitted.y1 + d2, fitted.x2 + d3, fitted.y2 + d4)
+            guard neighbour != fitted, neighbour.isRising else { continue }
+            let gain = cost - CurveFit.cost(neighbour, aims)
+            XCTAssertLessThanOrEqual(gain, 1e-15, "\(neighbour) beats \(fitted) by \(gain)")
+            nearest = min(nearest, abs(gain))
+        } } } }
+        XCTAssertGreaterThan(nearest, 0, "a neighbour ties the fitted curve exactly")
+    }
+
     /// A pen curve's ends are exactly (0, 0) and (1, 1): the inputs 0 and 1
     /// and beyond are not left to the bisection, which would land within
     /// 2^-48 of them but not on them (at 0 it gives about 3 t y1 with t =
