@@ -177,7 +177,8 @@ public struct TraceDecoder: Sendable {
             if slots[currentSlot].startInFrame {
                 // A tracking id that lived for no frame at all: drop it.
                 slots[currentSlot].startInFrame = false
-            } else if previous >= 0 || slots[currentSlot].open {
+            } else if slots[currentSlot].open {
+                // Only an open contact can end: the frame's end closes open ones alone.
                 slots[currentSlot].endInFrame = true
             }
             slots[currentSlot].trackingID = event.value

@@ -7,6 +7,32 @@ import XCTest
 final class AnalysisRecordingTests: XCTestCase {
     typealias F = AnalysisFixtures
 
+    /// A recording its recorder did not finish is analysed from its events,
+    /// and the warning counts the contacts still down at its end: t_up −1,
+    /// not a contact that lifted at time 0 (the recording's first instant).
+    func testAnUnfinishedRecordingCountsOnlyTheContactsStillDown() throws {
+        var builder = RecordingBuilder()
+        builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 50)])
+        builder.frame(0, [(F.slot, 0), (F.id, -1)])
+        builder.frame(5, [(F.slot, 1), (F.id, 2), (F.x, 300), (F.y, 300), (F.p, 40)])
+        builder.frame(10, [(F.slot, 1), (F.p, 60)])
+        let path = F.temporaryPath(UUID().uuidString + ".h5")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try TraceWriter(creating: path)
+        let recording = builder.recording
+        let live = try writer.addRecording(name: "live", device: recording.device, source: recording.source,
+                                           clock: recording.clock, t0Ns: 0)
+        for event in recording.events { try live.append(event) }
+        _ = try live.finish(markComplete: false)
+        try writer.close()
+        let trace = try TraceReader(path: path).recording("live")
+        XCTAssertTrue(trace.isUnfinished)
+        let analysis = try PressureAnalyzer.analyze(trace)
+        XCTAssertEqual(analysis.contacts.map(\.tUpNs), [0, -1])
+        let warning = try XCTUnwrap(analysis.warnings.first)
+        XCTAssertTrue(warning.contains("1 of its 2 contacts were still down at its end"), warning)
+    }
+
     /// Simulate → evemu text → import → analyse: every press keeps its label
     /// and is classified as scripted.
     func testSimulatorGroundTruthIsRecovered() throws {
