@@ -41,7 +41,7 @@ let package = Package(
         // The command-line layer, one file per subcommand.
         .executableTarget(name: "forcetrace", dependencies: ["ForceTrace"]),
         // forcetrace's bare read of the samples columns, a yardstick in `make bench`.
-        .executableTarget(name: "forcetrace-bare-read", dependencies: ["ForceTrace"], path: "Tests/bench/BareRead"),
+        .executableTarget(name: "forcetrace-bare-read", dependencies: ["ForceTrace", "HDF5"], path: "Tests/bench/BareRead"),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         .testTarget(name: "ForceTraceTests", dependencies: ["ForceTrace", "HDF5"]),
     ]

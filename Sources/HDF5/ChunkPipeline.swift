@@ -133,12 +133,20 @@ struct ChunkJob: @unchecked Sendable {
 }
 
 /// Shuffles and deflates chunks as HDF5's filters do. One per thread.
-final class ChunkEncoder {
+public final class ChunkEncoder {
     private var compressors: [Int: OpaquePointer] = [:]
     private var shuffled: [UInt8] = []
     private var compressed: [UInt8] = []
 
+    public init() {}
+
     deinit { for compressor in compressors.values { libdeflate_free_compressor(compressor) } }
+
+    /// The bytes one chunk of `values` takes stored with `compression`, as
+    /// the pipeline's worker encodes it (the bench's floor for import's writing).
+    public func storedSize(_ values: UnsafeRawBufferPointer, rows: Int, elementSize: Int, compression: Compression) throws -> Int {
+        try encode(values, rows: rows, elementSize: elementSize, compression: compression, displayPath: "probe").stored
+    }
 
     func write(_ job: ChunkJob) throws {
         let (stored, mask) = try job.payload.withChunkBytes { values in

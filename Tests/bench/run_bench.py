@@ -156,6 +156,16 @@ def trace_sizes(trace):
     return json.loads(result.stdout)
 
 
+def deflate_seconds(bare_read, trace, repeat):
+    """The median of the seconds `forcetrace-bare-read --deflate` reports
+    deflating `trace`'s columns took (its reading of them is left out)."""
+    seconds = []
+    for _ in range(repeat):
+        result = subprocess.run([bare_read, "--deflate", str(trace)], check=True, capture_output=True, text=True)
+        seconds.append(float(result.stdout.split()[1]))
+    return statistics.median(seconds)
+
+
 def gzip_bytes(recording, level):
     with open(recording, "rb") as source:
         process = subprocess.Popen(["gzip", f"-{level}", "-c"], stdin=source, stdout=subprocess.PIPE)
@@ -238,6 +248,17 @@ def main():
             ilabel = f"{events / 1e6:.2f} M events ({recording.stat().st_size / 2**20:.0f} MiB evemu)"
             row(ilabel, "import", import_time, "gzip -1 of the text", gzip1, f"{import_time / gzip1:.2f}×", "≤ 0.50×", "import", "gzip1")
             row(ilabel, "import", import_time, "gzip -6 of the text", gzip6, f"{import_time / gzip6:.2f}×", "", "import", "gzip6")
+            # Import's floor: its parse alone, and its worker's deflating alone (forcetrace-bare-read
+            # --parse, --deflate), each on one thread; on 2 cores the two can at best overlap.
+            parse, _ = timed("parse", [bare_read, "--parse", str(recording)])
+            deflate = deflate_seconds(bare_read, out / "import-timed.h5", args.repeat)
+            floor = max(parse, deflate, (parse + deflate) / 2)
+            row(ilabel, "import floor: the evemu lines parsed alone (forcetrace-bare-read --parse)", parse,
+                "gzip -1 of the text", gzip1, f"{parse / gzip1:.2f}×", "", "parse", "gzip1")
+            row(ilabel, "import floor: its columns deflated alone, one thread (forcetrace-bare-read --deflate)", deflate,
+                "gzip -1 of the text", gzip1, f"{deflate / gzip1:.2f}×", "")
+            row(ilabel, "import floor on 2 cores: max(parse, deflate, their sum / 2)", floor,
+                "gzip -1 of the text", gzip1, f"{floor / gzip1:.2f}×", "")
             row(ilabel, "import rate (M events/s)", events / import_time / 1e6, "gzip -1", events / gzip1 / 1e6, "")
             row(ilabel, "import peak RSS (MiB)", import_rss, "", 0, "")
         gz6 = gzip_bytes(recording, 6) * copies
