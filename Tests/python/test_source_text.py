@@ -34,3 +34,16 @@ def test_code_and_tests_name_no_issue_numbers_or_rounds_of_work():
             for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
                 found += [f"{path.relative_to(ROOT)}:{number}: {hit}" for hit in mentions(line)]
     assert found == [], "\n".join(found)
+
+
+# A file past this many lines holds more than one mechanism (docs/ARCHITECTURE.md sends readers by file).
+MOST_LINES = 600
+
+
+def test_no_swift_source_file_holds_more_than_600_lines():
+    long = []
+    for path in sorted((ROOT / "Sources").rglob("*.swift")):
+        count = len(path.read_text(errors="replace").splitlines())
+        if count > MOST_LINES:
+            long.append(f"{path.relative_to(ROOT)}: {count} lines")
+    assert long == [], "split these along their mechanisms:\n" + "\n".join(long)
