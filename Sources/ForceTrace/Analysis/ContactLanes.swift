@@ -49,7 +49,6 @@ struct ContactBuffers {
         aligned = Self.unfilled(rows * setup.alignedPoints)
         begun = [UInt8](repeating: 0, count: table.count)
         // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
-        // (This line's text is the key of a reviewed mutant in Tests/mutation/equivalent.json.)
         let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
         self.owner = owner
         self.paths = paths ? (0..<min(table.count, ContactPath.contacts)).map { ContactPath(id: Int32($0)) } : []
