@@ -226,27 +226,41 @@ public final class ColumnBlocks: @unchecked Sendable {
         let range = rows(of: block)
         var done = (decoded: 0, library: 0)
         for (index, column) in columns.enumerated() {
-            let size = column.elementSize
-            guard let layout = layouts[index], layout.elementSize == size else {
-                try withHDF5 { try column.readThroughLibrary(range, into: buffers[index]) }
+            let part = try column.fill(range, layout: layouts[index], into: buffers[index], decoder: decoder, raw: &raw)
+            done.decoded += part.decoded
+            done.library += part.library
+        }
+        return done
+    }
+}
+
+extension BlockSource {
+    /// Rows `range` into `destination`: each stored chunk that lies wholly
+    /// inside the range read as stored and decoded here (with `layout`),
+    /// every other part through `H5Dread`. Returns the chunks decoded and
+    /// the `H5Dread` calls. Takes the HDF5 lock itself, only to read.
+    func fill(_ range: Range<Int>, layout: RawChunkLayout?, into destination: UnsafeMutableRawPointer, decoder: ChunkDecoder,
+              raw: inout RawChunk) throws -> (decoded: Int, library: Int) {
+        let size = elementSize
+        guard !range.isEmpty else { return (0, 0) }
+        guard let layout, layout.elementSize == size else {
+            try withHDF5 { try readThroughLibrary(range, into: destination) }
+            return (0, 1)
+        }
+        var done = (decoded: 0, library: 0)
+        var chunk = range.lowerBound / layout.chunkRows
+        while chunk * layout.chunkRows < range.upperBound {
+            let chunkRange = (chunk * layout.chunkRows)..<((chunk + 1) * layout.chunkRows)
+            let part = chunkRange.clamped(to: range)
+            let target = destination + (part.lowerBound - range.lowerBound) * size
+            let stored = part == chunkRange ? try withHDF5 { raw.read(dataset: try datasetID(), index: chunk, layout: layout) } : false
+            if stored && decoder.decode(raw, layout: layout, into: target) {
+                done.decoded += 1
+            } else {
+                try withHDF5 { try readThroughLibrary(part, into: target) }
                 done.library += 1
-                continue
             }
-            var chunk = range.lowerBound / layout.chunkRows
-            while chunk * layout.chunkRows < range.upperBound {
-                let chunkRange = (chunk * layout.chunkRows)..<((chunk + 1) * layout.chunkRows)
-                let target = buffers[index] + (chunkRange.lowerBound - range.lowerBound) * size
-                let whole = chunkRange.upperBound <= range.upperBound
-                let stored = whole ? try withHDF5 { raw.read(dataset: try column.datasetID(), index: chunk, layout: layout) } : false
-                if !stored || !decoder.decode(raw, layout: layout, into: target) {
-                    let part = chunkRange.clamped(to: range)
-                    try withHDF5 { try column.readThroughLibrary(part, into: target) }
-                    done.library += 1
-                } else {
-                    done.decoded += 1
-                }
-                chunk += 1
-            }
+            chunk += 1
         }
         return done
     }

@@ -35,7 +35,7 @@ final class ColumnBlocksTests: XCTestCase {
         return (t, c, s, f, d)
     }
 
-    /// Reads columns through `ColumnBlocks` and checks every value against `Column.read`.
+    /// Reads columns through `ColumnBlocks` and checks every value against `reference` (`H5Dread`'s).
     private func checkBlocks(_ columns: [BlockColumn], reference: [[UInt8]], rows: Int, workers: Int, preferredRows: Int,
                              file: StaticString = #filePath, line: UInt = #line) throws -> (decoded: Int, library: Int) {
         let blocks = try ColumnBlocks(columns, rowCount: rows, preferredRows: preferredRows, workers: workers)
@@ -61,6 +61,15 @@ final class ColumnBlocksTests: XCTestCase {
 
     private func bytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
 
+    /// Every row through `H5Dread` alone (`Column.read` decodes whole chunks itself).
+    static func libraryBytes<T>(_ column: Column<T>) throws -> [UInt8] {
+        var values = [T](repeating: .zero, count: column.count)
+        try values.withUnsafeMutableBytes { buffer in
+            try withHDF5 { try column.readThroughLibrary(0..<column.count, into: buffer.baseAddress!) }
+        }
+        return values.withUnsafeBytes { Array($0) }
+    }
+
     private func writeTable(_ name: String, rows: Int, chunkRows: Int, compression: Compression) throws -> String {
         let filePath = path(name)
         let v = Self.values(rows)
@@ -85,7 +94,8 @@ final class ColumnBlocksTests: XCTestCase {
         let s: Column<Int16> = try file.root.openColumn("s")
         let f: Column<UInt8> = try file.root.openColumn("f")
         let d: Column<Double> = try file.root.openColumn("d")
-        let reference = [bytes(try t.readAll()), bytes(try c.readAll()), bytes(try s.readAll()), bytes(try f.readAll()), bytes(try d.readAll())]
+        let reference = [try Self.libraryBytes(t), try Self.libraryBytes(c), try Self.libraryBytes(s), try Self.libraryBytes(f),
+                         try Self.libraryBytes(d)]
         return try checkBlocks([BlockColumn(t), BlockColumn(c), BlockColumn(s), BlockColumn(f), BlockColumn(d)],
                                reference: reference, rows: rows, workers: workers, preferredRows: preferredRows)
     }
@@ -173,7 +183,8 @@ final class ColumnBlocksTests: XCTestCase {
         let f: Column<UInt8> = try file.root.openColumn("f")
         let d: Column<Double> = try file.root.openColumn("d")
         var libraryError: String?
-        for read in [{ _ = try t.readAll() }, { _ = try c.readAll() }, { _ = try s.readAll() }, { _ = try f.readAll() }, { _ = try d.readAll() }] as [() throws -> Void] {
+        for read in [{ _ = try Self.libraryBytes(t) }, { _ = try Self.libraryBytes(c) }, { _ = try Self.libraryBytes(s) },
+                     { _ = try Self.libraryBytes(f) }, { _ = try Self.libraryBytes(d) }] as [() throws -> Void] {
             do { try read() } catch { libraryError = libraryError ?? "\(error)" }
         }
         // One block of the whole table, filled column by column: the same order as above.

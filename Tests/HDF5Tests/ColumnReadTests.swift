@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+@testable import HDF5
+
+/// `Column.read`: the whole chunks inside a range are read as stored and
+/// decoded here, the edges through `H5Dread`, and the values are `H5Dread`'s.
+final class ColumnReadTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("columnread-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// 10 000 rows in chunks of 1024: 9 whole chunks and 784 rows.
+    private func written(_ compression: Compression, rows: Int = 10_000) throws -> (path: String, values: [Int64]) {
+        let path = directory.appendingPathComponent("t.h5").path
+        let values = ColumnBlocksTests.values(rows).t
+        let file = try File.create(path)
+        let column: Column<Int64> = try file.root.createColumn("t", chunkRows: 1024, compression: compression)
+        try column.append(contentsOf: values)
+        try column.close()
+        try file.close()
+        return (path, values)
+    }
+
+    /// Reads `range` from a freshly opened column: its values and what decoded them.
+    private func read(_ path: String, _ range: Range<Int>) throws -> (values: [Int64], decoded: Int, library: Int) {
+        let file = try File.open(path)
+        defer { try? file.close() }
+        let column: Column<Int64> = try file.root.openColumn("t")
+        let values = try column.read(range)
+        let counts = column.readCounts
+        return (values, counts.decoded, counts.library)
+    }
+
+    func testTheWholeChunksOfARangeAreDecodedHereAndItsEdgesByH5Dread() throws {
+        for compression in [Compression.standard, try Compression(deflateLevel: 6, shuffle: false), Compression.none] {
+            let (path, values) = try written(compression)
+            // (range, chunks decoded here, H5Dread calls): pinned where a chunk begins and ends.
+            let cases: [(Range<Int>, Int, Int)] = [
+                (0..<10_000, 9, 1),       // the partial last chunk by H5Dread
+                (100..<9000, 7, 2),       // a partial chunk at each end
+                (1024..<2048, 1, 0),      // exactly one chunk
+                (1023..<2048, 1, 1),      // one row before it: that chunk's part by H5Dread
+                (1024..<2049, 1, 1),      // one row after it
+                (1024..<2047, 0, 1),      // less than a chunk: H5Dread alone
+                (0..<9216, 9, 0),         // up to the last whole chunk's end
+                (5000..<5000, 0, 0),
+            ]
+            for (range, decoded, library) in cases {
+                let result = try read(path, range)
+                XCTAssertEqual(result.values, Array(values[range]), "\(compression) \(range)")
+                XCTAssertEqual(result.decoded, decoded, "chunks decoded for \(range) (\(compression))")
+                XCTAssertEqual(result.library, library, "H5Dread calls for \(range) (\(compression))")
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    func testAConvertedTypeIsReadByH5Dread() throws {
+        let (path, values) = try written(.standard)
+        let file = try File.open(path)
+        defer { try? file.close() }
+        // Stored as Int64, read as Double: HDF5 converts.
+        let column: Column<Double> = try file.root.openColumn("t")
+        XCTAssertEqual(try column.read(0..<4096), values[0..<4096].map(Double.init))
+        XCTAssertEqual(column.readCounts.decoded, 0)
+        XCTAssertEqual(column.readCounts.library, 1)
+    }
+
+    func testADamagedChunkFailsWithH5DreadsError() throws {
+        let (path, _) = try written(.standard)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data(repeating: 0xA5, count: 64))
+        try handle.close()
+        let file = try File.open(path)
+        defer { try? file.close() }
+        let column: Column<Int64> = try file.root.openColumn("t")
+        var libraryError: String?
+        do { _ = try ColumnBlocksTests.libraryBytes(column) } catch { libraryError = "\(error)" }
+        var readError: String?
+        do { _ = try column.readAll() } catch { readError = "\(error)" }
+        XCTAssertNotNil(libraryError, "the damage is inside a chunk")
+        XCTAssertEqual(readError, libraryError)
+    }
+}
