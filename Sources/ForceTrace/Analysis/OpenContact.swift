@@ -7,6 +7,8 @@ struct OpenContact {
         var smoothing: Smoothing
         /// `ToleranceLanes.x` and `.y`: only the vectors, nothing to retain per call.
         var lanes: (x: SIMD8<Double>, y: SIMD8<Double>)
+        /// The same tolerances for a step between two samples, in integers (`StepTolerances`).
+        var steps: StepTolerances
         var hasPressure: Bool
         /// The pressure axis's grams, when it has a resolution.
         var grams: GramScale?
@@ -24,6 +26,7 @@ struct OpenContact {
             thresholds = options.thresholds
             smoothing = options.smoothing
             self.lanes = (lanes.x, lanes.y)
+            steps = StepTolerances(x: lanes.x, y: lanes.y)
             self.hasPressure = hasPressure
             self.grams = hasPressure ? grams : nil
             curvePoints = options.curves ? options.curvePoints : 0
@@ -93,11 +96,7 @@ struct OpenContact {
         } else {
             stats.motionEvents += 1
             if flags & SampleFlags.pressureChanged.rawValue != 0 {
-                // One comparison for every tolerance lane at once.
-                let dx = SIMD8<Double>(repeating: Double(abs(Int64(x) - Int64(previousX))))
-                let dy = SIMD8<Double>(repeating: Double(abs(Int64(y) - Int64(previousY))))
-                let within = (dx .<= setup.lanes.x) .& (dy .<= setup.lanes.y)
-                pendingStationary &+= SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
+                pendingStationary &+= setup.steps.within(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
             }
             stats.maxDx = max(stats.maxDx, abs(Int64(x) - Int64(downX)))
             stats.maxDy = max(stats.maxDy, abs(Int64(y) - Int64(downY)))
@@ -158,5 +157,37 @@ struct OpenContact {
         let within = (SIMD8<Double>(repeating: Double(stats.maxDx)) .<= setup.lanes.x) .& (SIMD8<Double>(repeating: Double(stats.maxDy)) .<= setup.lanes.y)
         stats.withinTolerance = SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
         return stats
+    }
+}
+
+/// The tolerance lanes for one step between two samples of a contact, in
+/// integers: a step is at most 2^32 − 1 units on an axis, and for an integer
+/// d, `Double(d) <= t` holds exactly when `d <= floor(t)` (t ≥ 0), so
+/// these give the same answer as the lanes in Double, with one comparison
+/// per axis for all eight lanes instead of a conversion and two.
+struct StepTolerances {
+    var x: SIMD8<UInt32>, y: SIMD8<UInt32>
+    /// 1 in lanes that apply (both tolerances ≥ 0), else 0: nothing is within them.
+    var applies: SIMD8<UInt32>
+
+    init(x: SIMD8<Double>, y: SIMD8<Double>) {
+        func floored(_ tolerance: Double) -> UInt32 {
+            tolerance >= Double(UInt32.max) ? .max : UInt32(tolerance.rounded(.down))
+        }
+        self.x = .zero; self.y = .zero; applies = .zero
+        for lane in 0..<8 where x[lane] >= 0 && y[lane] >= 0 {
+            self.x[lane] = floored(x[lane])
+            self.y[lane] = floored(y[lane])
+            applies[lane] = 1
+        }
+    }
+
+    /// 1 in each lane whose tolerances the step (its distances in units, `Int32.distance(to:)`) is within.
+    @inline(__always)
+    func within(dx: Int, dy: Int) -> SIMD8<Int64> {
+        let sx = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dx.magnitude))
+        let sy = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dy.magnitude))
+        let ones = applies.replacing(with: 0, where: (sx .> x) .| (sy .> y))
+        return SIMD8<Int64>(truncatingIfNeeded: ones)
     }
 }

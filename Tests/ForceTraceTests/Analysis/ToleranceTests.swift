@@ -59,4 +59,34 @@ final class ToleranceTests: XCTestCase {
         XCTAssertNotNil(unscaled.inflationSweep[0].stationary)
         for lane in unscaled.inflationSweep.dropFirst() { XCTAssertNil(lane.stationary, "\(lane.toleranceMM) mm") }
     }
+
+    /// A step is within a lane's tolerances in integers exactly when it is in
+    /// Double: pinned at each tolerance's floor and the next unit, at
+    /// fractions, at the largest step two Int32s make (2^32 − 1) and beyond
+    /// it, and on lanes that do not apply (−1, NaN on either axis).
+    func testAStepIsWithinTheIntegerTolerancesExactlyWhenWithinTheDoubleOnes() {
+        let largest = Double(UInt32.max)
+        let tolerances: [Double] = [0, 0.5, 1, 1.5, 7.999999, 8, 8.000001, largest - 1, largest - 0.5, largest, largest + 1,
+                                    .infinity, -1, -0.5, .nan]
+        let distances: [Int] = [0, 1, 2, 7, 8, 9, Int(UInt32.max) - 1, Int(UInt32.max), -1, -8, -9, -Int(UInt32.max)]
+        // Eight lanes at a time, each pairing an x tolerance with a y tolerance.
+        var pairs: [(Double, Double)] = []
+        for tx in tolerances { for ty in tolerances { pairs.append((tx, ty)) } }
+        while pairs.count % 8 != 0 { pairs.append((0, 0)) }
+        for start in stride(from: 0, to: pairs.count, by: 8) {
+            var x = SIMD8<Double>(), y = SIMD8<Double>()
+            for lane in 0..<8 { (x[lane], y[lane]) = pairs[start + lane] }
+            let steps = StepTolerances(x: x, y: y)
+            for dx in distances {
+                for dy in distances {
+                    let expected = (SIMD8<Double>(repeating: Double(dx.magnitude)) .<= x) .& (SIMD8<Double>(repeating: Double(dy.magnitude)) .<= y)
+                    let got = steps.within(dx: dx, dy: dy)
+                    for lane in 0..<8 {
+                        XCTAssertEqual(got[lane], expected[lane] ? 1 : 0,
+                                       "step (\(dx), \(dy)) against tolerances (\(x[lane]), \(y[lane]))")
+                    }
+                }
+            }
+        }
+    }
 }
