@@ -90,4 +90,30 @@ final class ColumnReadTests: XCTestCase {
         XCTAssertNotNil(libraryError, "the damage is inside a chunk")
         XCTAssertEqual(readError, libraryError)
     }
+
+    /// Unshuffling puts byte `j` of row `i` from plane `j`, for every element
+    /// size and row count (none, one, around multiples of 16), and writes
+    /// nothing past the rows.
+    func testUnshuffleTakesEachByteFromItsPlaneAtEveryRowCount() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for size in [1, 2, 3, 4, 8] {
+            for rows in [0, 1, 15, 16, 17, 31, 32, 33, 500, 1024] {
+                let planes = (0..<(rows * size)).map { _ -> UInt8 in
+                    state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                    return UInt8(truncatingIfNeeded: state)
+                }
+                var expected = [UInt8](repeating: 0, count: rows * size)
+                for row in 0..<rows { for byte in 0..<size { expected[row * size + byte] = planes[byte * rows + row] } }
+                var output = [UInt8](repeating: 0xEE, count: rows * size + 16)
+                planes.withUnsafeBytes { source in
+                    output.withUnsafeMutableBytes { target in
+                        ChunkDecoder.unshuffle(source.baseAddress ?? UnsafeRawPointer(target.baseAddress!), into: target.baseAddress!,
+                                               rows: rows, elementSize: size)
+                    }
+                }
+                XCTAssertEqual(Array(output[0..<(rows * size)]), expected, "\(rows) rows of \(size) bytes")
+                XCTAssertEqual(Array(output[(rows * size)...]), [UInt8](repeating: 0xEE, count: 16), "nothing written past \(rows) rows of \(size)")
+            }
+        }
+    }
 }
