@@ -5,10 +5,8 @@ struct OpenContact {
     struct Setup {
         var thresholds: Thresholds
         var smoothing: Smoothing
-        /// `ToleranceLanes.x` and `.y`: only the vectors, nothing to retain per call.
-        var lanes: (x: SIMD8<Double>, y: SIMD8<Double>)
-        /// The same tolerances for a step between two samples, in integers (`StepTolerances`).
-        var steps: StepTolerances
+        /// `ToleranceLanes.x` and `.y` for whole-unit distances: nothing to retain per call.
+        var tolerances: WholeUnitTolerances
         var hasPressure: Bool
         /// The pressure axis's grams, when it has a resolution.
         var grams: GramScale?
@@ -25,8 +23,7 @@ struct OpenContact {
         init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, grams: GramScale?, bandsFromMatrices: Bool) {
             thresholds = options.thresholds
             smoothing = options.smoothing
-            self.lanes = (lanes.x, lanes.y)
-            steps = StepTolerances(x: lanes.x, y: lanes.y)
+            tolerances = WholeUnitTolerances(x: lanes.x, y: lanes.y)
             self.hasPressure = hasPressure
             self.grams = hasPressure ? grams : nil
             curvePoints = options.curves ? options.curvePoints : 0
@@ -96,7 +93,7 @@ struct OpenContact {
         } else {
             stats.motionEvents += 1
             if flags & SampleFlags.pressureChanged.rawValue != 0 {
-                pendingStationary &+= setup.steps.within(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
+                pendingStationary &+= setup.tolerances.within(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
             }
             stats.maxDx = max(stats.maxDx, abs(Int64(x) - Int64(downX)))
             stats.maxDy = max(stats.maxDy, abs(Int64(y) - Int64(downY)))
@@ -154,18 +151,18 @@ struct OpenContact {
         if resolution.x > 0 && resolution.y > 0 {
             stats.displacementMM = max(Double(stats.maxDx) / resolution.x, Double(stats.maxDy) / resolution.y)
         }
-        let within = (SIMD8<Double>(repeating: Double(stats.maxDx)) .<= setup.lanes.x) .& (SIMD8<Double>(repeating: Double(stats.maxDy)) .<= setup.lanes.y)
-        stats.withinTolerance = SIMD8<Int64>(repeating: 0).replacing(with: 1, where: within)
+        stats.withinTolerance = setup.tolerances.within(dx: Int(stats.maxDx), dy: Int(stats.maxDy))
         return stats
     }
 }
 
-/// The tolerance lanes for one step between two samples of a contact, in
-/// integers: a step is at most 2^32 − 1 units on an axis, and for an integer
-/// d, `Double(d) <= t` holds exactly when `d <= floor(t)` (t ≥ 0), so
-/// these give the same answer as the lanes in Double, with one comparison
-/// per axis for all eight lanes instead of a conversion and two.
-struct StepTolerances {
+/// The tolerance lanes for a distance between two samples' positions (a
+/// step, or a contact's displacement from touch-down), in integers: such a
+/// distance is at most 2^32 − 1 units on an axis, and for an integer d,
+/// `Double(d) <= t` holds exactly when `d <= floor(t)` (t ≥ 0), so these
+/// give the same answer as the lanes in Double, with one comparison per axis
+/// for all eight lanes instead of a conversion and two.
+struct WholeUnitTolerances {
     var x: SIMD8<UInt32>, y: SIMD8<UInt32>
     /// 1 in lanes that apply (both tolerances ≥ 0), else 0: nothing is within them.
     var applies: SIMD8<UInt32>
@@ -182,7 +179,7 @@ struct StepTolerances {
         }
     }
 
-    /// 1 in each lane whose tolerances the step (its distances in units, `Int32.distance(to:)`) is within.
+    /// 1 in each lane whose tolerances the distance (in units on each axis, of either sign) is within.
     @inline(__always)
     func within(dx: Int, dy: Int) -> SIMD8<Int64> {
         let sx = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dx.magnitude))

@@ -60,11 +60,11 @@ final class ToleranceTests: XCTestCase {
         for lane in unscaled.inflationSweep.dropFirst() { XCTAssertNil(lane.stationary, "\(lane.toleranceMM) mm") }
     }
 
-    /// A step is within a lane's tolerances in integers exactly when it is in
-    /// Double: pinned at each tolerance's floor and the next unit, at
+    /// A distance (a step, a displacement) is within a lane's tolerances in
+    /// integers exactly when it is in Double: pinned at each tolerance's floor and the next unit, at
     /// fractions, at the largest step two Int32s make (2^32 − 1) and beyond
     /// it, and on lanes that do not apply (−1, NaN on either axis).
-    func testAStepIsWithinTheIntegerTolerancesExactlyWhenWithinTheDoubleOnes() {
+    func testADistanceIsWithinTheIntegerTolerancesExactlyWhenWithinTheDoubleOnes() {
         let largest = Double(UInt32.max)
         let tolerances: [Double] = [0, 0.5, 1, 1.5, 7.999999, 8, 8.000001, largest - 1, largest - 0.5, largest, largest + 1,
                                     .infinity, -1, -0.5, .nan]
@@ -76,14 +76,14 @@ final class ToleranceTests: XCTestCase {
         for start in stride(from: 0, to: pairs.count, by: 8) {
             var x = SIMD8<Double>(), y = SIMD8<Double>()
             for lane in 0..<8 { (x[lane], y[lane]) = pairs[start + lane] }
-            let steps = StepTolerances(x: x, y: y)
+            let steps = WholeUnitTolerances(x: x, y: y)
             for dx in distances {
                 for dy in distances {
                     let expected = (SIMD8<Double>(repeating: Double(dx.magnitude)) .<= x) .& (SIMD8<Double>(repeating: Double(dy.magnitude)) .<= y)
                     let got = steps.within(dx: dx, dy: dy)
                     for lane in 0..<8 {
                         XCTAssertEqual(got[lane], expected[lane] ? 1 : 0,
-                                       "step (\(dx), \(dy)) against tolerances (\(x[lane]), \(y[lane]))")
+                                       "distance (\(dx), \(dy)) against tolerances (\(x[lane]), \(y[lane]))")
                     }
                 }
             }
