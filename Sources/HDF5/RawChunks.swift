@@ -90,11 +90,13 @@ struct RawChunk {
 /// Inflates and unshuffles raw chunks, outside the HDF5 lock. One per
 /// thread: a libdeflate decompressor keeps state between calls.
 final class ChunkDecoder {
-    private let decompressor: OpaquePointer?
+    /// Made at the first chunk: a read that decodes none (`Column.read` of
+    /// less than a chunk, a layout read through `H5Dread`) makes none.
+    private var decompressor: OpaquePointer?
     private var scratch: [UInt8] = []
 
-    init() { decompressor = libdeflate_alloc_decompressor() }
-    deinit { libdeflate_free_decompressor(decompressor) }
+    init() {}
+    deinit { if let decompressor { libdeflate_free_decompressor(decompressor) } }
 
     /// Decodes `chunk` into `output` (exactly `layout.chunkBytes`); false
     /// when the data does not decode to that size, so the caller can let
@@ -106,6 +108,7 @@ final class ChunkDecoder {
         let inflate = applied(layout.deflateStage)
         let unshuffle = applied(layout.shuffleStage) && layout.elementSize > 1
         let size = layout.chunkBytes
+        if decompressor == nil { decompressor = libdeflate_alloc_decompressor() }
         return chunk.bytes.withUnsafeBytes { stored -> Bool in
             guard let source = stored.baseAddress, let decompressor else { return false }
             switch (inflate, unshuffle) {
