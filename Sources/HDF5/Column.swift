@@ -293,13 +293,13 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         let layout = range.count >= chunkRows ? withHDF5 { rawLayout() } : nil
         var raw = RawChunk()
         let done = try fill(range, layout: layout, into: destination, decoder: ChunkDecoder(), raw: &raw)
-        withHDF5 { counts.decoded += done.decoded; counts.library += done.library }
+        withHDF5 { counts += done }
     }
 
     /// Chunks `read` decoded itself, and its `H5Dread` calls (so far), under
     /// the HDF5 lock: for tests that the fast path is taken.
-    public var readCounts: (decoded: Int, library: Int) { withHDF5 { counts } }
-    private var counts = (decoded: 0, library: 0)
+    public var readCounts: ChunkReads { withHDF5 { counts } }
+    private var counts = ChunkReads()
 
     /// Re-reads the row count from the file: for SWMR readers following a writer.
     /// The corresponding C function is `H5Drefresh`.

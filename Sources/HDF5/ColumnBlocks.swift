@@ -80,11 +80,11 @@ public final class ColumnBlocks: @unchecked Sendable {
     private var running: Int
     private let threaded: Bool
     private var allocated: [[UnsafeMutableRawPointer]] = []
-    private var counts = (decoded: 0, library: 0)
+    private var counts = ChunkReads()
 
     /// Chunks decoded here, and reads that went through `H5Dread` (so far):
     /// for tests that the fast path is taken, and where it is not.
-    public var readCounts: (decoded: Int, library: Int) {
+    public var readCounts: ChunkReads {
         state.lock()
         defer { state.unlock() }
         return counts
@@ -150,8 +150,7 @@ public final class ColumnBlocks: @unchecked Sendable {
             var raw = RawChunk()
             let done = try fill(index, into: buffers, decoder: decoder, raw: &raw)
             state.lock()
-            counts.decoded += done.decoded
-            counts.library += done.library
+            counts += done
             nextToHand += 1
             handedOut = buffers
             state.unlock()
@@ -200,7 +199,7 @@ public final class ColumnBlocks: @unchecked Sendable {
             let buffers = free.removeLast()
             state.unlock()
             let result: Result<[UnsafeMutableRawPointer], Error>
-            var done = (decoded: 0, library: 0)
+            var done = ChunkReads()
             do {
                 done = try fill(index, into: buffers, decoder: decoder, raw: &raw)
                 result = .success(buffers)
@@ -208,8 +207,7 @@ public final class ColumnBlocks: @unchecked Sendable {
                 result = .failure(error)
             }
             state.lock()
-            counts.decoded += done.decoded
-            counts.library += done.library
+            counts += done
             ready[index] = result
             if case .failure = result { free.append(buffers) }
             state.broadcast()
@@ -222,15 +220,24 @@ public final class ColumnBlocks: @unchecked Sendable {
     /// Fills one block of every column: stored chunks under the HDF5 lock,
     /// decoded after it; anything else through `H5Dread`.
     private func fill(_ block: Int, into buffers: [UnsafeMutableRawPointer], decoder: ChunkDecoder,
-                      raw: inout RawChunk) throws -> (decoded: Int, library: Int) {
+                      raw: inout RawChunk) throws -> ChunkReads {
         let range = rows(of: block)
-        var done = (decoded: 0, library: 0)
+        var done = ChunkReads()
         for (index, column) in columns.enumerated() {
-            let part = try column.fill(range, layout: layouts[index], into: buffers[index], decoder: decoder, raw: &raw)
-            done.decoded += part.decoded
-            done.library += part.library
+            done += try column.fill(range, layout: layouts[index], into: buffers[index], decoder: decoder, raw: &raw)
         }
         return done
+    }
+}
+
+/// What filled some rows: chunks decoded here, and `H5Dread` calls.
+public struct ChunkReads: Equatable, Sendable {
+    public var decoded = 0
+    public var library = 0
+
+    static func += (total: inout ChunkReads, part: ChunkReads) {
+        total.decoded += part.decoded
+        total.library += part.library
     }
 }
 
@@ -240,14 +247,14 @@ extension BlockSource {
     /// every other part through `H5Dread`. Returns the chunks decoded and
     /// the `H5Dread` calls. Takes the HDF5 lock itself, only to read.
     func fill(_ range: Range<Int>, layout: RawChunkLayout?, into destination: UnsafeMutableRawPointer, decoder: ChunkDecoder,
-              raw: inout RawChunk) throws -> (decoded: Int, library: Int) {
+              raw: inout RawChunk) throws -> ChunkReads {
         let size = elementSize
-        guard !range.isEmpty else { return (0, 0) }
+        guard !range.isEmpty else { return ChunkReads() }
         guard let layout, layout.elementSize == size else {
             try withHDF5 { try readThroughLibrary(range, into: destination) }
-            return (0, 1)
+            return ChunkReads(library: 1)
         }
-        var done = (decoded: 0, library: 0)
+        var done = ChunkReads()
         var chunk = range.lowerBound / layout.chunkRows
         while chunk * layout.chunkRows < range.upperBound {
             let chunkRange = (chunk * layout.chunkRows)..<((chunk + 1) * layout.chunkRows)

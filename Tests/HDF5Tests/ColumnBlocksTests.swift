@@ -37,7 +37,7 @@ final class ColumnBlocksTests: XCTestCase {
 
     /// Reads columns through `ColumnBlocks` and checks every value against `reference` (`H5Dread`'s).
     private func checkBlocks(_ columns: [BlockColumn], reference: [[UInt8]], rows: Int, workers: Int, preferredRows: Int,
-                             file: StaticString = #filePath, line: UInt = #line) throws -> (decoded: Int, library: Int) {
+                             file: StaticString = #filePath, line: UInt = #line) throws -> ChunkReads {
         let blocks = try ColumnBlocks(columns, rowCount: rows, preferredRows: preferredRows, workers: workers)
         defer { blocks.finish() }
         var seen = [[UInt8]](repeating: [], count: columns.count)
@@ -86,7 +86,7 @@ final class ColumnBlocksTests: XCTestCase {
         return filePath
     }
 
-    private func checkFile(_ filePath: String, rows: Int, workers: Int, preferredRows: Int = 4096) throws -> (decoded: Int, library: Int) {
+    private func checkFile(_ filePath: String, rows: Int, workers: Int, preferredRows: Int = 4096) throws -> ChunkReads {
         let file = try File.open(filePath)
         defer { try? file.close() }
         let t: Column<Int64> = try file.root.openColumn("t")

@@ -29,13 +29,11 @@ final class ColumnReadTests: XCTestCase {
     }
 
     /// Reads `range` from a freshly opened column: its values and what decoded them.
-    private func read(_ path: String, _ range: Range<Int>) throws -> (values: [Int64], decoded: Int, library: Int) {
+    private func read(_ path: String, _ range: Range<Int>) throws -> (values: [Int64], reads: ChunkReads) {
         let file = try File.open(path)
         defer { try? file.close() }
         let column: Column<Int64> = try file.root.openColumn("t")
-        let values = try column.read(range)
-        let counts = column.readCounts
-        return (values, counts.decoded, counts.library)
+        return (try column.read(range), column.readCounts)
     }
 
     func testTheWholeChunksOfARangeAreDecodedHereAndItsEdgesByH5Dread() throws {
@@ -55,8 +53,8 @@ final class ColumnReadTests: XCTestCase {
             for (range, decoded, library) in cases {
                 let result = try read(path, range)
                 XCTAssertEqual(result.values, Array(values[range]), "\(compression) \(range)")
-                XCTAssertEqual(result.decoded, decoded, "chunks decoded for \(range) (\(compression))")
-                XCTAssertEqual(result.library, library, "H5Dread calls for \(range) (\(compression))")
+                XCTAssertEqual(result.reads.decoded, decoded, "chunks decoded for \(range) (\(compression))")
+                XCTAssertEqual(result.reads.library, library, "H5Dread calls for \(range) (\(compression))")
             }
             try FileManager.default.removeItem(atPath: path)
         }
