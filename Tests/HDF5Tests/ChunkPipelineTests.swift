@@ -8,12 +8,7 @@ final class ChunkPipelineTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("chunkpipeline-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory(self, prefix: "chunkpipeline")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

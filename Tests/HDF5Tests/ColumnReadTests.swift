@@ -8,12 +8,7 @@ final class ColumnReadTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("columnread-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory(self, prefix: "columnread")
     }
 
     /// 10 000 rows in chunks of 1024: 9 whole chunks and 784 rows.

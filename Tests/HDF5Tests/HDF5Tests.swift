@@ -7,12 +7,7 @@ final class HDF5Tests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hdf5tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory(self, prefix: "hdf5tests")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
