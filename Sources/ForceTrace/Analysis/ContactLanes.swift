@@ -229,7 +229,7 @@ final class ContactLane: @unchecked Sendable {
             // The contact's row: by id in the matrices, by slot in the lane's own rows.
             let row = setup.contact.keepsMatrices ? id : slotIndex
             open[slotIndex].begin(setup.results[id], curveBase: row * setup.contact.curvePoints,
-                                  alignedBase: row * setup.contact.alignedPoints)
+                                  alignedBase: row * setup.contact.alignedPoints, curvePoints: setup.contact.curvePoints)
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }

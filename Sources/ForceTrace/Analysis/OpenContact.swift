@@ -47,15 +47,27 @@ struct OpenContact {
     var held: Float = .nan
     var nextPoint = 0
     var nextAligned = 0
+    /// `gridTime(nextPoint)`, stepped from point to point (`CurveGridStep`).
+    var nextPointTime: Int64 = 0
+    var gridStep = CurveGridStep(duration: 0, points: 0)
     /// Where this contact's curve rows start in the buffers `hold` writes.
     var curveBase = 0, alignedBase = 0
 
-    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int) {
+    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int, curvePoints: Int) {
         self = OpenContact()
         isOpen = true
         stats = contact
         self.curveBase = curveBase
         self.alignedBase = alignedBase
+        gridStep = CurveGridStep(duration: contact.durationNs, points: curvePoints)
+        nextPointTime = contact.tDownNs
+    }
+
+    /// Moves to the next curve grid point and its time.
+    @inline(__always)
+    mutating func advancePoint(points: Int) {
+        nextPoint += 1
+        if !gridStep.step(&nextPointTime) { nextPointTime = nextPoint < points ? gridTime(nextPoint, points: points) : .max }
     }
 
     /// Curve grid point `index` of `points` over the contact's span.
@@ -75,9 +87,9 @@ struct OpenContact {
     @inline(__always)
     mutating func hold(until time: Int64, setup: Setup, curve: UnsafeMutableBufferPointer<Float>,
                        aligned: UnsafeMutableBufferPointer<Float>) {
-        while nextPoint < setup.curvePoints && gridTime(nextPoint, points: setup.curvePoints) < time {
+        while nextPoint < setup.curvePoints && nextPointTime < time {
             curve[curveBase + nextPoint] = held
-            nextPoint += 1
+            advancePoint(points: setup.curvePoints)
         }
         while nextAligned < setup.alignedPoints && stats.tDownNs + Int64(nextAligned) * setup.alignedStepNs < time {
             aligned[alignedBase + nextAligned] = held
@@ -186,5 +198,33 @@ struct WholeUnitTolerances {
         let sy = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dy.magnitude))
         let ones = applies.replacing(with: 0, where: (sx .> x) .| (sy .> y))
         return SIMD8<Int64>(truncatingIfNeeded: ones)
+    }
+}
+
+/// The curve grid's times `t_down + ⌊duration·i / points⌋` one after
+/// another without a division per point: with duration = q·points + r,
+/// the quotient grows by q and by one more each time the remainders r·i
+/// pass `points`. Only where duration·points fits 64 bits and the span is
+/// not negative; elsewhere `step` declines and `OpenContact.gridTime` divides.
+struct CurveGridStep {
+    private let quotient: Int64, remainder: Int64, points: Int64
+    private var carried: Int64 = 0
+    let exact: Bool
+
+    init(duration: Int64, points: Int) {
+        self.points = Int64(points)
+        exact = points > 0 && duration >= 0 && !duration.multipliedReportingOverflow(by: Int64(points)).overflow
+        quotient = exact ? duration / Int64(points) : 0
+        remainder = exact ? duration % Int64(points) : 0
+    }
+
+    /// Advances `time` from one grid point to the next; false when not `exact`.
+    @inline(__always)
+    mutating func step(_ time: inout Int64) -> Bool {
+        guard exact else { return false }
+        time += quotient
+        carried += remainder
+        if carried >= points { time += 1; carried -= points }
+        return true
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Event-rate inflation, motion / (motion − stationary), decided once here so
 /// that every renderer shows the same state (docs/ANALYSIS.md, "Inflation").
 public enum Inflation: Equatable, Sendable {
@@ -83,9 +85,18 @@ extension SIMD8: SummaryState where Scalar == Int64 {
 /// A multiset of values for exact quantiles; merged by concatenation.
 public struct ValueList: SummaryState {
     public var values: [Double] = []
+    /// The quantiles of the values they were computed for: the text, JSON,
+    /// HTML and `--save` renderers each ask, for a recording and the total.
+    private let memo = QuantileMemo()
     public init(_ values: [Double] = []) { self.values = values }
     public mutating func append(_ value: Double) { values.append(value) }
-    public static func + (lhs: Self, rhs: Self) -> Self { ValueList(lhs.values + rhs.values) }
+    /// A sum with an empty side is the other side, quantiles and all (the total of one recording).
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        if lhs.values.isEmpty { return rhs }
+        if rhs.values.isEmpty { return lhs }
+        return ValueList(lhs.values + rhs.values)
+    }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.values == rhs.values }
     public static func checkedSum(_ lhs: Self, _ rhs: Self) -> Self? { lhs + rhs }
     public var stored: StoredArray { .doubles(values) }
     public init?(stored: StoredArray) {
@@ -93,7 +104,25 @@ public struct ValueList: SummaryState {
         self.values = values
     }
     /// p5, p25, p50, p75, p95; nil without values.
-    public var quantiles: [Double]? { Quantiles.of(values) }
+    public var quantiles: [Double]? { memo.quantiles(of: values) }
+}
+
+/// The last quantiles a `ValueList` computed, and of which values. A copy of
+/// the list shares it; a list whose values changed computes them again.
+private final class QuantileMemo: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Double]?
+    private var quantiles: [Double]?
+
+    func quantiles(of values: [Double]) -> [Double]? {
+        lock.lock()
+        defer { lock.unlock() }
+        // Equal arrays that share storage compare without reading their elements.
+        if let known = self.values, known == values { return quantiles }
+        quantiles = Quantiles.of(values)
+        self.values = values
+        return quantiles
+    }
 }
 
 /// Contacts per press class.

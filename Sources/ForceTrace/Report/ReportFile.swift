@@ -89,8 +89,9 @@ public enum ReportFile {
         try group.attachScale(Dimension.fraction, to: [Name.curves], axis: 1)
 
         let contacts = try group.createGroup(Name.contacts)
-        for field in fields where field.applies(options) {
-            try writeContactField(field, analysis.contacts, lanes: analysis.lanes, to: contacts)
+        let columns = SavedContactColumns(fields.filter { $0.applies(options) }, analysis.contacts, lanes: analysis.lanes)
+        for (field, values) in zip(columns.fields, columns.values) {
+            try writeContactField(field, values, rows: count, to: contacts)
         }
         try group.createDimensionScale(Dimension.contact, rows: count)
         try group.attachScale(Dimension.contact, to: try contacts.memberNames().map { "\(Name.contacts)/\($0)" } + [Name.curves, Name.alignedCurveCounts])
@@ -158,63 +159,24 @@ public enum ReportFile {
         return end
     }
 
-    /// One `contacts/` dataset: the field's value per contact, as `ContactValue` says.
-    static func writeContactField(_ field: ContactField, _ list: [ContactStatistics], lanes: ToleranceLanes, to contacts: Group) throws {
+    /// One `contacts/` dataset: the field's values (`SavedContactColumns`), narrowed to its storage.
+    static func writeContactField(_ field: ContactField, _ values: SavedContactColumns.Values, rows: Int, to contacts: Group) throws {
         let name = field.name
-        if field.isSweep {
-            let width = ToleranceLanes.sweepLanes.count
-            let values = list.flatMap { contact -> [Int64] in
-                guard case .sweep(let counts) = field.value(contact) else { return [] }
-                return ToleranceLanes.sweepLanes.map { lanes.applicable[$0] ? counts[$0] : field.missing }
-            }
-            try contacts.writeRows(name, values, rows: list.count, columns: width)
+        switch (field.storage, values) {
+        case (.int64PerLane, .lanes(let values)):
+            try contacts.writeRows(name, values, rows: rows, columns: ToleranceLanes.sweepLanes.count)
             try contacts.describe(name, units: field.units, field.longName)
-            return
-        }
-        func integers() -> [Int64] {
-            inPlace(list) { contact in
-                switch field.value(contact) {
-                case .integer(let value): value ?? field.missing
-                case .flag(let flag): flag ? 1 : 0
-                default: field.missing
-                }
-            }
-        }
-        switch field.storage {
-        case .int16: try contacts.write(name, integers().map { Int16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
-        case .int32: try contacts.write(name, integers().map { Int32(truncatingIfNeeded: $0) }, units: field.units, field.longName)
-        case .int64: try contacts.write(name, integers(), units: field.units, field.longName)
-        case .uint8: try contacts.write(name, integers().map { UInt8(truncatingIfNeeded: $0) }, units: field.units, field.longName)
-        case .uint16: try contacts.write(name, integers().map { UInt16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
-        case .double:
-            let values = inPlace(list) { contact -> Double in
-                switch field.value(contact) {
-                case .real(let value): value ?? .nan
-                case .seconds(let ns): ns.map { Double($0) / 1e9 } ?? .nan
-                case .inflation(let inflation): stored(inflation)
-                case .integer(let value): value.map(Double.init) ?? .nan
-                default: .nan
-                }
-            }
-            try contacts.write(name, values, units: field.units, field.longName)
-        case .int64PerLane:
-            preconditionFailure("written above")
-        case .string:
-            try contacts.writeStrings(name, list.map { contact in
-                if case .text(let text) = field.value(contact) { text ?? "" } else { "" }
-            })
+        case (.int16, .integers(let values)): try contacts.write(name, values.map { Int16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case (.int32, .integers(let values)): try contacts.write(name, values.map { Int32(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case (.int64, .integers(let values)): try contacts.write(name, values, units: field.units, field.longName)
+        case (.uint8, .integers(let values)): try contacts.write(name, values.map { UInt8(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case (.uint16, .integers(let values)): try contacts.write(name, values.map { UInt16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
+        case (.double, .doubles(let values)): try contacts.write(name, values, units: field.units, field.longName)
+        case (.string, .strings(let values)):
+            try contacts.writeStrings(name, values)
             try contacts.describe(name, units: field.units, field.longName)
-        }
-    }
-
-    /// `transform` of each contact, read where it lies: `map` copied each
-    /// contact (hundreds of bytes) once per field, 40 fields over every contact.
-    private static func inPlace<T>(_ list: [ContactStatistics], _ transform: (ContactStatistics) -> T) -> [T] {
-        list.withUnsafeBufferPointer { contacts in
-            [T](unsafeUninitializedCapacity: contacts.count) { buffer, count in
-                for index in contacts.indices { buffer.initializeElement(at: index, to: transform(contacts[index])) }
-                count = contacts.count
-            }
+        default:
+            preconditionFailure("SavedContactColumns gives each storage its kind of values")
         }
     }
 

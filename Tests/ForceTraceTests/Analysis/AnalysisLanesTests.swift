@@ -215,6 +215,41 @@ final class AnalysisLanesTests: XCTestCase {
         XCTAssertGreaterThan(checked, 1_000)
     }
 
+    /// The curve grid's times stepped point by point (`CurveGridStep`, no
+    /// division) are `gridTime`'s at every point: for spans that leave no
+    /// remainder and spans that leave `points − 1`, at the largest span
+    /// whose product with `points` fits and the next (where stepping
+    /// declines), and for zero and negative spans.
+    func testSteppedGridTimesAreTheDividedOnes() {
+        var generator = SystemRandomNumberGenerator()
+        var stepped = 0, declined = 0
+        for points in [1, 2, 3, 7, 64, 200, 4096] {
+            let p = Int64(points)
+            var durations: [Int64] = [0, 1, -1, p - 1, p, p + 1, 5 * p, 5 * p + (p - 1), 999_999_937,
+                                      Int64.max / p, -(Int64.max / 3)]
+            // One past the largest span that fits (none past Int64.max for one point).
+            if points > 1 { durations.append(Int64.max / p + 1) }
+            durations += (0..<40).map { _ in Int64.random(in: 0...(Int64.max / p), using: &generator) }
+            for duration in durations {
+                let tDown: Int64 = duration < 0 ? 7 : Int64.random(in: 0...(Int64.max - duration), using: &generator)
+                var open = OpenContact()
+                open.begin(ContactStatistics(Contact(id: 0, slot: 0, trackingID: 1, tool: 0, tDownNs: tDown, tUpNs: tDown &+ duration,
+                                                     firstSample: 0, lastSample: 0, sampleCount: 1), endNs: tDown &+ duration),
+                           curveBase: 0, alignedBase: 0, curvePoints: points)
+                if open.gridStep.exact { stepped += 1 } else { declined += 1 }
+                XCTAssertEqual(open.gridStep.exact, duration >= 0 && duration <= Int64.max / p, "duration \(duration), \(points) points")
+                while open.nextPoint < points {
+                    XCTAssertEqual(open.nextPointTime, open.gridTime(open.nextPoint, points: points),
+                                   "duration \(duration), point \(open.nextPoint) of \(points)")
+                    open.advancePoint(points: points)
+                }
+                if open.gridStep.exact { XCTAssertEqual(open.nextPointTime, tDown + duration, "the last step ends at the span's end") }
+            }
+        }
+        XCTAssertGreaterThan(stepped, 300)
+        XCTAssertGreaterThan(declined, 10)
+    }
+
     /// A contact that goes down a second time, in another slot, while still
     /// open in its first: the second beginning overwrites its curve rows, so
     /// the bands come from the finished matrices, as before.

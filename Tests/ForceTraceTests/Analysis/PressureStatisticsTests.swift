@@ -98,4 +98,21 @@ final class PressureStatisticsTests: XCTestCase {
         XCTAssertEqual(statistics.alignedBands.classesPresent, [.tap])
         XCTAssertEqual(CurveBands(points: 4).classesPresent, [])
     }
+
+    /// A list's quantiles are those of its values now: computed once and
+    /// kept, they follow an append, a copy that changes, and a sum.
+    func testAValueListsQuantilesFollowItsValues() {
+        var list = ValueList([4, 1, 3, 2])
+        XCTAssertEqual(list.quantiles, Quantiles.of([4, 1, 3, 2]))
+        var copy = list
+        copy.append(100)
+        XCTAssertEqual(copy.quantiles, Quantiles.of([4, 1, 3, 2, 100]), "the copy's own values")
+        XCTAssertEqual(list.quantiles, Quantiles.of([4, 1, 3, 2]), "the original's, after the copy computed its own")
+        list.values[0] = -7
+        XCTAssertEqual(list.quantiles, Quantiles.of([-7, 1, 3, 2]), "after a value changed in place")
+        XCTAssertEqual((ValueList() + list).quantiles, Quantiles.of([-7, 1, 3, 2]))
+        XCTAssertEqual((list + ValueList([50])).quantiles, Quantiles.of([-7, 1, 3, 2, 50]))
+        XCTAssertNil(ValueList().quantiles)
+        XCTAssertEqual(ValueList([1, 2]), ValueList([1, 2]), "lists of equal values are equal, whatever they computed")
+    }
 }
