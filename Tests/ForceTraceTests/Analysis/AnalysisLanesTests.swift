@@ -182,6 +182,24 @@ final class AnalysisLanesTests: XCTestCase {
         }
     }
 
+    /// A lane's 16-bit histogram moves its counts aside before they wrap:
+    /// a band point every contact reaches counts them all, one past the
+    /// flush and far beyond 2^16.
+    func testLaneBandsCountPastTheirSixteenBits() {
+        var lane = LaneBands(points: 2), reference = CurveBands(points: 2)
+        let curve: [Float] = [0.25, 0.75]
+        for count in 1...(2 * LaneBands.flushEvery + 3) {
+            curve.withUnsafeBufferPointer { lane.add($0, as: .peekPress) }
+            if count <= 3 || count > 2 * LaneBands.flushEvery { reference.add(curve, as: .peekPress) }
+        }
+        let bands = lane.bands
+        XCTAssertEqual(bands.count(.peekPress, point: 0), Int64(2 * LaneBands.flushEvery + 3))
+        // The histogram at the value's bin holds every contact: its quantiles are that bin's.
+        XCTAssertEqual(bands.quantile(.peekPress, point: 1, level: 0.5), reference.quantile(.peekPress, point: 1, level: 0.5))
+        let bin = ThresholdBins.bin(0.25)
+        XCTAssertEqual(bands.histogram[(PressClass.peekPress.index * 2 + 0) * CurveBands.width + bin], Int64(2 * LaneBands.flushEvery + 3))
+    }
+
     /// `gridTime` divides in 64 bits when the product fits and in 128
     /// otherwise; both give the 128-bit quotient, rounded toward zero, at
     /// the overflow boundary, for spans of years, negative spans and grids

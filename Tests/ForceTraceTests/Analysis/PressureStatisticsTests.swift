@@ -115,4 +115,26 @@ final class PressureStatisticsTests: XCTestCase {
         XCTAssertNil(ValueList().quantiles)
         XCTAssertEqual(ValueList([1, 2]), ValueList([1, 2]), "lists of equal values are equal, whatever they computed")
     }
+
+    /// A band's fixed-point value is `rounded()`'s, halves away from zero,
+    /// at the halves themselves, beside them, for negative values and where
+    /// every double is whole.
+    func testABandsFixedPointRoundsAsRoundedDoes() {
+        var values: [Float] = [0, -0.0, 1, -1, 0.5, -0.5, 1.5, 3, -0.2, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+                               .leastNormalMagnitude, 1e-9, 5e-10, 4194304, -4194304, 9.2e9, -9.2e9]
+        // value × 1e9 lands on a half exactly for odd multiples of 2^-10 (× 976562.5).
+        for odd in stride(from: 1, through: 2_047, by: 2) {
+            let half = Float(odd) / 1024
+            values += [half, -half, half.nextUp, half.nextDown]
+        }
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<10_000).map { _ in Float.random(in: -2...2, using: &generator) }
+        var halves = 0
+        for value in values {
+            let scaled = Double(value) * CurveBands.scale
+            if scaled != scaled.rounded(.towardZero) && abs(scaled - scaled.rounded(.towardZero)) == 0.5 { halves += 1 }
+            XCTAssertEqual(CurveBands.fixedPoint(value), Int64(scaled.rounded()), "\(value)")
+        }
+        XCTAssertGreaterThan(halves, 10, "values on a half")
+    }
 }
