@@ -260,7 +260,9 @@ extension TimeHistogram: SummaryState {
 /// grid (for the interquartile band). All integers, so bands of several
 /// recordings add up exactly. Empty (0 points) when no output needs curves.
 public struct CurveBands: SummaryState {
-    /// Fixed-point scale of `sums`: the mean is exact to 1e-9.
+    /// Fixed-point scale of `sums`: the mean is exact to 1e-9. A sum
+    /// saturates at ±2^63: pressure far outside its axis's range (kept as
+    /// recorded) can reach it within a few contacts.
     public static let scale = 1e9
     static let width = ThresholdBins.steps + 1
     public private(set) var points = 0
@@ -286,7 +288,7 @@ public struct CurveBands: SummaryState {
             guard !value.isNaN else { continue }
             let cell = pressClass.index * points + point
             counts[cell] += 1
-            sums[cell] += Self.fixedPoint(value)
+            sums[cell] = sums[cell].saturatingAdding(Self.fixedPoint(value))
             histogram[cell * Self.width + ThresholdBins.bin(Double(value))] += 1
         }
     }
@@ -336,7 +338,7 @@ public struct CurveBands: SummaryState {
         if rhs.points == 0 { return lhs }
         precondition(lhs.points == rhs.points, "curve bands of different grids")
         var sum = lhs
-        for index in sum.counts.indices { sum.counts[index] += rhs.counts[index]; sum.sums[index] += rhs.sums[index] }
+        for index in sum.counts.indices { sum.counts[index] += rhs.counts[index]; sum.sums[index] = sum.sums[index].saturatingAdding(rhs.sums[index]) }
         for index in sum.histogram.indices { sum.histogram[index] += rhs.histogram[index] }
         return sum
     }
@@ -418,7 +420,7 @@ struct LaneBands {
                                 binStart = histogramFirst + ThresholdBins.bin(Double(value), edges: edges) * points
                             }
                             counts[first + point] += 1
-                            sums[first + point] += fixed
+                            sums[first + point] = sums[first + point].saturatingAdding(fixed)
                             histogram[binStart + point] &+= 1
                         }
                     }

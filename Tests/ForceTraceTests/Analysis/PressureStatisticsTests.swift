@@ -137,4 +137,29 @@ final class PressureStatisticsTests: XCTestCase {
         }
         XCTAssertGreaterThan(halves, 10, "values on a half")
     }
+
+    /// Pressure far outside its axis's range, as a hostile or broken file
+    /// may hold (the kernel does not clamp, and neither does import): the
+    /// bands' fixed-point sums saturate instead of trapping, on the lanes
+    /// and in the point-by-point bands alike.
+    func testBandSumsOfPressureFarOutsideItsRangeSaturate() throws {
+        var builder = RecordingBuilder()
+        builder.device.setAxis(AxisInfo(code: AbsoluteAxis.mtPressure, minimum: 0, maximum: 1))
+        for press in 0..<8 {
+            let start = Int64(press) * 100
+            builder.frame(start, [(F.slot, 0), (F.id, Int32(press + 1)), (F.x, 100), (F.y, 100), (F.p, Int32.max)])
+            builder.frame(start + 10, [(F.p, Int32.max - 1)])
+            builder.frame(start + 40, [(F.id, -1)])
+        }
+        var options = AnalysisOptions()
+        options.curves = true
+        let analysis = try F.analyze(builder.recording, options: options)
+        let bands = analysis.statistics.alignedBands
+        XCTAssertEqual(bands.count(.popPress, point: 0), 8)
+        XCTAssertEqual(bands.sums[PressClass.popPress.index * bands.points], Int64.max, "8 × 2.1e18 saturates")
+        var reference = CurveBands(points: 2)
+        for _ in 0..<8 { reference.add([Float(Int32.max), Float(Int32.max)], as: .popPress) }
+        XCTAssertEqual(reference.sums[PressClass.popPress.index * 2], Int64.max)
+        XCTAssertEqual((reference + reference).sums[PressClass.popPress.index * 2 + 1], Int64.max)
+    }
 }
