@@ -1,7 +1,7 @@
-/// The values of `--save`'s `contacts/` datasets, one array per field. The
-/// contacts are read a block at a time, every field over the block while it
-/// is in cache: a pass per field over all of them read the whole results
-/// array (hundreds of bytes a contact) from memory once per field.
+/// The values of `--save`'s `contacts/` datasets, one array per field, taken
+/// in one pass over the contacts: each contact is read once, for every
+/// field. A pass per field read the whole results array (hundreds of bytes
+/// a contact) once per field, and copied each contact each time.
 struct SavedContactColumns {
     /// One field's values, as its dataset stores them before narrowing to `ContactField.Storage`.
     enum Values: Equatable {
@@ -12,39 +12,47 @@ struct SavedContactColumns {
         case lanes([Int64])
     }
 
-    /// Contacts per block: a few hundred kilobytes of results.
-    static let blockContacts = 512
-
     let fields: [ContactField]
     let values: [Values]
 
     init(_ fields: [ContactField], _ contacts: [ContactStatistics], lanes: ToleranceLanes) {
         self.fields = fields
+        let count = contacts.count, width = ToleranceLanes.sweepLanes.count
         let entries = ContactJSONFields(fields).entries
-        var integers = fields.map { _ in [Int64]() }, doubles = fields.map { _ in [Double]() }, strings = fields.map { _ in [String]() }
-        contacts.withUnsafeBufferPointer { contacts in
-            for start in stride(from: 0, to: contacts.count, by: Self.blockContacts) {
-                let block = UnsafeBufferPointer(rebasing: contacts[start..<min(contacts.count, start + Self.blockContacts)])
-                for (number, entry) in entries.enumerated() {
-                    let missing = fields[number].missing
-                    switch fields[number].storage {
-                    case .double:
-                        for contact in block { doubles[number].append(Self.double(entry.value(contact))) }
-                    case .string:
-                        for contact in block {
-                            if case .text(let text) = entry.value(contact) { strings[number].append(text ?? "") } else { strings[number].append("") }
-                        }
-                    case .int64PerLane:
-                        for contact in block {
-                            guard case .sweep(let counts) = entry.value(contact) else { continue }
-                            for lane in ToleranceLanes.sweepLanes { integers[number].append(lanes.applicable[lane] ? counts[lane] : missing) }
-                        }
-                    default:
-                        for contact in block {
-                            switch entry.value(contact) {
-                            case .integer(let integer): integers[number].append(integer ?? missing)
-                            case .flag(let flag): integers[number].append(flag ? 1 : 0)
-                            default: integers[number].append(missing)
+        let storage = fields.map(\.storage), missing = fields.map(\.missing)
+        // Every field's values side by side in one array of its kind; `start[f]` is where field f's begin.
+        var start: [Int] = [], integerCount = 0, doubleCount = 0, stringCount = 0
+        for field in fields {
+            switch field.storage {
+            case .double: start.append(doubleCount); doubleCount += count
+            case .string: start.append(stringCount); stringCount += count
+            default: start.append(integerCount); integerCount += field.isSweep ? count * width : count
+            }
+        }
+        var integers = [Int64](repeating: 0, count: integerCount), doubles = [Double](repeating: 0, count: doubleCount)
+        var strings = [String](repeating: "", count: stringCount)
+        let applicable = ToleranceLanes.sweepLanes.map { lanes.applicable[$0] }
+        integers.withUnsafeMutableBufferPointer { integers in
+            doubles.withUnsafeMutableBufferPointer { doubles in
+                contacts.withUnsafeBufferPointer { contacts in
+                    for index in contacts.indices {
+                        let contact = contacts[index]
+                        for number in entries.indices {
+                            let value = entries[number].value(contact), at = start[number] + index
+                            switch storage[number] {
+                            case .double: doubles[at] = Self.double(value)
+                            case .string: if case .text(let text?) = value { strings[at] = text }
+                            case .int64PerLane:
+                                guard case .sweep(let counts) = value else { continue }
+                                for (lane, sweepLane) in ToleranceLanes.sweepLanes.enumerated() {
+                                    integers[start[number] + index * width + lane] = applicable[lane] ? counts[sweepLane] : missing[number]
+                                }
+                            default:
+                                switch value {
+                                case .integer(let integer): integers[at] = integer ?? missing[number]
+                                case .flag(let flag): integers[at] = flag ? 1 : 0
+                                default: integers[at] = missing[number]
+                                }
                             }
                         }
                     }
@@ -52,11 +60,12 @@ struct SavedContactColumns {
             }
         }
         values = fields.indices.map { number in
-            switch fields[number].storage {
-            case .double: .doubles(doubles[number])
-            case .string: .strings(strings[number])
-            case .int64PerLane: .lanes(integers[number])
-            default: .integers(integers[number])
+            let first = start[number]
+            switch storage[number] {
+            case .double: return .doubles(Array(doubles[first..<(first + count)]))
+            case .string: return .strings(Array(strings[first..<(first + count)]))
+            case .int64PerLane: return .lanes(Array(integers[first..<(first + count * width)]))
+            default: return .integers(Array(integers[first..<(first + count)]))
             }
         }
     }
