@@ -156,12 +156,13 @@ def trace_sizes(trace):
     return json.loads(result.stdout)
 
 
-def deflate_seconds(bare_read, trace, repeat):
-    """The median of the seconds `forcetrace-bare-read --deflate` reports
-    deflating `trace`'s columns took (its reading of them is left out)."""
+def deflate_seconds(bare_read, path, repeat, probe="--deflate"):
+    """The median of the seconds `forcetrace-bare-read --deflate` (a trace's
+    columns) or `--deflate-report` (a saved report's chunked datasets)
+    reports the deflating took (its reading of them is left out)."""
     seconds = []
     for _ in range(repeat):
-        result = subprocess.run([bare_read, "--deflate", str(trace)], check=True, capture_output=True, text=True)
+        result = subprocess.run([bare_read, probe, str(path)], check=True, capture_output=True, text=True)
         seconds.append(float(result.stdout.split()[1]))
     return statistics.median(seconds)
 
@@ -240,6 +241,15 @@ def main():
         row(label, "report summary", summary, "the floor: raw chunks + libdeflate on 2 threads (forcetrace-bare-read)", our_read,
             f"{summary / our_read:.2f}×", "≤ 1.25×", "summary", "read")
         row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×", "", "read", "h5py")
+        # --save's floor: the summary, and the deflating of what the file holds on the 2 cores.
+        saved = out / "report-saved.h5"
+        subprocess.run([args.forcetrace, "report", str(trace), "--contacts", "0", "--save", str(saved), "--force"],
+                       check=True, stdout=subprocess.DEVNULL)
+        save_deflate = deflate_seconds(bare_read, saved, args.repeat, probe="--deflate-report")
+        row(label, "--save floor: its chunked datasets deflated alone, one thread (forcetrace-bare-read --deflate-report)",
+            save_deflate, "report summary", summary, f"{save_deflate / summary:.2f}×", "")
+        row(label, "--save floor on 2 cores: the summary + that deflating / 2", summary + save_deflate / 2,
+            "report summary", summary, f"{(summary + save_deflate / 2) / summary:.2f}×", "")
         row(label, "report summary peak RSS (MiB)", summary_rss, "lean peer", lean_rss, f"{lean_rss / summary_rss:.2f}× smaller")
         if index == 0:
             import_time, import_rss = timed("import", [args.forcetrace, "import", str(recording), "-o", str(out / "import-timed.h5"), "--force"])

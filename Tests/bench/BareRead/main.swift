@@ -6,7 +6,12 @@
 //   forcetrace-bare-read --deflate FILE.h5  the events and samples columns shuffled and deflated
 //                                           in 65536-row chunks at the file's level, on one
 //                                           thread, as import's worker does; prints the seconds
-//                                           the deflating took (the columns are read first).
+//                                           the deflating took (the columns are read first);
+//   forcetrace-bare-read --deflate-report OUT.h5
+//                                           every chunked dataset of a `report --save` file deflated
+//                                           again in its own chunks, as the report's writer encodes
+//                                           them (float32 curves unshuffled, the rest shuffled, level 1),
+//                                           on one thread; prints the seconds that took.
 import ForceTrace
 import Foundation
 import HDF5
@@ -78,6 +83,62 @@ func deflateFloor(_ path: String) throws {
     print("deflate \(seconds) s: \(input) bytes to \(stored)")
 }
 
+/// The chunked datasets under `group`, as raw bytes with their element size and bytes per chunk.
+func chunkedDatasets(_ group: Group) throws -> [(bytes: [UInt8], elementSize: Int, chunkBytes: Int, float32: Bool)] {
+    func raw<T: HDF5Scalar>(_ name: String, _ shape: [Int], _ type: T.Type) throws -> [UInt8] {
+        let values = shape.count == 1 ? try group.readArray(name, of: T.self)
+                                      : try group.readMatrix(name, rows: shape[0], columns: shape.dropFirst().reduce(1, *), of: T.self)
+        return values.withUnsafeBytes { Array($0) }
+    }
+    var found: [(bytes: [UInt8], elementSize: Int, chunkBytes: Int, float32: Bool)] = []
+    for name in try group.memberNames() {
+        guard group.isDataset(name) else {
+            found += try chunkedDatasets(try group.openGroup(name))
+            continue
+        }
+        let storage = try group.storage(of: name), shape = try group.shape(of: name), columns = shape.dropFirst().reduce(1, *)
+        // A matrix (curves, the sweep's lanes) is stored in chunks of 1024 whole rows, as the writer makes them;
+        // one whose stored bytes are its logical ones is not deflated (the confusion matrix).
+        let logical = UInt64(shape.reduce(1, *)) * UInt64(max(1, storage.logicalBytes / UInt64(max(1, storage.rows))))
+        guard storage.rows > 0, let chunkRows = storage.chunkRows ?? (shape.count == 2 && storage.storedBytes < logical ? 1024 : nil)
+        else { continue }
+        let bytes: [UInt8], size: Int
+        switch storage.element {
+        case .float(4): bytes = try raw(name, shape, Float.self); size = 4
+        case .float(8): bytes = try raw(name, shape, Double.self); size = 8
+        case .integer(8, true): bytes = try raw(name, shape, Int64.self); size = 8
+        case .integer(4, true): bytes = try raw(name, shape, Int32.self); size = 4
+        case .integer(2, true): bytes = try raw(name, shape, Int16.self); size = 2
+        case .integer(2, false): bytes = try raw(name, shape, UInt16.self); size = 2
+        case .integer(1, false): bytes = try raw(name, shape, UInt8.self); size = 1
+        default: continue
+        }
+        found.append((bytes, size, chunkRows * columns * size, storage.element == .float(bytes: 4)))
+    }
+    return found
+}
+
+func reportDeflateFloor(_ path: String) throws {
+    let file = try File.open(path)
+    let datasets = try chunkedDatasets(try file.root)
+    let encoder = ChunkEncoder()
+    var stored = 0, input = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    for dataset in datasets {
+        try dataset.bytes.withUnsafeBytes { bytes in
+            for first in stride(from: 0, to: bytes.count, by: dataset.chunkBytes) {
+                // The last chunk is partial in the data and whole in the file: its own bytes stand for it.
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[first..<min(bytes.count, first + dataset.chunkBytes)])
+                stored += try encoder.storedSize(chunk, rows: chunk.count / dataset.elementSize, elementSize: dataset.elementSize,
+                                                 compression: dataset.float32 ? .fastUnshuffled : .fast)
+                input += chunk.count
+            }
+        }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print("deflate \(seconds) s: \(input) bytes to \(stored) in \(datasets.count) datasets")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
@@ -85,8 +146,9 @@ do {
         let parsed = try ImportFloor.parseEvemu(path: arguments[1])
         print("\(parsed.events) events, checksum \(parsed.checksum)")
     case ("--deflate", 2): try deflateFloor(arguments[1])
+    case ("--deflate-report", 2): try reportDeflateFloor(arguments[1])
     case (_, 1) where !arguments[0].hasPrefix("-"): try bareRead(arguments[0])
-    default: fail("usage: forcetrace-bare-read [--parse FILE.evemu | --deflate FILE.h5 | FILE.h5]", status: 2)
+    default: fail("usage: forcetrace-bare-read [--parse FILE.evemu | --deflate FILE.h5 | --deflate-report OUT.h5 | FILE.h5]", status: 2)
     }
 } catch {
     fail("\(error)", status: 1)
