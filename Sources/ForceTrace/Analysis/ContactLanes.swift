@@ -13,7 +13,9 @@ struct LaneSetup: @unchecked Sendable {
     let lastSample: UnsafeBufferPointer<Int64>
     let tUp: UnsafeBufferPointer<Int64>
     let curves: UnsafeMutableBufferPointer<Float>
+    /// `AlignedCurves.values`, and where each contact's row starts (`AlignedCurves.starts`).
     let aligned: UnsafeMutableBufferPointer<Float>
+    let alignedStarts: UnsafeBufferPointer<Int>
     /// 1 once a contact has begun (written by its lane only).
     let begun: UnsafeMutableBufferPointer<UInt8>
     let paths: UnsafeMutableBufferPointer<ContactPath>
@@ -27,8 +29,8 @@ struct LaneSetup: @unchecked Sendable {
 /// pointers, so that the per-row code checks no bounds and retains nothing.
 struct ContactBuffers {
     var results: [ContactStatistics]
-    /// The curve matrices, `results.count` rows each, or empty when not kept (`OpenContact.Setup.keepsMatrices`).
-    private(set) var curves: [Float], aligned: [Float]
+    /// The curve matrix, `results.count` rows, and the aligned curves, or empty when not kept (`OpenContact.Setup.keepsMatrices`).
+    private(set) var curves: [Float], aligned: AlignedCurves
     private(set) var paths: [ContactPath]
     private var begun: [UInt8]
     private let owner: [UInt8], lastSample: [Int64], tUp: [Int64]
@@ -46,7 +48,7 @@ struct ContactBuffers {
         }
         let rows = setup.keepsMatrices ? table.count : 0
         curves = Self.unfilled(rows * setup.curvePoints)
-        aligned = Self.unfilled(rows * setup.alignedPoints)
+        aligned = setup.keepsMatrices ? AlignedCurves(width: setup.alignedPoints, capacities: results.map(setup.alignedCapacity)) : .empty
         begun = [UInt8](repeating: 0, count: table.count)
         // Lane 0 also checks every row: it takes one id in 2L − 1, the others two each.
         let owner = (0..<table.count).map { UInt8(laneCount == 1 ? 0 : ($0 % (2 * laneCount - 1) + 1) / 2) }
@@ -56,7 +58,7 @@ struct ContactBuffers {
         tUp = table.map(\.tUpNs)
     }
 
-    /// Room for a curve matrix, not yet written: a row is filled with NaN
+    /// Room for the curve matrix, not yet written: a row is filled with NaN
     /// where its contact first begins (`ContactLane.noteBegin`, on its lane,
     /// so the lanes share the first touch of the pages), the rest by
     /// `fillUnbegun`. The same values as a matrix filled with NaN up front.
@@ -64,29 +66,32 @@ struct ContactBuffers {
         [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
-    /// NaN in the curve rows of the contacts that never began (no samples).
-    mutating func fillUnbegun(curvePoints: Int, alignedPoints: Int) {
-        guard !curves.isEmpty || !aligned.isEmpty else { return }
+    /// NaN in the curve rows of the contacts that never began (no samples);
+    /// their aligned rows are NaN from the start.
+    mutating func fillUnbegun(curvePoints: Int) {
+        guard !curves.isEmpty else { return }
         for id in begun.indices where begun[id] == 0 {
             curves.replaceSubrange((id * curvePoints)..<((id + 1) * curvePoints), with: repeatElement(.nan, count: curvePoints))
-            aligned.replaceSubrange((id * alignedPoints)..<((id + 1) * alignedPoints), with: repeatElement(.nan, count: alignedPoints))
         }
     }
 
     /// Runs `body` with the lanes' view of these arrays; its pointers are valid only during `body`.
     mutating func withLaneSetup<Result>(_ contact: OpenContact.Setup, bounds: SampleBounds, resolution: (x: Double, y: Double),
                                         _ body: (LaneSetup) throws -> Result) rethrows -> Result {
-        try results.withUnsafeMutableBufferPointer { results in
+        let alignedStarts = aligned.starts
+        return try results.withUnsafeMutableBufferPointer { results in
             try curves.withUnsafeMutableBufferPointer { curves in
-                try aligned.withUnsafeMutableBufferPointer { aligned in
+                try aligned.values.withUnsafeMutableBufferPointer { aligned in
                     try paths.withUnsafeMutableBufferPointer { paths in
                         try begun.withUnsafeMutableBufferPointer { begun in
                             try owner.withUnsafeBufferPointer { owner in
                                 try lastSample.withUnsafeBufferPointer { lastSample in
                                     try tUp.withUnsafeBufferPointer { tUp in
-                                        try body(LaneSetup(contact: contact, owner: owner, results: results, lastSample: lastSample,
-                                                           tUp: tUp, curves: curves, aligned: aligned, begun: begun, paths: paths,
-                                                           bounds: bounds, resolution: resolution))
+                                        try alignedStarts.withUnsafeBufferPointer { alignedStarts in
+                                            try body(LaneSetup(contact: contact, owner: owner, results: results, lastSample: lastSample,
+                                                               tUp: tUp, curves: curves, aligned: aligned, alignedStarts: alignedStarts,
+                                                               begun: begun, paths: paths, bounds: bounds, resolution: resolution))
+                                        }
                                     }
                                 }
                             }
@@ -104,7 +109,7 @@ struct ContactBuffers {
             guard let pressClass = contact.pressClass else { continue }
             let row = Int(contact.id)
             curveBands.add(curves[(row * curvePoints)..<((row + 1) * curvePoints)], as: pressClass)
-            alignedBands.add(aligned[(row * alignedPoints)..<((row + 1) * alignedPoints)], as: pressClass)
+            alignedBands.add(aligned.row(row), as: pressClass)
         }
         return (curveBands, alignedBands)
     }
@@ -167,10 +172,9 @@ final class ContactLane: @unchecked Sendable {
         if setup.begun[id] != 0 {
             reopened = true
         } else if setup.contact.keepsMatrices {
-            // The matrices start unwritten (`ContactBuffers.unfilled`).
-            let curvePoints = setup.contact.curvePoints, alignedPoints = setup.contact.alignedPoints
+            // The curve matrix starts unwritten (`ContactBuffers.unfilled`).
+            let curvePoints = setup.contact.curvePoints
             UnsafeMutableBufferPointer(rebasing: setup.curves[(id * curvePoints)..<((id + 1) * curvePoints)]).initialize(repeating: .nan)
-            UnsafeMutableBufferPointer(rebasing: setup.aligned[(id * alignedPoints)..<((id + 1) * alignedPoints)]).initialize(repeating: .nan)
         }
         setup.begun[id] = 1
     }
@@ -226,10 +230,10 @@ final class ContactLane: @unchecked Sendable {
         if isDown {
             if open[slotIndex].isOpen { return false }
             lane.noteBegin(id, setup)
-            // The contact's row: by id in the matrices, by slot in the lane's own rows.
-            let row = setup.contact.keepsMatrices ? id : slotIndex
-            open[slotIndex].begin(setup.results[id], curveBase: row * setup.contact.curvePoints,
-                                  alignedBase: row * setup.contact.alignedPoints, curvePoints: setup.contact.curvePoints)
+            // The contact's rows: by id in the matrix and the aligned curves, by slot in the lane's own rows.
+            let keeps = setup.contact.keepsMatrices
+            open[slotIndex].begin(setup.results[id], curveBase: (keeps ? id : slotIndex) * setup.contact.curvePoints,
+                                  alignedBase: keeps ? setup.alignedStarts[id] : slotIndex * setup.contact.alignedPoints, setup: setup.contact)
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }

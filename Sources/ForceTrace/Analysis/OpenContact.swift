@@ -20,6 +20,11 @@ struct OpenContact {
 
         /// Only a saved report holds the curve matrices; without one the lanes
         /// hold each open contact's curve in a row per slot, and add it to their bands.
+        /// The grid points a contact has on the aligned grid: those before its end.
+        func alignedCapacity(_ contact: ContactStatistics) -> Int {
+            AlignedCurves.capacity(tDown: contact.tDownNs, end: contact.endNs, step: alignedStepNs, width: alignedPoints)
+        }
+
         init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, grams: GramScale?, bandsFromMatrices: Bool) {
             thresholds = options.thresholds
             smoothing = options.smoothing
@@ -47,19 +52,22 @@ struct OpenContact {
     var held: Float = .nan
     var nextPoint = 0
     var nextAligned = 0
+    /// The aligned grid points before the contact's end: no more are written, whatever its samples' times.
+    var alignedLimit = 0
     /// `gridTime(nextPoint)`, stepped from point to point (`CurveGridStep`).
     var nextPointTime: Int64 = 0
     var gridStep = CurveGridStep(duration: 0, points: 0)
     /// Where this contact's curve rows start in the buffers `hold` writes.
     var curveBase = 0, alignedBase = 0
 
-    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int, curvePoints: Int) {
+    mutating func begin(_ contact: ContactStatistics, curveBase: Int, alignedBase: Int, setup: Setup) {
         self = OpenContact()
         isOpen = true
         stats = contact
         self.curveBase = curveBase
         self.alignedBase = alignedBase
-        gridStep = CurveGridStep(duration: contact.durationNs, points: curvePoints)
+        alignedLimit = setup.alignedCapacity(contact)
+        gridStep = CurveGridStep(duration: contact.durationNs, points: setup.curvePoints)
         nextPointTime = contact.tDownNs
     }
 
@@ -91,7 +99,7 @@ struct OpenContact {
             curve[curveBase + nextPoint] = held
             advancePoint(points: setup.curvePoints)
         }
-        while nextAligned < setup.alignedPoints && stats.tDownNs + Int64(nextAligned) * setup.alignedStepNs < time {
+        while nextAligned < alignedLimit && stats.tDownNs + Int64(nextAligned) * setup.alignedStepNs < time {
             aligned[alignedBase + nextAligned] = held
             nextAligned += 1
         }

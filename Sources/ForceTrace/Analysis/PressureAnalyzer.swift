@@ -17,9 +17,9 @@ public struct RecordingAnalysis: Sendable {
     /// held at `t_down + i·duration/K` (NaN without a pressure axis).
     /// Empty unless `options.curves`.
     public var curves: [Float]
-    /// `contacts.count × options.alignedPoints`: held at `t_down + j·step`,
-    /// NaN at and after the contact's end. Empty unless `options.curves`.
-    public var alignedCurves: [Float]
+    /// Held at `t_down + j·step`, each contact's grid points before its end.
+    /// Empty unless `options.curves`.
+    public var alignedCurves: AlignedCurves
     public var statistics: PressureStatistics
     /// The thresholds the labels were scripted around, if the file says.
     public var scriptedPeek: Double?
@@ -146,10 +146,10 @@ public enum PressureAnalyzer {
                               setup, rows: rows, progress: progress)
             warnings += finishOpenContacts(contactLanes, slots: checks.slotCount, setup)
         }
-        buffers.fillUnbegun(curvePoints: curvePoints, alignedPoints: alignedPoints)
+        buffers.fillUnbegun(curvePoints: curvePoints)
         if options.curves && !bandsFromMatrices && contactLanes.contains(where: { $0.reopened }) {
             var analysis = try measure(recording, table: table, options: options, labels: labelReads, bandsFromMatrices: true, progress: progress)
-            if !options.curveMatrices { analysis.curves = []; analysis.alignedCurves = [] }
+            if !options.curveMatrices { analysis.curves = []; analysis.alignedCurves = .empty }
             return analysis
         }
         let (labels, truth) = try labelReads.wait()

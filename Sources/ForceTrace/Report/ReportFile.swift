@@ -80,7 +80,7 @@ public enum ReportFile {
         }
         try group.writeRows(Name.curves, analysis.curves, rows: count, columns: options.curvePoints, compression: curveCompression)
         try group.describe(Name.curves, units: "1", "normalized pressure at each fraction of the contact's duration, sample-and-hold")
-        try writeAlignedCurves(analysis.alignedCurves, rows: count, columns: options.alignedPoints, to: group)
+        try writeAlignedCurves(analysis.alignedCurves, to: group)
         try group.set(Recording.alignedStepS, Double(options.alignedStepNs) / 1e9)
         try group.writeCoordinate(Dimension.fraction, (0..<options.curvePoints).map { Double($0) / Double(options.curvePoints) },
                                   units: "1", "fraction of the contact's duration since touch-down, i/K")
@@ -100,38 +100,33 @@ public enum ReportFile {
         try writeStatistics(analysis.statistics, of: report, to: group)
     }
 
-    /// The aligned curves, `rows × columns` with NaN from each contact's end,
-    /// as a CF contiguous ragged array (docs/ANALYSIS.md, "The --save file"):
-    /// each row up to its last value, the rows one after another along
-    /// `aligned_sample`, and each row's count. A row's count is its points
-    /// before the NaN tail, so the matrix reads back exactly; contact c's
-    /// points start at the sum of the counts before it. The caller attaches
-    /// the `contact` dimension to the counts.
-    static func writeAlignedCurves(_ matrix: [Float], rows: Int, columns: Int, to group: Group) throws {
-        precondition(matrix.count == rows * columns, "the aligned curves are rows × columns")
+    /// The aligned curves as a CF contiguous ragged array (docs/ANALYSIS.md,
+    /// "The --save file"): each contact's points up to its last value, the
+    /// rows one after another along `aligned_sample`, and each row's count.
+    /// A row's count is its points before any NaN tail (a contact without
+    /// samples or without pressure has none), so the matrix reads back
+    /// exactly; contact c's points start at the sum of the counts before it.
+    /// The caller attaches the `contact` dimension to the counts.
+    static func writeAlignedCurves(_ curves: AlignedCurves, to group: Group) throws {
+        let rows = curves.rows
         var counts = [Int32](repeating: 0, count: rows)
-        var values: [Float] = []
-        matrix.withUnsafeBufferPointer { matrix in
-            var total = 0
+        var whole = true
+        curves.values.withUnsafeBufferPointer { values in
             for row in 0..<rows {
-                let points = pointsBeforeTail(UnsafeBufferPointer(rebasing: matrix[(row * columns)..<((row + 1) * columns)]))
+                let room = UnsafeBufferPointer(rebasing: values[curves.starts[row]..<curves.starts[row + 1]])
+                let points = AlignedCurves.pointsBeforeTail(room)
                 counts[row] = Int32(points)
-                total += points
-            }
-            values = [Float](unsafeUninitializedCapacity: total) { buffer, count in
-                for row in 0..<rows {
-                    let source = UnsafeBufferPointer(rebasing: matrix[(row * columns)..<(row * columns + Int(counts[row]))])
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<(count + source.count)]).initialize(from: source)
-                    count += source.count
-                }
+                whole = whole && points == room.count
             }
         }
+        // Every row is its points (the usual case), or the rows are cut to them.
+        let values = whole ? curves.values : (0..<rows).flatMap { curves.values[curves.starts[$0]..<(curves.starts[$0] + Int(counts[$0]))] }
         try group.write(Name.alignedCurveCounts, counts, units: "1",
                         "points of each contact's aligned curve in \(Name.alignedCurveValues), the grid points before its end (CF count variable)")
         try group.set(Statistics.sampleDimension, Dimension.alignedSample, onMember: Name.alignedCurveCounts)
         if values.count >= deflatedElements {
             // Chunks of as many points as the matrix's chunks of 1024 whole rows held.
-            try group.writeDeflated(Name.alignedCurveValues, values, rows: values.count, chunkRows: 1024 * columns, compression: curveCompression)
+            try group.writeDeflated(Name.alignedCurveValues, values, rows: values.count, chunkRows: 1024 * curves.width, compression: curveCompression)
         } else {
             try group.writeArray(Name.alignedCurveValues, values)
         }
@@ -139,24 +134,6 @@ public enum ReportFile {
                            "normalized pressure after touch-down, sample-and-hold, each contact's points up to its end, contact after contact")
         try group.createDimensionScale(Dimension.alignedSample, rows: values.count)
         try group.attachScale(Dimension.alignedSample, to: [Name.alignedCurveValues])
-    }
-
-    /// The points of `row` before its NaN tail. The tail is most of a row,
-    /// so it is stepped over eight points at a time.
-    static func pointsBeforeTail(_ row: UnsafeBufferPointer<Float>) -> Int {
-        var end = row.count
-        while end % 8 != 0 {
-            guard row[end - 1].isNaN else { return end }
-            end -= 1
-        }
-        while end >= 8 {
-            let block = UnsafeRawPointer(row.baseAddress!).loadUnaligned(fromByteOffset: (end - 8) * MemoryLayout<Float>.stride, as: SIMD8<Float>.self)
-            // NaN is the one value unequal to itself.
-            guard all(block .!= block) else { break }
-            end -= 8
-        }
-        while end > 0, row[end - 1].isNaN { end -= 1 }
-        return end
     }
 
     /// One `contacts/` dataset: the field's values (`SavedContactColumns`), narrowed to its storage.

@@ -236,7 +236,7 @@ public enum ReportMerge {
             file: try group.required(Recording.file, part: part, where: place), name: try group.required(Recording.name, part: part, where: place),
             device: device, pressureAxis: pressureAxis, options: options,
             lanes: ToleranceLanes(options.tolerance, xAxis: positions.x, yAxis: positions.y), contacts: [],
-            curves: [], alignedCurves: [], statistics: statistics, scriptedPeek: scriptedPeek, scriptedPop: scriptedPop,
+            curves: [], alignedCurves: .empty, statistics: statistics, scriptedPeek: scriptedPeek, scriptedPop: scriptedPop,
             durationNs: try group.required(Recording.durationNs, part: part, where: place),
             warnings: try group.required(Recording.warnings, part: part, where: place),
             importStatus: try group.optional(Recording.importStatus, part: part, where: place).flatMap(ImportStatus.init(rawValue:)))
@@ -271,7 +271,7 @@ public enum ReportMerge {
         }
         try source.copyKeepingScales(saved.group, to: recordings, as: name, leaving: [Name.alignedCurves])
         let copied = try recordings.openGroup(name)
-        try ReportFile.writeAlignedCurves(matrix, rows: rows, columns: alignedPoints, to: copied)
+        try ReportFile.writeAlignedCurves(AlignedCurves(matrix: matrix, rows: rows, width: alignedPoints), to: copied)
         try copied.attachScale(SavedReportLayout.Dimension.contact, to: [Name.alignedCurveCounts])
     }
 

@@ -72,7 +72,8 @@ final class AnalysisLanesTests: XCTestCase {
         XCTAssertEqual(one.warnings, other.warnings, what)
         // Bit for bit, NaN included.
         XCTAssertEqual(one.curves.map(\.bitPattern), other.curves.map(\.bitPattern), what)
-        XCTAssertEqual(one.alignedCurves.map(\.bitPattern), other.alignedCurves.map(\.bitPattern), what)
+        XCTAssertEqual(one.alignedCurves.starts, other.alignedCurves.starts, what)
+        XCTAssertEqual(one.alignedCurves.values.map(\.bitPattern), other.alignedCurves.values.map(\.bitPattern), what)
         XCTAssertEqual(one.paths.map(\.id), other.paths.map(\.id), what)
         XCTAssertEqual(one.paths.map(\.x), other.paths.map(\.x), what)
         XCTAssertEqual(one.paths.map(\.y), other.paths.map(\.y), what)
@@ -243,6 +244,10 @@ final class AnalysisLanesTests: XCTestCase {
         var stepped = 0, declined = 0
         for points in [1, 2, 3, 7, 64, 200, 4096] {
             let p = Int64(points)
+            var options = AnalysisOptions()
+            options.curvePoints = points
+            let setup = OpenContact.Setup(options, lanes: ToleranceLanes(options.tolerance, xAxis: nil, yAxis: nil), hasPressure: true,
+                                          grams: nil, bandsFromMatrices: false)
             var durations: [Int64] = [0, 1, -1, p - 1, p, p + 1, 5 * p, 5 * p + (p - 1), 999_999_937,
                                       Int64.max / p, -(Int64.max / 3)]
             // One past the largest span that fits (none past Int64.max for one point).
@@ -253,7 +258,7 @@ final class AnalysisLanesTests: XCTestCase {
                 var open = OpenContact()
                 open.begin(ContactStatistics(Contact(id: 0, slot: 0, trackingID: 1, tool: 0, tDownNs: tDown, tUpNs: tDown &+ duration,
                                                      firstSample: 0, lastSample: 0, sampleCount: 1), endNs: tDown &+ duration),
-                           curveBase: 0, alignedBase: 0, curvePoints: points)
+                           curveBase: 0, alignedBase: 0, setup: setup)
                 if open.gridStep.exact { stepped += 1 } else { declined += 1 }
                 XCTAssertEqual(open.gridStep.exact, duration >= 0 && duration <= Int64.max / p, "duration \(duration), \(points) points")
                 while open.nextPoint < points {
@@ -326,7 +331,7 @@ final class AnalysisLanesTests: XCTestCase {
             XCTAssertEqual(analysis.contacts[last].samples, 0)
             XCTAssertEqual(analysis.curves.count, analysis.contacts.count * options.curvePoints)
             XCTAssertTrue(analysis.curves[(last * options.curvePoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
-            XCTAssertTrue(analysis.alignedCurves[(last * options.alignedPoints)...].allSatisfy(\.isNaN), "\(lanes) lanes")
+            XCTAssertTrue(analysis.alignedCurves.row(last).allSatisfy(\.isNaN), "\(lanes) lanes")
             // The contact before it began, and its curve is written.
             XCTAssertFalse(analysis.curves[((last - 1) * options.curvePoints)..<(last * options.curvePoints)].contains(where: \.isNaN))
         }
@@ -361,8 +366,7 @@ final class AnalysisLanesTests: XCTestCase {
                     guard let pressClass = contact.pressClass else { continue }
                     let row = Int(contact.id)
                     curveBands.add(analysis.curves[(row * options.curvePoints)..<((row + 1) * options.curvePoints)], as: pressClass)
-                    alignedBands.add(analysis.alignedCurves[(row * options.alignedPoints)..<((row + 1) * options.alignedPoints)],
-                                     as: pressClass)
+                    alignedBands.add(analysis.alignedCurves.row(row), as: pressClass)
                 }
                 XCTAssertEqual(analysis.statistics.curveBands.stored, curveBands.stored, what)
                 XCTAssertEqual(analysis.statistics.alignedBands.stored, alignedBands.stored, what)
@@ -370,7 +374,7 @@ final class AnalysisLanesTests: XCTestCase {
                 XCTAssertEqual(lean.statistics.alignedBands.stored, alignedBands.stored, what)
                 XCTAssertEqual(lean.statistics, analysis.statistics, what)
                 XCTAssertEqual(lean.contacts, analysis.contacts, what)
-                XCTAssertTrue(lean.curves.isEmpty && lean.alignedCurves.isEmpty, what)
+                XCTAssertTrue(lean.curves.isEmpty && lean.alignedCurves.values.isEmpty, what)
                 XCTAssertEqual(analysis.curves.count, analysis.contacts.count * options.curvePoints, what)
             }
         }

@@ -43,8 +43,8 @@ final class AnalysisDefinitionTests: XCTestCase {
         // Sample-and-hold at 0, 25, 50, 75 ms: p 10, 30, 60, 80.
         XCTAssertEqual(analysis.curves, [0.1, 0.3, 0.6, 0.8].map { Float($0) })
         // Touch-down grid every 10 ms: 0.1 ... 1.0, then NaN from the lift at 100 ms on.
-        XCTAssertEqual(Array(analysis.alignedCurves.prefix(10)), (1...10).map { Float(Double($0 * 10) / 100) })
-        XCTAssertTrue(analysis.alignedCurves[10].isNaN && analysis.alignedCurves[11].isNaN)
+        XCTAssertEqual(Array(analysis.alignedCurves.row(0)), (1...10).map { Float(Double($0 * 10) / 100) }, "its 10 points before the lift")
+        XCTAssertTrue(analysis.alignedCurves.matrix[10].isNaN && analysis.alignedCurves.matrix[11].isNaN)
         XCTAssertEqual(analysis.statistics.reachedPeek, 1)
         XCTAssertEqual(analysis.statistics.stationaryRateHz(), 90, "9 events in 0.1 s of contact")
     }

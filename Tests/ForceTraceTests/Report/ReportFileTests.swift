@@ -61,8 +61,9 @@ final class ReportFileTests: XCTestCase {
             let values = try group.readArray(Name.alignedCurveValues, of: Float.self)
             // The analysis's matrix, row by row up to the count: the same values; after it, only NaN.
             var start = 0
+            let matrix = analysis.alignedCurves.matrix
             for (row, count) in counts.map(Int.init).enumerated() {
-                let matrixRow = analysis.alignedCurves[(row * options.alignedPoints)..<((row + 1) * options.alignedPoints)]
+                let matrixRow = matrix[(row * options.alignedPoints)..<((row + 1) * options.alignedPoints)]
                 XCTAssertEqual(Array(values[start..<(start + count)]).map(\.bitPattern),
                                Array(matrixRow.prefix(count)).map(\.bitPattern), "row \(row)")
                 XCTAssertTrue(matrixRow.dropFirst(count).allSatisfy(\.isNaN), "row \(row)")
@@ -82,7 +83,7 @@ final class ReportFileTests: XCTestCase {
                 var row = [Float](repeating: .nan, count: width)
                 if last >= 0 { row[last] = 0.5 }
                 if last >= 2 { row[0] = 0.25 }
-                let found = row.withUnsafeBufferPointer { ReportFile.pointsBeforeTail($0) }
+                let found = row.withUnsafeBufferPointer { AlignedCurves.pointsBeforeTail($0) }
                 XCTAssertEqual(found, last + 1, "width \(width), last value at \(last)")
             }
         }
