@@ -20,6 +20,8 @@ Yardsticks, all in the same run:
   - gzip -1 and gzip -6 of the evemu text, for import time and for size;
   - the summary itself, for --html, --json and --save (output_ratios.py:
     interleaved turns, each ratio against the summary's median of those turns);
+  - --save's floor: its saved file's chunked datasets deflated again alone
+    (forcetrace-bare-read --deflate-report), added to the summary on 2 cores;
   - for the live recorder, its target itself: % of one core at 10 k events/s
     against 1 % (recorder_cpu.py, a paced replay, the replay's parser left out).
 """
