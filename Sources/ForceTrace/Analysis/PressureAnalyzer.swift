@@ -70,7 +70,7 @@ public enum PressureAnalyzer {
         if recording.isUnfinished {
             // Live, or its recorder was killed: analysed from the events it kept.
             let rebuilt = try RebuiltRecording(recording)
-            var analysis = try analyzeWhole(rebuilt.recording, options: options, progress: progress)
+            var analysis = try analyzeWhole(rebuilt.recording, options: options, panels: false, progress: progress)
             analysis.file = recording.filePath
             analysis.importStatus = recording.importStatus
             let down = analysis.contacts.filter { $0.tUpNs < 0 }.count
@@ -79,29 +79,30 @@ public enum PressureAnalyzer {
                                      + "contacts were still down at its end", at: 0)
             return analysis
         }
-        var analysis = try analyzeWhole(recording, options: options, progress: progress)
-        // Drawn by the HTML page only, which asks for curves.
-        if options.curves {
-            analysis.pen = try PenProfile(recording: recording)
-            analysis.force = try ForceAnalysis.analyze(recording)
-        }
-        return analysis
+        // The pen and force panels are drawn by the HTML page only, which asks for curves.
+        return try analyzeWhole(recording, options: options, panels: options.curves, progress: progress)
     }
 
     /// `analyze` of a recording whose tables are whole.
-    private static func analyzeWhole(_ recording: TraceRecording, options: AnalysisOptions,
+    /// - Parameter panels: also the pen profile and the force analysis (`RecordingAnalysis.pen`, `.force`).
+    private static func analyzeWhole(_ recording: TraceRecording, options: AnalysisOptions, panels: Bool,
                                      progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
         let table = try recording.contacts()
         for (row, contact) in table.enumerated() where contact.id != Int32(row) {
             throw ForceTraceError(file: recording.filePath,
                                   "recording '\(recording.name)': contacts row \(row) has id \(contact.id); ids must be 0, 1, 2, ... in order")
         }
-        // The labels are needed only at the end: read while the samples stream.
-        // Their errors still come first, as when they were read first.
-        let labels = LabelReads(recording, contacts: table.count)
+        // The labels are needed only at the end: read while the samples stream,
+        // and the panels after them. Their errors still come first, as when
+        // they were read first; the panels' come after the analysis's, as when
+        // they were made after it.
+        let labels = LabelReads(recording, contacts: table.count, panels: panels)
         do {
-            return try measure(recording, table: table, options: options, labels: labels, progress: progress)
+            var analysis = try measure(recording, table: table, options: options, labels: labels, progress: progress)
+            (analysis.pen, analysis.force) = try labels.panels()
+            return analysis
         } catch {
+            labels.finish()
             _ = try labels.wait()
             throw error
         }
@@ -272,22 +273,34 @@ extension PressureAnalyzer {
     }
 }
 
-/// The labels' two readings (per contact, and the ground truth), on a thread of their own.
+/// The labels' two readings (per contact, and the ground truth), on a
+/// thread of their own; then, when asked, the HTML page's pen profile and
+/// force analysis, which read only their own tables.
 private final class LabelReads: @unchecked Sendable {
     private let done = NSCondition()
     private var result: Result<([PressClass?], GroundTruth), Error>?
+    private var drawn: Result<(PenProfile?, ForceAnalysis?), Error>?
 
     /// HDF5 calls from two threads take turns under the library's lock; the recording's handles are only read.
     private struct Shared: @unchecked Sendable { let recording: TraceRecording }
 
-    init(_ recording: TraceRecording, contacts: Int) {
+    init(_ recording: TraceRecording, contacts: Int, panels: Bool) {
         let shared = Shared(recording: recording)
         let thread = Thread { [self] in
             let recording = shared.recording
             let read = Result { (try recording.contactLabels(count: contacts), try recording.groundTruth()) }
             done.lock()
             result = read
-            done.signal()
+            done.broadcast()
+            done.unlock()
+            // Damaged labels are reported first: no panel is made of them.
+            let panel = Result { () throws -> (PenProfile?, ForceAnalysis?) in
+                guard panels, case .success = read else { return (nil, nil) }
+                return (try PenProfile(recording: recording), try ForceAnalysis.analyze(recording))
+            }
+            done.lock()
+            drawn = panel
+            done.broadcast()
             done.unlock()
         }
         thread.name = "forcetrace.labels"
@@ -299,5 +312,20 @@ private final class LabelReads: @unchecked Sendable {
         defer { done.unlock() }
         while result == nil { done.wait() }
         return try result!.get()
+    }
+
+    /// The pen profile and force analysis, once made (nil, nil when not asked for).
+    func panels() throws -> (PenProfile?, ForceAnalysis?) {
+        done.lock()
+        defer { done.unlock() }
+        while drawn == nil { done.wait() }
+        return try drawn!.get()
+    }
+
+    /// Waits until the thread is done with the recording.
+    func finish() {
+        done.lock()
+        while drawn == nil { done.wait() }
+        done.unlock()
     }
 }

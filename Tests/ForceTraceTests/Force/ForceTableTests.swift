@@ -133,4 +133,28 @@ final class ForceTableTests: XCTestCase {
         XCTAssertEqual(try group.attribute("scale_name"), .string("Scale\\x1b]52;x\\x07"))
         XCTAssertEqual(try group.readStrings("raw_unit"), ["g\\x1b[31m", "g"])
     }
+
+    /// A damaged force table stops the analysis that draws the force panel
+    /// (curves, as `report --html` asks), after the samples are measured,
+    /// and not the summary, which draws none.
+    func testADamagedForceTableStopsOnlyTheAnalysisThatDrawsItsPanel() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let path = directory.appendingPathComponent("damaged-force.h5").path
+        let writer = try TraceWriter(creating: path)
+        try writer.write(try sample(), name: "r")
+        try writer.close()
+        let file = try File.open(path, mode: .readWrite)
+        let readings = [ScaleReading(timeNs: 5, grams: 1, status: .stable, rawValue: 1, rawUnit: "g"),
+                        ScaleReading(timeNs: 3, grams: 2, status: .stable, rawValue: 2, rawUnit: "g")]
+        try file.root.openGroup(TraceSchema.recordingsGroup).openGroup("r")
+            .writeForceTable(ForceTable(kind: .hid, device: "/dev/hidraw0", name: "Scale", readings: readings))
+        try file.close()
+        let reader = try TraceReader(path: path)
+        var summary = AnalysisOptions()
+        summary.curves = false
+        XCTAssertNil(try PressureAnalyzer.analyze(reader.recording("r"), options: summary).force)
+        XCTAssertThrowsError(try PressureAnalyzer.analyze(reader.recording("r"), options: AnalysisOptions())) { error in
+            XCTAssertEqual("\(error)".components(separatedBy: "\n")[0], "\(path): recording 'r': force: t_ns goes back in time at row 1")
+        }
+    }
 }
