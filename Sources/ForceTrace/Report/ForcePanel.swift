@@ -21,7 +21,7 @@ extension PressureReport {
         for index in Swift.stride(from: 0, to: force.pairs.count, by: stride) {
             let pair = force.pairs[index]
             guard pair.grams >= 0, pair.grams <= top else { continue }
-            dots += String(format: "M%.1f %.1fh0", chart.px(pair.grams), chart.py(Double(pair.pressure)))
+            dots += "M" + SVGChart.number(chart.px(pair.grams)) + " " + SVGChart.number(chart.py(Double(pair.pressure))) + "h0"
         }
         chart.body += "<path class=\"dots\" data-series=\"readings\" d=\"\(dots)\"/>"
         func curve(_ side: KeyPath<ForceAnalysis.CurvePoint, Double?>, name: String, cssClass: String) {

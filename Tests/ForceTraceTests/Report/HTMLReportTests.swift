@@ -240,4 +240,25 @@ final class HTMLReportTests: XCTestCase {
             XCTAssertFalse(html.contains(" gf") || html.contains("units/mm (1.0000") || html.contains("<th>gf</th>"))
         }
     }
+
+    /// A drawing's number is printf's "%.1f" to the byte: at ties of the
+    /// exact binary value (0.25, −0.25, 2.45 just below its tie), where
+    /// the product by ten rounds across a tie, for negative zero and values
+    /// that round to it, at the formatter's bounds, and for random values
+    /// across the page's range.
+    func testAChartsNumberIsPrintfsOneDecimal() {
+        var values: [Double] = [0, -0.0, 0.05, -0.05, 0.04, -0.04, 0.25, -0.25, 0.35, 0.45, 2.45, 2.5, 1.15, 1e13 + 0.05, 99_999_999_999_999,
+                                1e14, -1e14, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 0.95, 9.95, 599.95]
+        // Ties of the exact value (multiples of 0.05 that are binary: k/4, k/20 where exact) and their neighbours.
+        for k in -400...400 {
+            let tie = Double(k) * 0.25 + 0.05
+            values += [Double(k) / 4, Double(k) * 0.05, tie, tie.nextUp, tie.nextDown, Double(k) / 4 + 0.05]
+        }
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<20_000).map { _ in Double.random(in: -700...700, using: &generator) }
+        values += (0..<2_000).map { _ in (Double(Int.random(in: -100_000...100_000, using: &generator)) + 0.5) / 10 }
+        for value in values {
+            XCTAssertEqual(SVGChart.number(value), String(format: "%.1f", value), "\(value)")
+        }
+    }
 }
