@@ -18,13 +18,13 @@ struct OpenContact {
         /// Whether each lane sums the bands of the contacts it finishes.
         var lanesAddBands: Bool
 
-        /// Only a saved report holds the curve matrices; without one the lanes
-        /// hold each open contact's curve in a row per slot, and add it to their bands.
         /// The grid points a contact has on the aligned grid: those before its end.
         func alignedCapacity(_ contact: ContactStatistics) -> Int {
             AlignedCurves.capacity(tDown: contact.tDownNs, end: contact.endNs, step: alignedStepNs, width: alignedPoints)
         }
 
+        /// Only a saved report holds the curve matrices; without one the lanes
+        /// hold each open contact's curve in a row per slot, and add it to their bands.
         init(_ options: AnalysisOptions, lanes: ToleranceLanes, hasPressure: Bool, grams: GramScale?, bandsFromMatrices: Bool) {
             thresholds = options.thresholds
             smoothing = options.smoothing
