@@ -102,7 +102,8 @@ public enum PressureAnalyzer {
             (analysis.pen, analysis.force) = try labels.panels()
             return analysis
         } catch {
-            labels.finish()
+            // The thread is done with the recording only once its panels are made.
+            _ = try? labels.panels()
             _ = try labels.wait()
             throw error
         }
@@ -322,10 +323,4 @@ private final class LabelReads: @unchecked Sendable {
         return try drawn!.get()
     }
 
-    /// Waits until the thread is done with the recording.
-    func finish() {
-        done.lock()
-        while drawn == nil { done.wait() }
-        done.unlock()
-    }
 }
