@@ -25,20 +25,40 @@ public struct AlignedCurves: Sendable, Equatable {
         values = [Float](repeating: .nan, count: starts[starts.count - 1])
     }
 
-    /// The rows of a `rows × width` matrix, each up to its last value (`pointsBeforeTail`).
+    /// The rows of a `rows × width` matrix, each up to its last value (`trimmed`).
     public init(matrix: [Float], rows: Int, width: Int) {
         precondition(matrix.count == rows * width, "the matrix is rows × width")
+        self.init(width: width, starts: (0...rows).map { $0 * width }, values: matrix)
+        self = trimmed()
+    }
+
+    private init(width: Int, starts: [Int], values: [Float]) {
         self.width = width
-        var starts = [0], values: [Float] = []
-        matrix.withUnsafeBufferPointer { matrix in
-            for row in 0..<rows {
-                let points = UnsafeBufferPointer(rebasing: matrix[(row * width)..<((row + 1) * width)])
-                values += points.prefix(Self.pointsBeforeTail(points))
-                starts.append(values.count)
-            }
-        }
         self.starts = starts
         self.values = values
+    }
+
+    /// Each row up to its last value: a row's points before its NaN tail (a
+    /// contact without samples or without pressure keeps none). The same
+    /// curves, sharing their storage, when no row has a tail.
+    public func trimmed() -> AlignedCurves {
+        var points = [Int](repeating: 0, count: rows)
+        var whole = true
+        values.withUnsafeBufferPointer { values in
+            for row in 0..<rows {
+                let room = UnsafeBufferPointer(rebasing: values[starts[row]..<starts[row + 1]])
+                points[row] = Self.pointsBeforeTail(room)
+                whole = whole && points[row] == room.count
+            }
+        }
+        guard !whole else { return self }
+        var keptStarts = [0], kept: [Float] = []
+        keptStarts.reserveCapacity(rows + 1)
+        for row in 0..<rows {
+            kept += values[starts[row]..<(starts[row] + points[row])]
+            keptStarts.append(kept.count)
+        }
+        return AlignedCurves(width: width, starts: keptStarts, values: kept)
     }
 
     public func row(_ index: Int) -> ArraySlice<Float> { values[starts[index]..<starts[index + 1]] }

@@ -108,19 +108,8 @@ public enum ReportFile {
     /// exactly; contact c's points start at the sum of the counts before it.
     /// The caller attaches the `contact` dimension to the counts.
     static func writeAlignedCurves(_ curves: AlignedCurves, to group: Group) throws {
-        let rows = curves.rows
-        var counts = [Int32](repeating: 0, count: rows)
-        var whole = true
-        curves.values.withUnsafeBufferPointer { values in
-            for row in 0..<rows {
-                let room = UnsafeBufferPointer(rebasing: values[curves.starts[row]..<curves.starts[row + 1]])
-                let points = AlignedCurves.pointsBeforeTail(room)
-                counts[row] = Int32(points)
-                whole = whole && points == room.count
-            }
-        }
-        // Every row is its points (the usual case), or the rows are cut to them.
-        let values = whole ? curves.values : (0..<rows).flatMap { curves.values[curves.starts[$0]..<(curves.starts[$0] + Int(counts[$0]))] }
+        let stored = curves.trimmed(), values = stored.values
+        let counts = (0..<stored.rows).map { Int32(stored.starts[$0 + 1] - stored.starts[$0]) }
         try group.write(Name.alignedCurveCounts, counts, units: "1",
                         "points of each contact's aligned curve in \(Name.alignedCurveValues), the grid points before its end (CF count variable)")
         try group.set(Statistics.sampleDimension, Dimension.alignedSample, onMember: Name.alignedCurveCounts)
