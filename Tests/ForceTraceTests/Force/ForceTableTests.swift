@@ -20,6 +20,16 @@ final class ForceTableTests: XCTestCase {
         return (capture, master)
     }
 
+    /// The sample as recording "r" of a trace at `path`, with `table` beside it.
+    private func sampleTrace(at path: String, forceTable table: ForceTable) throws {
+        let writer = try TraceWriter(creating: path)
+        try writer.write(try sample(), name: "r")
+        try writer.close()
+        let file = try File.open(path, mode: .readWrite)
+        try file.root.openGroup(TraceSchema.recordingsGroup).openGroup("r").writeForceTable(table)
+        try file.close()
+    }
+
     private func record(_ capture: ScaleCapture, to path: String) throws -> RecorderResult {
         let recorder = try Recorder(source: ReplaySource(recording: try sample(), speed: nil), path: path, scale: capture)
         return try recorder.run(stop: nil)
@@ -110,15 +120,9 @@ final class ForceTableTests: XCTestCase {
     func testNamesAreEscapedAndDamageIsNamed() throws {
         let directory = try makeTemporaryDirectory(self)
         let path = directory.appendingPathComponent("escaped.h5").path
-        let writer = try TraceWriter(creating: path)
-        try writer.write(try sample(), name: "r")
-        try writer.close()
-        let file = try File.open(path, mode: .readWrite)
-        let recording = try file.root.openGroup(TraceSchema.recordingsGroup).openGroup("r")
         let readings = [ScaleReading(timeNs: 5, grams: 1, status: .stable, rawValue: 1, rawUnit: "g\u{1b}[31m"),
                         ScaleReading(timeNs: 3, grams: 2, status: .stable, rawValue: 2, rawUnit: "g")]
-        try recording.writeForceTable(ForceTable(kind: .hid, device: "/dev/hidraw0", name: "Scale\u{1b}]52;x\u{07}", readings: readings))
-        try file.close()
+        try sampleTrace(at: path, forceTable: ForceTable(kind: .hid, device: "/dev/hidraw0", name: "Scale\u{1b}]52;x\u{07}", readings: readings))
         let reader = try TraceReader(path: path)
         XCTAssertThrowsError(try reader.recording("r").force()) { error in
             XCTAssertEqual("\(error)".components(separatedBy: "\n")[0], "\(path): recording 'r': force: t_ns goes back in time at row 1")
@@ -140,15 +144,9 @@ final class ForceTableTests: XCTestCase {
     func testADamagedForceTableStopsOnlyTheAnalysisThatDrawsItsPanel() throws {
         let directory = try makeTemporaryDirectory(self)
         let path = directory.appendingPathComponent("damaged-force.h5").path
-        let writer = try TraceWriter(creating: path)
-        try writer.write(try sample(), name: "r")
-        try writer.close()
-        let file = try File.open(path, mode: .readWrite)
         let readings = [ScaleReading(timeNs: 5, grams: 1, status: .stable, rawValue: 1, rawUnit: "g"),
                         ScaleReading(timeNs: 3, grams: 2, status: .stable, rawValue: 2, rawUnit: "g")]
-        try file.root.openGroup(TraceSchema.recordingsGroup).openGroup("r")
-            .writeForceTable(ForceTable(kind: .hid, device: "/dev/hidraw0", name: "Scale", readings: readings))
-        try file.close()
+        try sampleTrace(at: path, forceTable: ForceTable(kind: .hid, device: "/dev/hidraw0", name: "Scale", readings: readings))
         let reader = try TraceReader(path: path)
         var summary = AnalysisOptions()
         summary.curves = false
