@@ -381,15 +381,15 @@ public struct CurveBands: SummaryState {
 struct LaneBands {
     static let flushEvery = Int(UInt16.max)
     let points: Int
-    private var counts: [Int64], sums: [Int64]
+    private var sums: [Int64]
+    /// [class][bin][point]; a point's count is the sum of its bins.
     private var histogram: [UInt16]
     private var flushed: [Int64]
     private var sinceFlush = 0
 
     init(points: Int) {
         self.points = points
-        counts = [Int64](repeating: 0, count: 3 * points)
-        sums = counts
+        sums = [Int64](repeating: 0, count: 3 * points)
         histogram = [UInt16](repeating: 0, count: 3 * points * CurveBands.width)
         flushed = [Int64](repeating: 0, count: 3 * points * CurveBands.width)
     }
@@ -406,23 +406,22 @@ struct LaneBands {
         sinceFlush += 1
         let points = self.points, first = pressClass.index * points, count = min(points, curve.count)
         let histogramFirst = pressClass.index * CurveBands.width * points
-        ThresholdBins.withEdges { edges in
-            counts.withUnsafeMutableBufferPointer { counts in
-                sums.withUnsafeMutableBufferPointer { sums in
-                    histogram.withUnsafeMutableBufferPointer { histogram in
-                        var held = Float.nan.bitPattern, fixed: Int64 = 0, binStart = 0
-                        for point in 0..<count {
-                            let value = curve[point]
-                            guard !value.isNaN else { continue }
-                            if value.bitPattern != held {
-                                held = value.bitPattern
-                                fixed = CurveBands.fixedPoint(value)
-                                binStart = histogramFirst + ThresholdBins.bin(Double(value), edges: edges) * points
-                            }
-                            counts[first + point] += 1
-                            sums[first + point] = sums[first + point].saturatingAdding(fixed)
-                            histogram[binStart + point] &+= 1
+        ThresholdBins.FloatTable.shared.withTables { edgeBits, bucketBins in
+            sums.withUnsafeMutableBufferPointer { allSums in
+                histogram.withUnsafeMutableBufferPointer { allBins in
+                    // This class's rows: the sums by point, the bins' counts by bin, then point.
+                    let sums = allSums.baseAddress! + first, bins = allBins.baseAddress! + histogramFirst
+                    var held = Float.nan.bitPattern, fixed: Int64 = 0, binStart = bins
+                    for point in 0..<count {
+                        let value = curve[point]
+                        guard !value.isNaN else { continue }
+                        if value.bitPattern != held {
+                            held = value.bitPattern
+                            fixed = CurveBands.fixedPoint(value)
+                            binStart = bins + ThresholdBins.FloatTable.bin(value, edgeBits: edgeBits, bucketBins: bucketBins) &* points
                         }
+                        sums[point] = sums[point].saturatingAdding(fixed)
+                        binStart[point] &+= 1
                     }
                 }
             }
@@ -432,14 +431,15 @@ struct LaneBands {
     /// The bands, in `CurveBands`' layout.
     var bands: CurveBands {
         var bands = CurveBands(points: points)
-        bands.counts = counts
         bands.sums = sums
         let width = CurveBands.width
         for pressClass in 0..<3 {
             for bin in 0..<width {
                 for point in 0..<points {
                     let cell = (pressClass * width + bin) * points + point
-                    bands.histogram[(pressClass * points + point) * width + bin] = flushed[cell] + Int64(histogram[cell])
+                    let count = flushed[cell] + Int64(histogram[cell])
+                    bands.histogram[(pressClass * points + point) * width + bin] = count
+                    bands.counts[pressClass * points + point] += count
                 }
             }
         }

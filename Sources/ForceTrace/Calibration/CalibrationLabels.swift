@@ -76,7 +76,9 @@ extension TraceRecording {
         let table = try open(.labels)
         if let text = try table.attribute(RecordingAttribute.calibrationProtocol)?.stringValue,
            let found = CalibrationProtocol(rawValue: text) { return found }
-        let classes = Set(try table.read(TraceSchema.Labels.pressClass).compactMap { TrialClass(rawValue: PressClass(label: $0)?.rawValue ?? $0) })
+        // A table repeats a handful of texts: each distinct one is parsed once.
+        let texts = Set(try table.read(TraceSchema.Labels.pressClass))
+        let classes = Set(texts.compactMap { TrialClass(rawValue: PressClass(label: $0)?.rawValue ?? $0) })
         return CalibrationProtocol.allCases.first { !classes.isDisjoint(with: $0.classes) }
     }
 

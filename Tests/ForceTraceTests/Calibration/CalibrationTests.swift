@@ -45,6 +45,23 @@ final class CalibrationTests: XCTestCase {
         }
     }
 
+    /// Without the `protocol` attribute (a text it does not name), the
+    /// protocol is the one whose classes the labels use.
+    func testProtocolWithoutItsAttributeIsTheOneOfTheLabelsClasses() throws {
+        for calibrationProtocol in [CalibrationProtocol.app, .touchpad, .pen] {
+            let device: SimulatedDevice = calibrationProtocol == .app ? .touchscreen : calibrationProtocol == .touchpad ? .touchpad : .pen
+            let simulation = CalibrationSimulator.run(device: device, protocol: calibrationProtocol, trials: 2, seed: 5)
+            let (session, _, _) = try calibrate(simulation, protocol: calibrationProtocol, trials: 2)
+            let path = try makeTemporaryDirectory(self).appendingPathComponent("unnamed.h5").path
+            let recorder = try Recorder(source: ReplaySource(recording: simulation.recording, speed: nil), path: path, name: "session")
+            _ = try recorder.run(stop: nil)
+            try CalibrationLabels.write(session.trials.map { ($0.trialClass, $0.observation) }, protocol: "not-a-protocol",
+                                        toFile: path, recording: "session")
+            let trace = try TraceReader(path: path).recording("session")
+            XCTAssertEqual(try trace.calibrationProtocol(), calibrationProtocol)
+        }
+    }
+
     func testAppSuggestionSeparatesTheScriptedClasses() throws {
         let simulation = CalibrationSimulator.run(device: .touchscreen, protocol: .app, trials: 10, seed: 1)
         let (_, path, trace) = try calibrate(simulation, protocol: .app, trials: 10)
