@@ -68,8 +68,8 @@ extension PressureReport {
         out.beginArray(flat: false)
         // A hundred thousand contacts are most of the document: rendered on all cores, in order.
         let contacts = analysis.contacts, lanes = analysis.lanes
-        let fields = ContactJSONFields(jsonContactFields)
-        out.elements(contacts.count) { index, out in writeContact(contacts[index], fields: fields, lanes: lanes, to: &out) }
+        let fields = ContactJSONFields(jsonContactFields), keys = out.prepareKeys(fields.entries.map(\.key))
+        out.elements(contacts.count) { index, out in writeContact(contacts[index], fields: fields, keys: keys, lanes: lanes, to: &out) }
         out.endArray()
         out.key("device"); out.string(device.name)
         out.key("device_id"); out.integers([Int(device.bus), Int(device.vendor), Int(device.product), Int(device.version)])
@@ -93,10 +93,12 @@ extension PressureReport {
     }
 
     /// One contact's object: every `ContactField` that applies, in key order.
-    func writeContact(_ contact: ContactStatistics, fields: ContactJSONFields, lanes: ToleranceLanes, to out: inout JSONWriter) {
+    /// `keys`: the entries' keys, prepared where the object begins (`JSONWriter.prepareKeys`).
+    func writeContact(_ contact: ContactStatistics, fields: ContactJSONFields, keys: PreparedKeys, lanes: ToleranceLanes,
+                      to out: inout JSONWriter) {
         out.beginObject()
-        for entry in fields.entries {
-            out.key(entry.key)
+        for (index, entry) in fields.entries.enumerated() {
+            out.key(keys, index)
             out.value(entry.value(contact), lanes: lanes)
         }
         out.endObject()

@@ -84,6 +84,25 @@ struct JSONWriter: TextOutputStream {
         top.count += 1
     }
 
+    /// Keys for the objects begun next here (one level in): `key(_:_:)`
+    /// writes one with a single copy. The contacts' objects repeat their
+    /// keys hundreds of thousands of times.
+    func prepareKeys(_ names: [StaticString]) -> PreparedKeys {
+        PreparedKeys(names, depth: depth + 1)
+    }
+
+    /// Key `index` of `keys`, in an object at the depth they were prepared for.
+    mutating func key(_ keys: PreparedKeys, _ index: Int) {
+        assert(depth == keys.depth && top.isObject, "a prepared key at another depth")
+        #if DEBUG
+        let name = keys.names[index]
+        if let last = top.lastKey { assert(Self.precedes(last, name), "JSON keys out of order: \(last) before \(name)") }
+        top.lastKey = name
+        #endif
+        bytes.prepared(keys.text(index), comma: top.count > 0)
+        top.count += 1
+    }
+
     // MARK: - Values
 
     mutating func null() { beforeValue(); append("null") }
@@ -408,6 +427,16 @@ final class ByteBuffer {
         }
     }
 
+    /// `,` when `comma`, then a key's prepared text (`PreparedKeys`).
+    @inline(__always)
+    func prepared(_ text: UnsafeBufferPointer<UInt8>, comma: Bool) {
+        reserve(text.count + 1)
+        var position = count
+        if comma { base[position] = UInt8(ascii: ","); position += 1 }
+        Self.copyShort(text.baseAddress!, text.count, to: base + position)
+        count = position + text.count
+    }
+
     /// `"` + `text` + `"`, with one reserve.
     @inline(__always)
     func quoted(_ text: UnsafeBufferPointer<UInt8>) {
@@ -466,6 +495,37 @@ final class ByteBuffer {
     }
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+}
+
+/// Keys written at one depth, each as the whole text `key` writes after
+/// its comma: a newline, the indent and `"name": `. Made once by
+/// `JSONWriter.prepareKeys`; read by every thread that renders.
+final class PreparedKeys: @unchecked Sendable {
+    let depth: Int
+    let names: [StaticString]
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let starts: [Int]
+
+    fileprivate init(_ names: [StaticString], depth: Int) {
+        self.depth = depth
+        self.names = names
+        let texts = names.map { name -> [UInt8] in
+            [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * depth) + [UInt8(ascii: "\"")]
+                + name.withUTF8Buffer { Array($0) } + Array("\": ".utf8)
+        }
+        var starts = [0]
+        for text in texts { starts.append(starts.last! + text.count) }
+        self.starts = starts
+        storage = .allocate(capacity: max(1, starts.last!))
+        for (index, text) in texts.enumerated() { (storage + starts[index]).initialize(from: text, count: text.count) }
+    }
+
+    deinit { storage.deallocate() }
+
+    @inline(__always)
+    func text(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage + starts[index], count: starts[index + 1] - starts[index])
+    }
 }
 
 /// The batch writers and the renderer, handed to `concurrentPerform`: each

@@ -122,7 +122,8 @@ final class ContactFieldTests: XCTestCase {
         let base = analysis.contacts[0]
         func object(_ contact: ContactStatistics) -> [UInt8] {
             var out = JSONWriter()
-            report.writeContact(contact, fields: ContactJSONFields(fields), lanes: analysis.lanes, to: &out)
+            let entries = ContactJSONFields(fields)
+            report.writeContact(contact, fields: entries, keys: out.prepareKeys(entries.entries.map(\.key)), lanes: analysis.lanes, to: &out)
             return out.finish()
         }
         for field in ContactField.all {

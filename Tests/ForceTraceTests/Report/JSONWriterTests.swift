@@ -24,6 +24,46 @@ final class JSONWriterTests: XCTestCase {
         }
     }
 
+    /// A prepared key writes the bytes `key` writes, first and later in its
+    /// object, in objects at several depths and in parallel elements; a key
+    /// long enough to take more than one eight-byte copy too.
+    func testPreparedKeysWriteWhatKeysWrite() {
+        let names: [StaticString] = ["a", "bb", "key_of_seventeen_", "tracking_id_long_enough_to_copy_four_times"]
+        for depth in 0...3 {
+            func document(prepared: Bool, threads: Int) -> String {
+                var out = JSONWriter()
+                for _ in 0..<depth { out.beginArray(flat: false) }
+                let keys = out.prepareKeys(names)
+                out.elements(5, batch: 2, threads: threads) { index, out in
+                    out.beginObject()
+                    for (position, name) in names.enumerated() {
+                        if prepared { out.key(keys, position) } else { out.key(name) }
+                        out.int(index * 10 + position)
+                    }
+                    out.endObject()
+                }
+                for _ in 0..<depth { out.endArray() }
+                return out.text()
+            }
+            guard depth > 0 else {
+                var plain = JSONWriter(), prepared = JSONWriter()
+                let keys = prepared.prepareKeys(names)
+                plain.beginObject(); prepared.beginObject()
+                for (position, name) in names.enumerated() {
+                    plain.key(name); plain.int(position)
+                    prepared.key(keys, position); prepared.int(position)
+                }
+                plain.endObject(); prepared.endObject()
+                XCTAssertEqual(prepared.text(), plain.text(), "an object at the top")
+                continue
+            }
+            let expected = document(prepared: false, threads: 1)
+            XCTAssertTrue(expected.contains("\"tracking_id_long_enough_to_copy_four_times\": 3"), expected)
+            XCTAssertEqual(document(prepared: true, threads: 1), expected, "depth \(depth)")
+            XCTAssertEqual(document(prepared: true, threads: 3), expected, "depth \(depth), in parallel")
+        }
+    }
+
     /// JSON's two-character escapes are used where they exist (RFC 8259 §7),
     /// and \u00XX only for the other controls: the bytes are part of the
     /// byte-identical output, not only what a parser reads back.

@@ -192,8 +192,8 @@ final class SummaryRenderingTests: XCTestCase {
         sequential.beginObject()
         sequential.key("contacts"); sequential.beginArray(flat: false)
         let contacts = report.recordings[0].contacts, lanes = report.recordings[0].lanes
-        let fields = ContactJSONFields(report.jsonContactFields)
-        for contact in contacts { report.writeContact(contact, fields: fields, lanes: lanes, to: &sequential) }
+        let fields = ContactJSONFields(report.jsonContactFields), keys = sequential.prepareKeys(fields.entries.map(\.key))
+        for contact in contacts { report.writeContact(contact, fields: fields, keys: keys, lanes: lanes, to: &sequential) }
         sequential.endArray()
         sequential.endObject()
         let text = String(decoding: report.jsonBytes(), as: UTF8.self)
