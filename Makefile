@@ -6,7 +6,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 FORCETRACE := .build/debug/forcetrace
 APT_PACKAGES := libhdf5-dev zlib1g-dev libdeflate-dev pkg-config libevdev-dev libyaml-dev hdf5-tools
-PY_MODULES := h5py numpy pandas pytest xdist matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow mypy auditwheel
+PY_MODULES := h5py numpy pandas pytest xdist matplotlib nbformat nbclient ipykernel xarray h5netcdf dask distributed tables setuptools wheel pyarrow orjson mypy auditwheel
 
 .PHONY: all deps build test test-swift test-python test-notebooks python-package demo samples bench bench-smoke clean
 comma := ,

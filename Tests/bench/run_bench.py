@@ -22,6 +22,9 @@ Yardsticks, all in the same run:
     interleaved turns, each ratio against the summary's median of those turns);
   - --save's floor: its saved file's chunked datasets deflated again alone
     (forcetrace-bare-read --deflate-report), added to the summary on 2 cores;
+  - --json's floor: its document written by orjson, a JSON library in Rust
+    (json_peer.py), on one thread, added to the summary on 2 cores; and
+    --json's CPU beyond the summary's against that writing;
   - for the live recorder, its target itself: % of one core at 10 k events/s
     against 1 % (recorder_cpu.py, a paced replay, the replay's parser left out).
 """
@@ -252,6 +255,23 @@ def main():
             save_deflate, "report summary", summary, f"{save_deflate / summary:.2f}×", "")
         row(label, "--save floor on 2 cores: the summary + that deflating / 2", summary + save_deflate / 2,
             "report summary", summary, f"{(summary + save_deflate / 2) / summary:.2f}×", "")
+        # --json's floor: its document written by orjson (json_peer.py) on one thread, and on the 2 cores
+        # beside the summary; and --json's own CPU beyond the summary's (same turns) against that writing.
+        document = out / "report.json"
+        with open(document, "wb") as sink:
+            subprocess.run([args.forcetrace, "report", str(trace), "--json"], check=True, stdout=sink)
+        peer_json = json.loads(subprocess.run([sys.executable, str(HERE / "json_peer.py"), str(document), "--repeat", str(args.repeat)],
+                                              check=True, capture_output=True, text=True).stdout)
+        document.unlink()
+        written = peer_json["seconds"]
+        row(label, f"--json floor: the same document written by orjson, one thread (json_peer.py; {peer_json['bytes'] / 1e6:.0f} MB "
+            f"against the report's {peer_json['report_bytes'] / 1e6:.0f} MB)", written, "report summary", summary,
+            f"{written / summary:.2f}×", "")
+        row(label, "--json floor on 2 cores: the summary + that writing / 2", summary + written / 2,
+            "report summary", summary, f"{(summary + written / 2) / summary:.2f}×", "")
+        rendering = outputs["json"][1] - outputs["summary"][1]
+        row(label, "report --json: its CPU beyond the summary's, same turns", rendering, "orjson writing the same document", written,
+            f"{rendering / written:.2f}×", "")
         row(label, "report summary peak RSS (MiB)", summary_rss, "lean peer", lean_rss, f"{lean_rss / summary_rss:.2f}× smaller")
         if index == 0:
             import_time, import_rss = timed("import", [args.forcetrace, "import", str(recording), "-o", str(out / "import-timed.h5"), "--force"])
