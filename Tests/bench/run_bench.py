@@ -22,6 +22,10 @@ Yardsticks, all in the same run:
     interleaved turns, each ratio against the summary's median of those turns);
   - --save's floor: its saved file's chunked datasets deflated again alone
     (forcetrace-bare-read --deflate-report), added to the summary on 2 cores;
+  - the summary's work but its per-row loop (forcetrace-bare-read
+    --summary-floor): the floor's read, the contacts and labels tables and a
+    result per contact, as the summary does them; a loop that cost nothing
+    would leave the summary here;
   - --json's floor: its document written by orjson, a JSON library in Rust
     (json_peer.py), on one thread, added to the summary on 2 cores; and
     --json's CPU beyond the summary's against that writing;
@@ -246,6 +250,12 @@ def main():
         row(label, "report summary", summary, "the floor: raw chunks + libdeflate on 2 threads (forcetrace-bare-read)", our_read,
             f"{summary / our_read:.2f}×", "≤ 1.25×", "summary", "read")
         row(label, "forcetrace bare read", our_read, "bare h5py read", h5py_read, f"{our_read / h5py_read:.2f}×", "", "read", "h5py")
+        # The summary with a per-row loop that cost nothing: the bare read and the rest of its work, done as it does it.
+        beside, _ = timed("beside", [bare_read, "--summary-floor", str(trace)])
+        row(label, "the summary's work but its per-row loop, on 2 threads (forcetrace-bare-read --summary-floor)", beside,
+            "the floor", our_read, f"{beside / our_read:.2f}×", "", "beside", "read")
+        row(label, "report summary", summary, "its work but the per-row loop (--summary-floor)", beside, f"{summary / beside:.2f}×", "",
+            "summary", "beside")
         # --save's floor: the summary, and the deflating of what the file holds on the 2 cores.
         saved = out / "report-saved.h5"
         subprocess.run([args.forcetrace, "report", str(trace), "--contacts", "0", "--save", str(saved), "--force"],

@@ -11,7 +11,12 @@
 //                                           every chunked dataset of a `report --save` file deflated
 //                                           again in its own chunks, as the report's writer encodes
 //                                           them (float32 curves unshuffled, the rest shuffled, level 1),
-//                                           on one thread; prints the seconds that took.
+//                                           on one thread; prints the seconds that took;
+//   forcetrace-bare-read --summary-floor FILE.h5
+//                                           the bare read, and beside it the summary's work that is not
+//                                           its per-row loop, done as the summary does it: the contacts
+//                                           table, the labels on a thread of their own, a result per
+//                                           contact made and added to the statistics.
 import ForceTrace
 import Foundation
 import HDF5
@@ -36,6 +41,52 @@ func bareRead(_ path: String) throws {
         }
     }
     print("\(rows) rows, checksum \(checksum)")
+}
+
+/// The summary's floor beside the per-row loop: what `report --contacts 0`
+/// must do whatever its loop costs. It underestimates (each result is the
+/// contact's first state, so the statistics take their cheapest paths, and
+/// no quantiles are taken), so it is a lower bound.
+func summaryFloor(_ path: String) throws {
+    // HDF5 calls from two threads take turns under the library's lock, as in the report.
+    final class Labels: @unchecked Sendable {
+        let recording: TraceRecording
+        var read: Result<([PressClass?], GroundTruth), Error>?
+        init(_ recording: TraceRecording) { self.recording = recording }
+    }
+    let reader = try TraceReader(path: path)
+    var rows = 0, contactCount = 0
+    var checksum: Int64 = 0
+    for name in reader.recordingNames {
+        let recording = try reader.recording(name)
+        let end = try recording.lastEventTimeNs()
+        let table = try recording.contacts()
+        contactCount += table.count
+        // The labels on their own thread, as the summary reads them.
+        let labels = Labels(recording), done = DispatchSemaphore(value: 0), count = table.count
+        let thread = Thread {
+            labels.read = Result { (try labels.recording.contactLabels(count: count), try labels.recording.groundTruth()) }
+            done.signal()
+        }
+        thread.start()
+        var results = table.map { ContactStatistics($0, endNs: $0.tUpNs >= 0 ? $0.tUpNs : max(end, $0.tDownNs)) }
+        try recording.forEachSampleBuffer { block in
+            rows += block.rows.count
+            typealias S = TraceSchema.Samples
+            checksum &+= block[S.tNs].last ?? 0
+            checksum &+= Int64(block[S.pressure].last ?? 0) &+ Int64(block[S.flags].last ?? 0)
+        }
+        done.wait()
+        _ = try labels.read!.get()
+        var statistics = PressureStatistics()
+        let thresholds = AnalysisOptions().thresholds
+        for index in results.indices {
+            results[index].samples = 1
+            statistics.add(results[index], thresholds: thresholds)
+        }
+        checksum &+= statistics.contacts
+    }
+    print("\(rows) rows, \(contactCount) contacts, checksum \(checksum)")
 }
 
 /// Every events and samples column of `path`, as raw bytes with their element size.
@@ -147,8 +198,10 @@ do {
         print("\(parsed.events) events, checksum \(parsed.checksum)")
     case ("--deflate", 2): try deflateFloor(arguments[1])
     case ("--deflate-report", 2): try reportDeflateFloor(arguments[1])
+    case ("--summary-floor", 2): try summaryFloor(arguments[1])
     case (_, 1) where !arguments[0].hasPrefix("-"): try bareRead(arguments[0])
-    default: fail("usage: forcetrace-bare-read [--parse FILE.evemu | --deflate FILE.h5 | --deflate-report OUT.h5 | FILE.h5]", status: 2)
+    default: fail("usage: forcetrace-bare-read [--parse FILE.evemu | --deflate FILE.h5 | --deflate-report OUT.h5 | --summary-floor FILE.h5 | FILE.h5]",
+                 status: 2)
     }
 } catch {
     fail("\(error)", status: 1)
