@@ -26,19 +26,29 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+/// The samples columns of one recording through the report's own path (the
+/// reader's buffers, not copies): its rows, and a checksum that touches the
+/// values so that the reads cannot be skipped.
+func readSamples(_ recording: TraceRecording) throws -> (rows: Int, checksum: Int64) {
+    var rows = 0
+    var checksum: Int64 = 0
+    try recording.forEachSampleBuffer { block in
+        rows += block.rows.count
+        typealias S = TraceSchema.Samples
+        checksum &+= block[S.tNs].last ?? 0
+        checksum &+= Int64(block[S.pressure].last ?? 0) &+ Int64(block[S.flags].last ?? 0)
+    }
+    return (rows, checksum)
+}
+
 func bareRead(_ path: String) throws {
     let reader = try TraceReader(path: path)
     var rows = 0
     var checksum: Int64 = 0
     for name in reader.recordingNames {
-        // The report's own path: the reader's buffers, not copies.
-        try reader.recording(name).forEachSampleBuffer { block in
-            rows += block.rows.count
-            // Touch the values so the reads cannot be skipped.
-            typealias S = TraceSchema.Samples
-            checksum &+= block[S.tNs].last ?? 0
-            checksum &+= Int64(block[S.pressure].last ?? 0) &+ Int64(block[S.flags].last ?? 0)
-        }
+        let read = try readSamples(reader.recording(name))
+        rows += read.rows
+        checksum &+= read.checksum
     }
     print("\(rows) rows, checksum \(checksum)")
 }
@@ -70,17 +80,15 @@ func summaryFloor(_ path: String) throws {
         }
         thread.start()
         var results = table.map { ContactStatistics($0, endNs: $0.tUpNs >= 0 ? $0.tUpNs : max(end, $0.tDownNs)) }
-        try recording.forEachSampleBuffer { block in
-            rows += block.rows.count
-            typealias S = TraceSchema.Samples
-            checksum &+= block[S.tNs].last ?? 0
-            checksum &+= Int64(block[S.pressure].last ?? 0) &+ Int64(block[S.flags].last ?? 0)
-        }
+        let read = try readSamples(recording)
+        rows += read.rows
+        checksum &+= read.checksum
         done.wait()
         _ = try labels.read!.get()
         var statistics = PressureStatistics()
         let thresholds = AnalysisOptions().thresholds
         for index in results.indices {
+            // A contact with a sample, as every contact of a trace that has samples is.
             results[index].samples = 1
             statistics.add(results[index], thresholds: thresholds)
         }
