@@ -41,8 +41,7 @@ struct ContactBuffers {
         // host (Tests/bench/README.md, "Huge pages").
         results = [ContactStatistics](unsafeUninitializedCapacity: table.count) { buffer, count in
             for (index, contact) in table.enumerated() {
-                buffer.initializeElement(at: index, to: ContactStatistics(
-                    contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEnd, contact.tDownNs)))
+                buffer.initializeElement(at: index, to: ContactStatistics(contact, recordingEndNs: recordingEnd))
             }
             count = table.count
         }

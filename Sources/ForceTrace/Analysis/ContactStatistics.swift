@@ -92,6 +92,12 @@ public struct ContactStatistics: Equatable, Sendable {
         self.endNs = endNs
     }
 
+    /// A contact before its samples, ending at its touch-up, or, still down,
+    /// at the recording's last event (never before its touch-down).
+    public init(_ contact: Contact, recordingEndNs: Int64) {
+        self.init(contact, endNs: contact.tUpNs >= 0 ? contact.tUpNs : max(recordingEndNs, contact.tDownNs))
+    }
+
     public var id: Int32 { contact.id }
     public var slot: Int16 { contact.slot }
     public var trackingID: Int32 { contact.trackingID }

@@ -79,7 +79,7 @@ func summaryFloor(_ path: String) throws {
             done.signal()
         }
         thread.start()
-        var results = table.map { ContactStatistics($0, endNs: $0.tUpNs >= 0 ? $0.tUpNs : max(end, $0.tDownNs)) }
+        var results = table.map { ContactStatistics($0, recordingEndNs: end) }
         let read = try readSamples(recording)
         rows += read.rows
         checksum &+= read.checksum
