@@ -10,13 +10,6 @@ public struct ThresholdBins: Equatable, Sendable {
 
     /// The bin of `value`: the largest j with j/100 ≤ value (0 below 0).
     public static func bin(_ value: Double) -> Int {
-        withEdges { bin(value, edges: $0) }
-    }
-
-    /// `bin(value)` with the edges at hand (`withEdges`): the lanes bin every
-    /// curve point, and reaching a static array costs a check each time.
-    @inline(__always)
-    static func bin(_ value: Double, edges: UnsafeBufferPointer<Double>) -> Int {
         guard value.isFinite else { return value > 0 ? steps : 0 }
         // The first guess, floor(value × steps) within 0...steps; truncation is the floor at and above 0.
         let scaled = value * Double(steps)
@@ -25,11 +18,6 @@ public struct ThresholdBins: Equatable, Sendable {
         while bin < steps && edges[bin + 1] <= value { bin += 1 }
         while bin > 0 && edges[bin] > value { bin -= 1 }
         return bin
-    }
-
-    /// Runs `body` with `threshold(j)` for j in 0...steps.
-    static func withEdges<Result>(_ body: (UnsafeBufferPointer<Double>) -> Result) -> Result {
-        edges.withUnsafeBufferPointer(body)
     }
 
     private static let edges = (0...steps).map(threshold)

@@ -37,7 +37,7 @@ extension ThresholdBins {
             for bucket in 0..<buckets {
                 let first = UInt32(bucket) << Self.shift, last = first | ((1 << Self.shift) - 1)
                 while edgeBits[bin + 1] <= first { bin += 1 }
-                // One more edge inside the bucket at most: `bin(bits:)` compares with it.
+                // One more edge inside the bucket at most: `bin` compares with it.
                 precondition(edgeBits[bin + 2] > last, "a threshold bucket holds two edges")
                 bucketBins[bucket] = UInt8(bin)
             }
