@@ -70,10 +70,7 @@ struct JSONWriter: TextOutputStream {
 
     mutating func key(_ name: StaticString) {
         assert(depth > 0 && top.isObject, "a key outside an object")
-        #if DEBUG
-        if let last = top.lastKey { assert(Self.precedes(last, name), "JSON keys out of order: \(last) before \(name)") }
-        top.lastKey = name
-        #endif
+        checkOrder(name)
         // Straight from the literal's storage: through withUTF8Buffer's
         // closure a key cost about 170 instructions (callgrind).
         if name.hasPointerRepresentation {
@@ -94,13 +91,18 @@ struct JSONWriter: TextOutputStream {
     /// Key `index` of `keys`, in an object at the depth they were prepared for.
     mutating func key(_ keys: PreparedKeys, _ index: Int) {
         assert(depth == keys.depth && top.isObject, "a prepared key at another depth")
+        checkOrder(keys.names[index])
+        bytes.prepared(keys.text(index), comma: top.count > 0)
+        top.count += 1
+    }
+
+    /// Debug builds: the open object's keys come in byte order.
+    @inline(__always)
+    private mutating func checkOrder(_ name: StaticString) {
         #if DEBUG
-        let name = keys.names[index]
         if let last = top.lastKey { assert(Self.precedes(last, name), "JSON keys out of order: \(last) before \(name)") }
         top.lastKey = name
         #endif
-        bytes.prepared(keys.text(index), comma: top.count > 0)
-        top.count += 1
     }
 
     // MARK: - Values
@@ -509,9 +511,11 @@ final class PreparedKeys: @unchecked Sendable {
     fileprivate init(_ names: [StaticString], depth: Int) {
         self.depth = depth
         self.names = names
+        // The text `key` writes, by `key` itself.
         let texts = names.map { name -> [UInt8] in
-            [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * depth) + [UInt8(ascii: "\"")]
-                + name.withUTF8Buffer { Array($0) } + Array("\": ".utf8)
+            let text = ByteBuffer(capacity: 64)
+            name.withUTF8Buffer { text.key($0, comma: false, indent: 2 * depth) }
+            return text.array
         }
         var starts = [0]
         for text in texts { starts.append(starts.last! + text.count) }
