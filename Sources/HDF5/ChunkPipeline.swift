@@ -162,7 +162,12 @@ public final class ChunkEncoder {
 
     /// Stores the chunk `encode` left as the one starting at `row` of dataset `id`.
     func storeEncoded(_ id: hid_t, row: Int, stored: Int, mask: UInt32, displayPath: String) throws {
-        var offset = hsize_t(row)
+        var offset = [hsize_t(row)]
+        try storeEncoded(id, offset: &offset, stored: stored, mask: mask, displayPath: displayPath)
+    }
+
+    /// The same for a dataset of any rank: `offset` is the chunk's first element, one index per dimension.
+    func storeEncoded(_ id: hid_t, offset: inout [hsize_t], stored: Int, mask: UInt32, displayPath: String) throws {
         let status = compressed.withUnsafeBytes {
             H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, stored, $0.baseAddress)
         }
@@ -210,9 +215,6 @@ public final class ChunkEncoder {
         }
         return (stored, mask)
     }
-
-    /// The bytes `encode` left, for a caller that keeps several chunks.
-    func encoded(_ count: Int) -> [UInt8] { Array(compressed[0..<count]) }
 
     private func compressor(level: Int) -> OpaquePointer {
         if let existing = compressors[level] { return existing }

@@ -175,4 +175,10 @@ public final class File: @unchecked Sendable {
 
     /// Closes the file, reporting any error HDF5 meets while writing it out.
     public func close() throws { try handle.close() }
+
+    /// A file dropped unclosed (an error on the way) stores no more chunks,
+    /// and waits for the workers still in HDF5 (`DeflatingWorkers`).
+    deinit {
+        withHDF5 { handle.deflatingWorkers }?.cancel()
+    }
 }

@@ -29,8 +29,17 @@ final class Handle: @unchecked Sendable {
     private var flushers: [ObjectIdentifier: () throws -> Void] = [:]
 
     func register(_ owner: AnyObject, flusher: @escaping () throws -> Void) {
-        withHDF5 { flushers[ObjectIdentifier(owner)] = flusher }
+        withHDF5 { registerLocked(owner, flusher: flusher) }
     }
+
+    /// `register`, for a caller that holds the HDF5 lock.
+    func registerLocked(_ owner: AnyObject, flusher: @escaping () throws -> Void) {
+        flushers[ObjectIdentifier(owner)] = flusher
+    }
+
+    /// For file handles: the threads storing `writeDeflated`'s chunks, once
+    /// there are any. Read and set under the HDF5 lock.
+    var deflatingWorkers: DeflatingWorkers?
 
     func unregister(_ owner: AnyObject) {
         withHDF5 { _ = flushers.removeValue(forKey: ObjectIdentifier(owner)) }

@@ -4,11 +4,13 @@ import Foundation
 extension Group {
     /// Writes a row-major array (`rows × columns`, `columns` nil for one
     /// dimension) as a chunked dataset with HDF5's shuffle and deflate
-    /// filters, the chunks shuffled and deflated by libdeflate on worker
-    /// threads (`ChunkEncoder`, as the trace writer's `ChunkPipeline`) and
-    /// stored with `H5Dwrite_chunk`: zlib inside `H5Dwrite` would deflate on
-    /// the calling thread, at about half libdeflate's speed. Any reader
-    /// decodes the chunks through the filters as usual.
+    /// filters. The dataset is made here; its chunks are shuffled, deflated
+    /// by libdeflate and stored with `H5Dwrite_chunk` by the file's worker
+    /// threads (`DeflatingWorkers`) while the caller goes on, and are all in
+    /// the file once it flushes or closes, which throw the first failure.
+    /// zlib inside `H5Dwrite` would deflate on the calling thread, at about
+    /// half libdeflate's speed. Any reader decodes the chunks through the
+    /// filters as usual.
     /// - Parameter chunkRows: rows per chunk (whole rows of a matrix); a shorter array is one chunk.
     /// The corresponding C functions are `H5Pset_chunk`, `H5Pset_shuffle`, `H5Pset_deflate`, `H5Dcreate2` and `H5Dwrite_chunk`.
     public func writeDeflated<Element: HDF5Scalar>(_ name: String, _ values: [Element], rows: Int, columns: Int? = nil,
@@ -21,40 +23,8 @@ extension Group {
         let chunk = max(1, min(rows, chunkRows))
         let chunks = (rows + chunk - 1) / chunk
         let elementSize = MemoryLayout<Element>.stride
-        let chunkElements = chunk * width
-        // Every chunk compressed before any is stored; the compressed chunks are what the file will hold anyway.
-        let encoded = ChunkSlots(count: chunks)
-        let workers = min(chunks, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        values.withUnsafeBytes { whole in
-            // Read only, and only inside this call.
-            nonisolated(unsafe) let bytes = whole
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                let encoder = ChunkEncoder()
-                var padded: [Element] = []
-                while let index = encoded.claim() {
-                    let start = index * chunkElements * elementSize
-                    let end = min(bytes.count, start + chunkElements * elementSize)
-                    do {
-                        let result: (stored: Int, mask: UInt32)
-                        if end - start == chunkElements * elementSize {
-                            result = try encoder.encode(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), rows: chunkElements,
-                                                        elementSize: elementSize, compression: compression, displayPath: where_)
-                        } else {
-                            // The last chunk is stored whole: padded with zeros past the dataset's end.
-                            padded = Array(values[(start / elementSize)...]) + Array(repeating: 0, count: chunkElements - (end - start) / elementSize)
-                            result = try padded.withUnsafeBytes {
-                                try encoder.encode($0, rows: chunkElements, elementSize: elementSize, compression: compression, displayPath: where_)
-                            }
-                        }
-                        encoded.store(index, (encoder.encoded(result.stored), result.mask))
-                    } catch {
-                        encoded.fail(error)
-                    }
-                }
-            }
-        }
-        if let error = encoded.failure { throw error }
-        try withHDF5 {
+        let (dataset, workers) = try withHDF5 { () -> (Handle, DeflatingWorkers) in
+            let workers = try DeflatingWorkers.of(fileHandle, where_)
             var shape: [hsize_t] = columns == nil ? [hsize_t(rows)] : [hsize_t(rows), hsize_t(width)]
             let space = try checkID(H5Screate_simple(Int32(shape.count), &shape, nil), "H5Screate_simple", where_)
             defer { H5Sclose(space) }
@@ -63,59 +33,148 @@ extension Group {
             defer { H5Pclose(dcpl) }
             let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, Element.scalarKind.nativeType, space,
                                             CHDF5_P_DEFAULT(), dcpl, CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
-            defer { H5Dclose(id) }
-            for index in 0..<chunks {
-                let (bytes, mask) = encoded.take(index)
-                var offset: [hsize_t] = columns == nil ? [hsize_t(index * chunk)] : [hsize_t(index * chunk), 0]
-                let status = bytes.withUnsafeBytes { H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, bytes.count, $0.baseAddress) }
-                try checkStatus(status, "H5Dwrite_chunk", where_)
-            }
+            return (Handle(id, kind: "D", name: where_, file: fileHandle, closer: H5Dclose), workers)
         }
+        try workers.submit((0..<chunks).map { index in
+            DeflatingWorkers.Job(dataset: dataset, displayPath: where_, firstRow: index * chunk, rank: columns == nil ? 1 : 2,
+                                 elements: (index * chunk * width)..<min(values.count, (index + 1) * chunk * width),
+                                 chunkElements: chunk * width, elementSize: elementSize, compression: compression, payload: values)
+        })
     }
 }
 
-/// The compressed chunks of one dataset, filled by the workers in any
-/// order, and the first error of any of them.
-private final class ChunkSlots: @unchecked Sendable {
-    private let lock = NSLock()
+/// The threads that shuffle, deflate and store one file's `writeDeflated`
+/// chunks, one per core, while the thread that makes the datasets goes on
+/// to the next. Made on a file's first `writeDeflated`, and drained by its
+/// flush or close (a flusher of the file's handle). Workers start when
+/// chunks wait and end when none do, so an idle file holds no thread.
+///
+/// A failure (a full disk) stops the work: later chunks are dropped, and the
+/// next `submit`, flush or close throws it. Dropping the `File` without
+/// closing it (an error elsewhere) drops the chunks not begun and waits for
+/// those being stored: a process must not exit while a worker is in HDF5.
+final class DeflatingWorkers: @unchecked Sendable {
+    /// One chunk: the elements of `payload` it holds, padded with zeros to
+    /// `chunkElements` past the dataset's end.
+    struct Job {
+        let dataset: Handle
+        let displayPath: String
+        let firstRow: Int
+        let rank: Int
+        let elements: Range<Int>
+        let chunkElements: Int
+        let elementSize: Int
+        let compression: Compression
+        let payload: any ChunkPayload
+    }
+
+    private let condition = NSCondition()
+    /// Chunks in submission order; a taken one is set to nil, so that its values and dataset are let go once stored.
+    private var queue: [Job?] = []
     private var next = 0
-    private var slots: [(bytes: [UInt8], mask: UInt32)]
-    private var error: (any Error)?
+    private var running = 0
+    private var failure: (any Error)?
+    private let threads: Int
 
-    init(count: Int) { slots = Array(repeating: ([], 0), count: count) }
+    private init(threads: Int) { self.threads = max(1, threads) }
 
-    /// The next chunk to compress, nil when every one is taken.
-    func claim() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < slots.count else { return nil }
+    /// The workers of the file `fileHandle`, made and registered as its flusher on first use. Under the HDF5 lock.
+    static func of(_ fileHandle: Handle, _ context: String) throws -> DeflatingWorkers {
+        if let existing = fileHandle.deflatingWorkers { return existing }
+        let workers = DeflatingWorkers(threads: ProcessInfo.processInfo.activeProcessorCount)
+        fileHandle.deflatingWorkers = workers
+        fileHandle.registerLocked(workers) { try workers.drain() }
+        return workers
+    }
+
+    func submit(_ jobs: [Job]) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        if next == queue.count { queue.removeAll(keepingCapacity: true); next = 0 }
+        queue.append(contentsOf: jobs.map(Optional.some))
+        while running < threads && running < queue.count - next {
+            running += 1
+            let thread = Thread { [self] in work() }
+            thread.name = "forcetrace chunk deflater"
+            thread.start()
+        }
+        condition.broadcast()
+    }
+
+    /// Waits until every chunk submitted is in the file; throws the first failure.
+    func drain() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while running > 0 { condition.wait() }
+        queue.removeAll()
+        next = 0
+        if let failure { throw failure }
+    }
+
+    /// Whether a worker is running (tests).
+    var isWorking: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return running > 0
+    }
+
+    /// Drops the chunks not begun and waits for the workers to end.
+    func cancel() {
+        condition.lock()
+        defer { condition.unlock() }
+        queue.removeAll()
+        next = 0
+        while running > 0 { condition.wait() }
+    }
+
+    /// The next chunk, nil when none waits or a worker failed.
+    private func take() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard next < queue.count, failure == nil else {
+            running -= 1
+            condition.broadcast()
+            return nil
+        }
+        let job = queue[next]
+        queue[next] = nil
         next += 1
-        return next - 1
+        return job
     }
 
-    func store(_ index: Int, _ chunk: (bytes: [UInt8], mask: UInt32)) {
-        lock.lock()
-        slots[index] = chunk
-        lock.unlock()
+    private func fail(_ error: any Error) {
+        condition.lock()
+        if failure == nil { failure = error }
+        condition.unlock()
     }
 
-    func fail(_ error: any Error) {
-        lock.lock()
-        if self.error == nil { self.error = error }
-        lock.unlock()
+    private func work() {
+        let encoder = ChunkEncoder()
+        var padded: [UInt8] = []
+        while let job = take() {
+            do { try store(job, encoder, &padded) } catch { fail(error) }
+        }
     }
 
-    var failure: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return error
-    }
-
-    func take(_ index: Int) -> (bytes: [UInt8], mask: UInt32) {
-        lock.lock()
-        defer { lock.unlock() }
-        let chunk = slots[index]
-        slots[index] = ([], 0)
-        return chunk
+    private func store(_ job: Job, _ encoder: ChunkEncoder, _ padded: inout [UInt8]) throws {
+        let size = job.chunkElements * job.elementSize
+        func encode(_ input: UnsafeRawBufferPointer) throws {
+            let (stored, mask) = try encoder.encode(input, rows: job.chunkElements, elementSize: job.elementSize,
+                                                    compression: job.compression, displayPath: job.displayPath)
+            try withHDF5 {
+                var offset: [hsize_t] = job.rank == 1 ? [hsize_t(job.firstRow)] : [hsize_t(job.firstRow), 0]
+                try encoder.storeEncoded(try job.dataset.validID(job.displayPath), offset: &offset, stored: stored, mask: mask,
+                                         displayPath: job.displayPath)
+            }
+        }
+        try job.payload.withChunkBytes { whole in
+            let bytes = UnsafeRawBufferPointer(rebasing: whole[(job.elements.lowerBound * job.elementSize)..<(job.elements.upperBound * job.elementSize)])
+            if bytes.count == size { return try encode(bytes) }
+            // The last chunk is stored whole: zeros past the dataset's end.
+            if padded.count != size { padded = [UInt8](repeating: 0, count: size) } else { padded.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            padded.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
+            try padded.withUnsafeBytes { try encode($0) }
+        }
     }
 }
