@@ -16,8 +16,11 @@
 #
 # SwiftPM finds the system libraries through pkg-config: the .pc files written
 # here point it at a folder that holds only the static archives, so every -l
-# resolves to an archive. The build has its own scratch path, so the Debian
-# build in .build/release is left as it is.
+# resolves to an archive. Their compile flags are the Debian build's, and no
+# flag here reaches a compile, so swift build finds the release build's
+# objects up to date and only links them again: one compile for both
+# builds (a second scratch path compiled everything again, 3 to 5 minutes).
+# The Debian link is put back before this script ends, whatever happens.
 set -euo pipefail
 
 die() { echo "portable.sh: $*" >&2; exit 1; }
@@ -28,7 +31,7 @@ ROOT=$(dirname "$HERE")
 SWIFT=${SWIFT:-swift}
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 syslib=/usr/lib/$multiarch
-scratch=$ROOT/.build/portable
+scratch=$ROOT/.build/portable-link
 libdir=$scratch/static-libs
 pcdir=$scratch/pkgconfig
 
@@ -48,6 +51,10 @@ archive "$syslib/libevdev.a"
 archive "$syslib/libyaml.a"
 archive "$syslib/libdeflate.a"
 archive "$(gcc -print-file-name=libstdc++.a)"
+# The compiler driver links libgcc_s (the unwinder) by name; the same
+# unwinder's archive answers that name here. -static-libgcc would do it
+# too, but only as a compile flag (-Xswiftc), which would compile all again.
+ln -sf "$(gcc -print-file-name=libgcc_eh.a)" "$libdir/libgcc_s.a"
 
 # pc NAME VERSION CFLAGS LIBS: a pkg-config file for one of the modules Package.swift names.
 pc() {
@@ -59,13 +66,21 @@ pc libevdev "$(pkg-config --modversion libevdev)" "$(pkg-config --cflags libevde
 pc yaml-0.1 "$(pkg-config --modversion yaml-0.1)" "" "-lyaml"
 pc libdeflate "$(pkg-config --modversion libdeflate)" "" "-ldeflate"
 
+# The Debian build, as `make release` makes it: run again at the end, it only links.
+debian_build() { (cd "$ROOT" && "$SWIFT" build -c release --static-swift-stdlib --product forcetrace); }
+trap 'debian_build >/dev/null || echo "portable.sh: relinking the Debian build failed; run make release" >&2' EXIT
+
+# The objects first (nothing to do after make release), then their portable link.
+debian_build
 # -static-libstdc++ alone does not do: the Swift runtime's link arguments name
 # -lstdc++, which the archive folder (first on the search path) answers.
-PKG_CONFIG_PATH=$pcdir "$SWIFT" build -c release --static-swift-stdlib --product forcetrace \
-	--scratch-path "$scratch" \
-	-Xlinker -L"$libdir" -Xlinker --as-needed \
-	-Xswiftc -Xclang-linker -Xswiftc -static-libgcc
-built=$scratch/release/forcetrace
+log=$scratch/link.log
+(cd "$ROOT" && PKG_CONFIG_PATH=$pcdir "$SWIFT" build -c release --static-swift-stdlib --product forcetrace \
+	-Xlinker -L"$libdir" -Xlinker --as-needed) 2>&1 | tee "$log"
+if grep -q 'Compiling' "$log"; then
+	echo "portable.sh: the portable link compiled sources again: its compile flags differ from the Debian build's" >&2
+fi
+built=$ROOT/.build/release/forcetrace
 
 # Nothing of HDF5's network side, and nothing but the C library at run time.
 if nm "$built" | grep -E ' (T|t) (H5FD_ros3_init|H5FD_s3comms_s3r_open)$|curl_easy_init' >/dev/null; then
