@@ -59,9 +59,25 @@ func makeStringType() throws -> hid_t {
 /// Writes variable-length strings with `write(pointers)`, keeping the C
 /// strings alive for the duration of the call.
 func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows -> R {
-    let duplicates = strings.map { strdup($0) }
-    defer { duplicates.forEach { free($0) } }
-    return try body(duplicates.map { UnsafePointer($0) })
+    // Each distinct text copied once: a column such as the contacts' class
+    // repeats a few texts, and a copy per row cost more than the dictionary.
+    // Swift's == holds for canonically equivalent texts of different bytes,
+    // so a copy is shared only when its bytes are the text's own.
+    var copies: [String: UnsafeMutablePointer<CChar>] = [:], unshared: [UnsafeMutablePointer<CChar>] = []
+    defer { copies.values.forEach { free($0) }; unshared.forEach { free($0) } }
+    let pointers = strings.map { text -> UnsafePointer<CChar>? in
+        if let copy = copies[text] {
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(copy).assumingMemoryBound(to: UInt8.self), count: strlen(copy))
+            if text.utf8.elementsEqual(bytes) { return UnsafePointer(copy) }
+            let other = strdup(text)
+            if let other { unshared.append(other) }
+            return UnsafePointer(other)
+        }
+        let copy = strdup(text)
+        if let copy { copies[text] = copy }
+        return UnsafePointer(copy)
+    }
+    return try body(pointers)
 }
 
 extension Group {

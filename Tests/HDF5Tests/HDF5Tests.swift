@@ -247,6 +247,29 @@ final class HDF5Tests: XCTestCase {
         XCTAssertFalse(try file.root.contains("h"))
     }
 
+    /// A string column whose texts repeat, among them texts Swift calls equal
+    /// (canonically equivalent) whose bytes differ: each row reads back with
+    /// its own bytes, in a dataset and in an attribute.
+    func testRepeatedStringsKeepEachRowsOwnBytes() throws {
+        let filePath = path("strings.h5")
+        let composed = "caf\u{e9}", decomposed = "cafe\u{301}"
+        XCTAssertEqual(composed, decomposed)
+        let values = (0..<1_000).map { ["tap", "peek-press", composed, decomposed, ""][$0 % 5] }
+        do {
+            let file = try File.create(filePath)
+            try file.root.writeStrings("labels", values)
+            try file.root.setAttribute("names", .strings([decomposed, composed, decomposed]))
+            try file.close()
+        }
+        let file = try File.open(filePath)
+        defer { try? file.close() }
+        let read = try file.root.readStrings("labels")
+        XCTAssertEqual(read.count, values.count)
+        XCTAssertEqual(read.map { Array($0.utf8) }, values.map { Array($0.utf8) })
+        guard case .strings(let names)? = try file.root.attribute("names") else { return XCTFail("no names attribute") }
+        XCTAssertEqual(names.map { Array($0.utf8) }, [decomposed, composed, decomposed].map { Array($0.utf8) })
+    }
+
     func testErrorsCarryHDF5StackAndPath() throws {
         let missing = path("missing.h5")
         XCTAssertThrowsError(try File.open(missing)) { error in
