@@ -27,16 +27,21 @@ def results(forcetrace, tmp_path_factory):
     run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", folder / "good.source.h5")
     manifest = generate.generate(folder / "good.source.h5", folder / "files")
 
+    runners = matrix.PythonRunners(os.cpu_count() or 2)
+
     def one(name):
         path = folder / "files" / f"{name}.h5"
         with tempfile.TemporaryDirectory() as scratch:
             return name, {"path": str(path), "cli": matrix.run_cli(forcetrace, path, scratch),
-                          "python": matrix.run_python(path, scratch), **manifest[name]}
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # each run is a child process
-        found = dict(pool.map(one, sorted(manifest)))
+                          "python": runners.run(path, scratch), **manifest[name]}
+    try:
+        with ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # each run is a child process
+            found = dict(pool.map(one, sorted(manifest)))
+    finally:
+        runners.close()
     runs = sum(len(entry["cli"]) + 1 for entry in found.values())
     print(f"\nhostile matrix: {len(found)} files x ({len(matrix.CLI_COMMANDS)} CLI commands + the Python package's "
-          f"{len(matrix.PYTHON_STEPS)} steps in one child) = {runs} bounded runs")
+          f"{len(matrix.PYTHON_STEPS)} steps in one forked child) = {runs} bounded runs")
     return found
 
 
