@@ -180,3 +180,29 @@ def test_a_contact_lifted_behind_one_still_down_keeps_its_lift(forcetrace, tmp_p
     a, b = got["recordings"][0]["contacts"]
     assert (a["still_down"], b["still_down"]) == (True, False)
     assert abs(b["t_up_s"] - 0.20) < 1e-9 and b["samples"] == 10
+
+
+def test_info_and_report_count_the_events_every_column_holds(forcetrace, tmp_path):
+    """A writer killed between two columns' flushes leaves one events column
+    shorter than the others. What all of them hold is what it kept: `info`
+    counts those events and their frames, and both `info` and `report` end
+    the recording at the last of them."""
+    import h5py
+    import numpy as np
+    path = tmp_path / "torn.h5"
+    run(forcetrace, "import", SAMPLES / "touchscreen-mixed.evemu", "-o", path)
+    with h5py.File(path, "r+") as f:
+        recording = f["recordings"][next(iter(f["recordings"]))]
+        del recording.attrs["import_status"]
+        events = recording["events"]
+        kept = len(events["t_ns"]) - 37
+        events["value"].resize((kept,))
+        frames = int(np.count_nonzero((events["type"][:kept] == 0) & (events["code"][:kept] == 0)))
+        end_s = int(events["t_ns"][kept - 1]) / 1e9
+        assert frames < int(np.count_nonzero((events["type"][:] == 0) & (events["code"][:] == 0)))
+    described = json.loads(run(forcetrace, "info", path, "--json").stdout)["recordings"][0]
+    assert described["import_status"] is None
+    assert (described["events"], described["frames"]) == (kept, frames)
+    assert described["duration_s"] == pytest.approx(end_s, abs=1e-6)
+    reported, _ = report_json(forcetrace, path)
+    assert reported["recordings"][0]["duration_s"] == pytest.approx(end_s, abs=1e-6)

@@ -218,18 +218,26 @@ public final class TraceRecording {
         ForceTraceError(file: filePath, "recording '\(name)': \(message)")
     }
 
-    /// Rows in `table` (0 for a missing `labels`).
+    /// Rows in `table` (0 for a missing `labels`): those every one of its
+    /// columns holds. A killed writer may have flushed some columns further
+    /// than others, and what all of them hold is what it kept; a finished
+    /// recording's columns were checked equal when it opened.
     public func rowCount(_ table: TraceSchema.Table) throws -> Int {
         guard has(table) else { return 0 }
-        return try open(table).storage(of: table.columns[0].name).rows
+        let group = try open(table)
+        var rows = try group.storage(of: table.columns[0].name).rows
+        for column in table.columns.dropFirst() where try group.linkExists(column.name) {
+            rows = min(rows, try group.storage(of: column.name).rows)
+        }
+        return rows
     }
 
-    /// `t_ns` of the last event: the recording's duration.
+    /// `t_ns` of the last event kept (`rowCount`): the recording's duration.
     public func lastEventTimeNs() throws -> Int64 {
-        let time = try open(TraceSchema.Events.tNs)
-        guard time.count > 0 else { return 0 }
-        let last = try time.read((time.count - 1)..<time.count)
-        try TraceValidation.checkTimes(last, table: "events", firstRow: time.count - 1, file: filePath, recording: name)
+        let rows = try rowCount(.events)
+        guard rows > 0 else { return 0 }
+        let last = try open(TraceSchema.Events.tNs).read((rows - 1)..<rows)
+        try TraceValidation.checkTimes(last, table: "events", firstRow: rows - 1, file: filePath, recording: name)
         return last[0]
     }
 
@@ -308,9 +316,8 @@ public final class TraceRecording {
     public func frameCount() throws -> Int64 {
         let type = try open(TraceSchema.Events.type)
         let code = try open(TraceSchema.Events.code)
-        // A killed writer's columns may differ; what both hold is counted.
-        guard isUnfinished || type.count == code.count else { throw fail("the events columns differ in length") }
-        let rows = min(type.count, code.count)
+        // The frames of the events kept: a killed writer's columns may differ.
+        let rows = try rowCount(.events)
         var frames: Int64 = 0
         var start = 0
         while start < rows {
