@@ -509,26 +509,7 @@ extension Group {
 
     /// Writes an array of variable-length UTF-8 strings.
     public func writeStrings(_ name: String, _ values: [String]) throws {
-        let where_ = childDisplay(name)
-        // The C texts are made before the HDF5 lock is taken, which the file's deflating workers wait for.
-        try withCStringArray(values) { pointers in
-            try withHDF5 {
-                var count = hsize_t(values.count)
-                let space = try checkID(H5Screate_simple(1, &count, nil), "H5Screate_simple", where_)
-                defer { H5Sclose(space) }
-                let type = try makeStringType()
-                defer { H5Tclose(type) }
-                let id = try checkID(H5Dcreate2(try handle.validID(displayPath), name, type, space,
-                                                CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT(), CHDF5_P_DEFAULT()), "H5Dcreate2", where_)
-                defer { H5Dclose(id) }
-                if !values.isEmpty {
-                    let status = pointers.withUnsafeBufferPointer {
-                        H5Dwrite(id, type, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), $0.baseAddress)
-                    }
-                    try checkStatus(status, "H5Dwrite", where_)
-                }
-            }
-        }
+        try writeStringDataset(name, values, scalar: false)
     }
 
     /// Reads an array of strings, variable- or fixed-length.
