@@ -175,6 +175,22 @@ def test_damaged_trace_input_is_a_clear_error(forcetrace, traces, tmp_path):
     assert not out.exists()
 
 
+def test_a_short_optional_labels_column_is_named_against_the_tables_rows(forcetrace, traces, tmp_path):
+    """`labels/kind` is optional (older files lack it), so the table's rows
+    are those of its required columns: a copy refuses the short column by
+    name, against the 40 rows the table holds."""
+    _, calibration = traces
+    damaged = tmp_path / "short-kind.h5"
+    damaged.write_bytes(calibration.read_bytes())
+    with h5py.File(damaged, "r+") as f:
+        f["recordings/touchpad/labels/kind"].resize((30,))
+    out = tmp_path / "out.h5"
+    failed = run(forcetrace, "import", damaged, "-o", out, check=False)
+    assert failed.returncode == 1, failed.stderr
+    assert "recording 'touchpad': labels/kind has 30 rows, the labels table 40" in failed.stderr, failed.stderr
+    assert not out.exists()
+
+
 def test_damaged_chunk_in_a_trace_input_is_a_clear_error(forcetrace, traces, tmp_path):
     samples, _ = traces
     damaged = tmp_path / "chunk.h5"

@@ -219,14 +219,15 @@ public final class TraceRecording {
     }
 
     /// Rows in `table` (0 for a missing `labels`): those every one of its
-    /// columns holds. A killed writer may have flushed some columns further
-    /// than others, and what all of them hold is what it kept; a finished
-    /// recording's columns were checked equal when it opened.
+    /// required columns holds. A killed writer may have flushed some columns
+    /// further than others, and what all of them hold is what it kept; a
+    /// finished recording's were checked equal when it opened. Optional
+    /// columns (`ColumnSchema.isRequired`) may hold fewer rows and count not.
     public func rowCount(_ table: TraceSchema.Table) throws -> Int {
         guard has(table) else { return 0 }
         let group = try open(table)
         var rows = try group.storage(of: table.columns[0].name).rows
-        for column in table.columns.dropFirst() where try group.linkExists(column.name) {
+        for column in table.columns.dropFirst() where try column.isRequired && group.linkExists(column.name) {
             rows = min(rows, try group.storage(of: column.name).rows)
         }
         return rows
