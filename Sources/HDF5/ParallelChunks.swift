@@ -24,7 +24,7 @@ extension Group {
         let chunks = (rows + chunk - 1) / chunk
         let elementSize = MemoryLayout<Element>.stride
         let (dataset, workers) = try withHDF5 { () -> (Handle, DeflatingWorkers) in
-            let workers = try DeflatingWorkers.of(fileHandle, where_)
+            let workers = DeflatingWorkers.of(fileHandle)
             var shape: [hsize_t] = columns == nil ? [hsize_t(rows)] : [hsize_t(rows), hsize_t(width)]
             let space = try checkID(H5Screate_simple(Int32(shape.count), &shape, nil), "H5Screate_simple", where_)
             defer { H5Sclose(space) }
@@ -36,7 +36,8 @@ extension Group {
             return (Handle(id, kind: "D", name: where_, file: fileHandle, closer: H5Dclose), workers)
         }
         try workers.submit((0..<chunks).map { index in
-            DeflatingWorkers.Job(dataset: dataset, displayPath: where_, firstRow: index * chunk, rank: columns == nil ? 1 : 2,
+            DeflatingWorkers.Job(dataset: dataset, displayPath: where_,
+                                 offset: columns == nil ? [hsize_t(index * chunk)] : [hsize_t(index * chunk), 0],
                                  elements: (index * chunk * width)..<min(values.count, (index + 1) * chunk * width),
                                  chunkElements: chunk * width, elementSize: elementSize, compression: compression, payload: values)
         })
@@ -59,8 +60,8 @@ final class DeflatingWorkers: @unchecked Sendable {
     struct Job {
         let dataset: Handle
         let displayPath: String
-        let firstRow: Int
-        let rank: Int
+        /// The chunk's first element, one index per dimension.
+        let offset: [hsize_t]
         let elements: Range<Int>
         let chunkElements: Int
         let elementSize: Int
@@ -79,7 +80,7 @@ final class DeflatingWorkers: @unchecked Sendable {
     private init(threads: Int) { self.threads = max(1, threads) }
 
     /// The workers of the file `fileHandle`, made and registered as its flusher on first use. Under the HDF5 lock.
-    static func of(_ fileHandle: Handle, _ context: String) throws -> DeflatingWorkers {
+    static func of(_ fileHandle: Handle) -> DeflatingWorkers {
         if let existing = fileHandle.deflatingWorkers { return existing }
         let workers = DeflatingWorkers(threads: ProcessInfo.processInfo.activeProcessorCount)
         fileHandle.deflatingWorkers = workers
@@ -151,19 +152,18 @@ final class DeflatingWorkers: @unchecked Sendable {
 
     private func work() {
         let encoder = ChunkEncoder()
-        var padded: [UInt8] = []
         while let job = take() {
-            do { try store(job, encoder, &padded) } catch { fail(error) }
+            do { try store(job, encoder) } catch { fail(error) }
         }
     }
 
-    private func store(_ job: Job, _ encoder: ChunkEncoder, _ padded: inout [UInt8]) throws {
+    private func store(_ job: Job, _ encoder: ChunkEncoder) throws {
         let size = job.chunkElements * job.elementSize
         func encode(_ input: UnsafeRawBufferPointer) throws {
             let (stored, mask) = try encoder.encode(input, rows: job.chunkElements, elementSize: job.elementSize,
                                                     compression: job.compression, displayPath: job.displayPath)
             try withHDF5 {
-                var offset: [hsize_t] = job.rank == 1 ? [hsize_t(job.firstRow)] : [hsize_t(job.firstRow), 0]
+                var offset = job.offset
                 try encoder.storeEncoded(try job.dataset.validID(job.displayPath), offset: &offset, stored: stored, mask: mask,
                                          displayPath: job.displayPath)
             }
@@ -172,7 +172,7 @@ final class DeflatingWorkers: @unchecked Sendable {
             let bytes = UnsafeRawBufferPointer(rebasing: whole[(job.elements.lowerBound * job.elementSize)..<(job.elements.upperBound * job.elementSize)])
             if bytes.count == size { return try encode(bytes) }
             // The last chunk is stored whole: zeros past the dataset's end.
-            if padded.count != size { padded = [UInt8](repeating: 0, count: size) } else { padded.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            var padded = [UInt8](repeating: 0, count: size)
             padded.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
             try padded.withUnsafeBytes { try encode($0) }
         }

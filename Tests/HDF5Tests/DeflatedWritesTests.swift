@@ -66,7 +66,7 @@ final class DeflatedWritesTests: XCTestCase {
             return Handle(id, kind: "D", name: "v", file: file.handle, closer: H5Dclose)
         }
         try closed.close()
-        let job = DeflatingWorkers.Job(dataset: closed, displayPath: "failed.h5:/v", firstRow: 0, rank: 1, elements: 0..<100,
+        let job = DeflatingWorkers.Job(dataset: closed, displayPath: "failed.h5:/v", offset: [0], elements: 0..<100,
                                        chunkElements: 100, elementSize: 4, compression: .standard,
                                        payload: [Int32](repeating: 2, count: 100))
         try workers.submit([job])
