@@ -11,6 +11,7 @@ import resource
 import signal
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 CPU_SECONDS = 30
@@ -35,60 +36,6 @@ CLI_COMMANDS = {
 # What the Python package does: each step in the child, in this order.
 PYTHON_STEPS = ("open", "samples", "contacts", "events", "markers", "labels", "load")
 
-# One process imports the package once, then forks a child for each file
-# (PythonRunner): importing numpy, pandas and h5py took 1.2 s of a fresh
-# child's 1.3 s on each of the hundred files. The child sets the same
-# limits as `bounded` (an alarm for the wall time) before it reads the file.
-PYTHON_SERVER = r"""
-import json, os, resource, signal, sys, traceback, warnings
-warnings.simplefilter("ignore")
-import forcetrace
-cpu, address_space, wall = (int(value) for value in sys.argv[1:4])
-
-def steps(path):
-    results = {}
-    def step(name, body):
-        try:
-            value = body()
-            results[name] = {"ok": True, "value": value}
-        except Exception as error:
-            results[name] = {"ok": False, "type": type(error).__name__, "message": str(error),
-                             "mro": [c.__name__ for c in type(error).__mro__]}
-    trace = None
-    def opened():
-        nonlocal trace
-        trace = forcetrace.open(path)
-        return {name: trace[name].device.name for name in trace.recordings}
-    step("open", opened)
-    for table in ("samples", "contacts", "events", "markers", "labels"):
-        step(table, lambda: {r.name: len(r.frame(table)) for r in trace} if trace is not None else None)
-    step("load", lambda: len(forcetrace.load(path)))
-    return results
-
-for line in sys.stdin:
-    request = json.loads(line)
-    sys.stdout.flush(); sys.stderr.flush()
-    child = os.fork()
-    if child == 0:
-        try:
-            os.chdir(request["scratch"])
-            for fd, name in ((1, "python.stdout"), (2, "python.stderr")):
-                os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            signal.alarm(wall)
-            print(json.dumps(steps(request["path"])), flush=True)
-            os._exit(0)
-        except BaseException:
-            traceback.print_exc()
-            sys.stderr.flush()
-            os._exit(1)
-    _, status = os.waitpid(child, 0)
-    print(json.dumps({"status": os.waitstatus_to_exitcode(status)}), flush=True)
-"""
-
-
 def limits():
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
@@ -108,6 +55,61 @@ def bounded(arguments, cwd, env=None):
     except subprocess.TimeoutExpired as expired:
         return None, "", str(expired)
     return done.returncode, done.stdout, done.stderr
+
+
+def python_steps(path):
+    """PYTHON_STEPS on `path`, each step's value or the error it raised."""
+    import forcetrace
+    results = {}
+
+    def step(name, body):
+        try:
+            results[name] = {"ok": True, "value": body()}
+        except Exception as error:
+            results[name] = {"ok": False, "type": type(error).__name__, "message": str(error),
+                             "mro": [c.__name__ for c in type(error).__mro__]}
+    trace = None
+
+    def opened():
+        nonlocal trace
+        trace = forcetrace.open(path)
+        return {name: trace[name].device.name for name in trace.recordings}
+    step("open", opened)
+    for table in PYTHON_STEPS[1:-1]:
+        step(table, lambda: {r.name: len(r.frame(table)) for r in trace} if trace is not None else None)
+    step("load", lambda: len(forcetrace.load(path)))
+    return results
+
+
+def serve():
+    """A PythonRunner's process: imports the package once (numpy, pandas and
+    h5py took 1.2 s of a fresh child's 1.3 s on each of the hundred or so
+    files), then, for each request on stdin, forks a child that sets
+    `bounded`'s limits (an alarm for the wall time) and runs `python_steps`,
+    and answers with the child's exit status."""
+    import warnings
+    warnings.simplefilter("ignore")
+    import forcetrace  # noqa: F401
+    for line in sys.stdin:
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        child = os.fork()
+        if child == 0:
+            try:
+                os.chdir(request["scratch"])
+                for fd, name in ((1, "python.stdout"), (2, "python.stderr")):
+                    os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+                limits()
+                signal.alarm(WALL_SECONDS)
+                print(json.dumps(python_steps(request["path"])), flush=True)
+                os._exit(0)
+            except BaseException:
+                traceback.print_exc()
+                sys.stderr.flush()
+                os._exit(1)
+        _, status = os.waitpid(child, 0)
+        print(json.dumps({"status": os.waitstatus_to_exitcode(status)}), flush=True)
 
 
 def error_line(stderr):
@@ -130,14 +132,15 @@ def run_cli(forcetrace, path, scratch):
 
 
 class PythonRunner:
-    """A process that has imported the Python package (PYTHON_SERVER) and
-    runs PYTHON_STEPS on one file at a time, each in a child of its own."""
+    """A process that has imported the Python package (`serve`) and runs
+    PYTHON_STEPS on one file at a time, each in a child of its own."""
 
     def __init__(self):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE), os.environ.get("PYTHONPATH")])),
+        here = str(Path(__file__).resolve().parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE), here, os.environ.get("PYTHONPATH")])),
                # No BLAS threads to fork from.
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        self.server = subprocess.Popen([sys.executable, "-c", PYTHON_SERVER, str(CPU_SECONDS), str(ADDRESS_SPACE), str(WALL_SECONDS)],
+        self.server = subprocess.Popen([sys.executable, "-c", "import matrix; matrix.serve()"],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
     def run(self, path, scratch):
