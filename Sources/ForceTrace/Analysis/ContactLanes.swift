@@ -200,17 +200,26 @@ final class ContactLane: @unchecked Sendable {
         let targets = curveTargets(setup)
         var outOfRange = self.outOfRange
         var completed = true
-        for index in 0..<block.rows.count {
+        var index = 0
+        while index < block.rows.count {
             let id = Int(block.contact[index])
             // Lane 0 throws for this row, or an earlier one.
             guard id >= 0 && id < contacts else { completed = false; break }
-            guard owner[id] == lane else { continue }
+            guard owner[id] == lane else { index += 1; continue }
             let slotIndex = Int(block.slot[index]) + 1
             guard slotIndex >= 0 && slotIndex < open.count,
-                  Self.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open,
+                  Self.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized, open: open,
                             targets: targets, lane: self, setup, outOfRange: &outOfRange) else {
                 completed = false
                 break
+            }
+            index += 1
+            // The rows after it that continue the same contact: lane 0 passes them all.
+            let run = block.run(from: index, id: Int32(id), slot: block.slot[index - 1], lastSample: setup.lastSample[id])
+            if !run.isEmpty {
+                Self.stepRun(block, run, id: id, slotIndex: slotIndex, normalized: normalized, open: open, targets: targets,
+                             lane: self, setup, outOfRange: &outOfRange)
+                index = run.upperBound
             }
         }
         self.outOfRange = outOfRange
@@ -220,7 +229,7 @@ final class ContactLane: @unchecked Sendable {
     /// Adds row `index` to contact `id`; false when the row does not continue
     /// what the slot holds (lane 0 refuses such a row first).
     @inline(__always)
-    static func step(_ block: SampleRows, _ index: Int, id: Int, slotIndex: Int, normalized: Double,
+    static func step(_ block: SampleRows, _ index: Int, id: Int, slotIndex: Int, normalized: UnsafeBufferPointer<Double>,
                      open: UnsafeMutableBufferPointer<OpenContact>, targets: CurveTargets, lane: ContactLane,
                      _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
         let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
@@ -237,10 +246,15 @@ final class ContactLane: @unchecked Sendable {
             return false
         }
         if id < setup.paths.count && setup.paths[id].x.count < ContactPath.points {
-            setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized))
+            setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized[index]))
         }
-        open[slotIndex].add(time: block.tNs[index], x: x, y: y, pressure: pressure, normalized: normalized, flags: flags,
-                            isDown: isDown, setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
+        if isDown {
+            open[slotIndex].addDown(time: block.tNs[index], x: x, y: y, pressure: pressure, normalized: normalized[index],
+                                    setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
+        } else {
+            open[slotIndex].addRun(block, index..<(index + 1), normalized: normalized, setup: setup.contact,
+                                   curve: targets.curves, aligned: targets.aligned)
+        }
         if Int64(block.rows.lowerBound + index) == setup.lastSample[id] {
             setup.results[id] = lane.finish(slotIndex: slotIndex, setup)
         }
@@ -250,6 +264,43 @@ final class ContactLane: @unchecked Sendable {
 
 extension ContactLane {
     func addOutOfRange(_ count: Int64) { outOfRange += count }
+
+    /// Adds the rows `run` (from `SampleRows.run`) to the contact open in
+    /// `slotIndex`, as `step` would one by one, with the contact's state in
+    /// locals for the whole run; finishes it when the run ends at its last sample.
+    @inline(__always)
+    static func stepRun(_ block: SampleRows, _ run: Range<Int>, id: Int, slotIndex: Int, normalized: UnsafeBufferPointer<Double>,
+                        open: UnsafeMutableBufferPointer<OpenContact>, targets: CurveTargets, lane: ContactLane,
+                        _ setup: LaneSetup, outOfRange: inout Int64) {
+        let bounds = setup.bounds
+        var outside: Int64 = 0
+        for index in run where !bounds.contains(x: block.x[index], y: block.y[index], pressure: block.pressure[index]) { outside += 1 }
+        outOfRange += outside
+        if id < setup.paths.count {
+            for index in run where setup.paths[id].x.count < ContactPath.points {
+                setup.paths[id].x.append(block.x[index]); setup.paths[id].y.append(block.y[index])
+                setup.paths[id].pressure.append(Float(normalized[index]))
+            }
+        }
+        open[slotIndex].addRun(block, run, normalized: normalized, setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
+        if Int64(block.rows.lowerBound + run.upperBound - 1) == setup.lastSample[id] {
+            setup.results[id] = lane.finish(slotIndex: slotIndex, setup)
+        }
+    }
+}
+
+extension SampleRows {
+    /// The rows from `start` on that continue contact `id` in the same slot
+    /// as row `start − 1` did (no touch-down among them), up to and including
+    /// its last sample row `lastSample`: rows `step` would add one by one to
+    /// the contact that row left open.
+    @inline(__always)
+    func run(from start: Int, id: Int32, slot wanted: Int16, lastSample: Int64) -> Range<Int> {
+        let limit = Swift.min(rows.count, Int(Swift.max(lastSample - Int64(rows.lowerBound) + 1, Int64(start))))
+        var end = start
+        while end < limit && contact[end] == id && slot[end] == wanted && flags[end] & SampleFlags.down.rawValue == 0 { end += 1 }
+        return start..<end
+    }
 }
 
 /// The threads of lanes 1...: each block is handed to all of them at once,
@@ -339,9 +390,16 @@ struct SampleRows {
 
     init(_ block: SampleBuffers) {
         typealias S = TraceSchema.Samples
-        rows = block.rows
-        tNs = block[S.tNs]; contact = block[S.contact]; slot = block[S.slot]
-        x = block[S.x]; y = block[S.y]; pressure = block[S.pressure]; flags = block[S.flags]
+        self.init(rows: block.rows, tNs: block[S.tNs], contact: block[S.contact], slot: block[S.slot], x: block[S.x], y: block[S.y],
+                  pressure: block[S.pressure], flags: block[S.flags])
+    }
+
+    init(rows: Range<Int>, tNs: UnsafeBufferPointer<Int64>, contact: UnsafeBufferPointer<Int32>, slot: UnsafeBufferPointer<Int16>,
+         x: UnsafeBufferPointer<Int32>, y: UnsafeBufferPointer<Int32>, pressure: UnsafeBufferPointer<Int32>,
+         flags: UnsafeBufferPointer<UInt8>) {
+        self.rows = rows
+        self.tNs = tNs; self.contact = contact; self.slot = slot
+        self.x = x; self.y = y; self.pressure = pressure; self.flags = flags
     }
 }
 

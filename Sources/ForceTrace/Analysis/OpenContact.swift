@@ -46,7 +46,7 @@ struct OpenContact {
     var downX: Int32 = 0, downY: Int32 = 0
     var previousX: Int32 = 0, previousY: Int32 = 0
     var signal = 0.0
-    var peekArmed = true, popArmed = true
+    var peek = ThresholdCrossings(), pop = ThresholdCrossings()
     /// Stationary events since the running peak, not yet known to be before the final peak.
     var pendingStationary = SIMD8<Int64>(repeating: 0)
     var held: Float = .nan
@@ -105,60 +105,115 @@ struct OpenContact {
         }
     }
 
-    mutating func add(time: Int64, x: Int32, y: Int32, pressure: Int32, normalized: Double, flags: UInt8, isDown: Bool,
-                      setup: Setup, curve: UnsafeMutableBufferPointer<Float>, aligned: UnsafeMutableBufferPointer<Float>) {
+    /// The touch-down row: where the contact's displacement, peak and signal start.
+    mutating func addDown(time: Int64, x: Int32, y: Int32, pressure: Int32, normalized: Double, setup: Setup,
+                          curve: UnsafeMutableBufferPointer<Float>, aligned: UnsafeMutableBufferPointer<Float>) {
         stats.samples += 1
-        if isDown {
-            downX = x; downY = y
-        } else {
-            stats.motionEvents += 1
-            if flags & SampleFlags.pressureChanged.rawValue != 0 {
-                pendingStationary &+= setup.tolerances.within(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
-            }
-            stats.maxDx = max(stats.maxDx, abs(Int64(x) - Int64(downX)))
-            stats.maxDy = max(stats.maxDy, abs(Int64(y) - Int64(downY)))
-        }
+        downX = x; downY = y
         previousX = x; previousY = y
         guard setup.hasPressure else { return }
         if setup.curvePoints > 0 || setup.alignedPoints > 0 { hold(until: time, setup: setup, curve: curve, aligned: aligned) }
         held = Float(normalized)
-        if isDown || pressure > stats.peakRaw {
-            stats.peakRaw = pressure
-            stats.peakNorm = normalized
-            stats.timeToPeakNs = time - stats.tDownNs
-            stats.stationaryRise &+= pendingStationary
+        stats.peakRaw = pressure
+        stats.peakNorm = normalized
+        stats.timeToPeakNs = time - stats.tDownNs
+        stats.stationaryRise &+= pendingStationary
+        pendingStationary = SIMD8(repeating: 0)
+        signal = normalized
+        stats.signalPeak = signal
+        let thresholds = setup.thresholds
+        peek.follow(signal, at: time, tDown: stats.tDownNs, level: thresholds.peek, hysteresis: thresholds.hysteresis)
+        pop.follow(signal, at: time, tDown: stats.tDownNs, level: thresholds.pop, hysteresis: thresholds.hysteresis)
+    }
+
+    /// Rows `run` of `rows`, each continuing this contact after its
+    /// touch-down, in order. A pass per measure over the run's columns: each
+    /// is what the rows one at a time would give.
+    @inline(__always)
+    mutating func addRun(_ rows: SampleRows, _ run: Range<Int>, normalized: UnsafeBufferPointer<Double>, setup: Setup,
+                         curve: UnsafeMutableBufferPointer<Float>, aligned: UnsafeMutableBufferPointer<Float>) {
+        guard let last = run.last else { return }
+        stats.samples += Int64(run.count)
+        stats.motionEvents += Int64(run.count)
+        // The last row that raises the peak: the stationary events up to it are the rise.
+        var lastPeak = -1
+        if setup.hasPressure {
+            var peak = stats.peakRaw
+            for index in run where rows.pressure[index] > peak { peak = rows.pressure[index]; lastPeak = index }
+        }
+        let tolerances = setup.tolerances, downX = Int64(self.downX), downY = Int64(self.downY)
+        let split = lastPeak >= 0 ? lastPeak + 1 : run.lowerBound
+        var maxDx = stats.maxDx, maxDy = stats.maxDy
+        var previousX = self.previousX, previousY = self.previousY
+        var rise = SIMD8<UInt32>.zero, pending = SIMD8<UInt32>.zero
+        for index in run {
+            let x = rows.x[index], y = rows.y[index]
+            maxDx = max(maxDx, abs(Int64(x) - downX))
+            maxDy = max(maxDy, abs(Int64(y) - downY))
+            if rows.flags[index] & SampleFlags.pressureChanged.rawValue != 0 {
+                let ones = tolerances.withinMask(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
+                if index < split { rise &+= ones } else { pending &+= ones }
+            }
+            previousX = x; previousY = y
+        }
+        stats.maxDx = maxDx; stats.maxDy = maxDy
+        self.previousX = previousX; self.previousY = previousY
+        if lastPeak >= 0 {
+            stats.stationaryRise &+= pendingStationary &+ SIMD8<Int64>(truncatingIfNeeded: rise)
             pendingStationary = SIMD8(repeating: 0)
         }
+        pendingStationary &+= SIMD8<Int64>(truncatingIfNeeded: pending)
+        guard setup.hasPressure else { return }
+        if lastPeak >= 0 {
+            stats.peakRaw = rows.pressure[lastPeak]
+            stats.peakNorm = normalized[lastPeak]
+            stats.timeToPeakNs = rows.tNs[lastPeak] - stats.tDownNs
+        }
+        // The signal's peak and crossings in locals: one comparison chain per row.
+        var best = stats.signalPeak ?? -.infinity, raised = false
+        var peek = self.peek, pop = self.pop
+        let thresholds = setup.thresholds, tDown = stats.tDownNs
         switch setup.smoothing {
-        case .none: signal = normalized
-        case .ema(let alpha): signal = isDown ? normalized : alpha * normalized + (1 - alpha) * signal
-        }
-        if isDown || signal > (stats.signalPeak ?? -.infinity) { stats.signalPeak = signal }
-        let thresholds = setup.thresholds
-        if peekArmed {
-            if signal >= thresholds.peek {
-                stats.peekCrossings += 1
-                if stats.tPeekNs == nil { stats.tPeekNs = time - stats.tDownNs }
-                peekArmed = false
+        case .none:
+            for index in run {
+                Self.follow(normalized[index], at: rows.tNs[index], tDown: tDown, thresholds, best: &best, raised: &raised,
+                            peek: &peek, pop: &pop)
             }
-        } else if signal < thresholds.peek - thresholds.hysteresis {
-            peekArmed = true
-        }
-        if popArmed {
-            if signal >= thresholds.pop {
-                stats.popCrossings += 1
-                if stats.tPopNs == nil { stats.tPopNs = time - stats.tDownNs }
-                popArmed = false
+            signal = normalized[last]
+        case .ema(let alpha):
+            var signal = self.signal
+            for index in run {
+                signal = alpha * normalized[index] + (1 - alpha) * signal
+                Self.follow(signal, at: rows.tNs[index], tDown: tDown, thresholds, best: &best, raised: &raised, peek: &peek, pop: &pop)
             }
-        } else if signal < thresholds.pop - thresholds.hysteresis {
-            popArmed = true
+            self.signal = signal
         }
+        self.peek = peek; self.pop = pop
+        if raised { stats.signalPeak = best }
+        if setup.curvePoints > 0 || setup.alignedPoints > 0 {
+            for index in run {
+                hold(until: rows.tNs[index], setup: setup, curve: curve, aligned: aligned)
+                held = Float(normalized[index])
+            }
+        }
+        held = Float(normalized[last])
+    }
+
+    /// The signal at a row after the touch-down: a new peak, and the crossings.
+    @inline(__always)
+    private static func follow(_ signal: Double, at time: Int64, tDown: Int64, _ thresholds: Thresholds, best: inout Double,
+                               raised: inout Bool, peek: inout ThresholdCrossings, pop: inout ThresholdCrossings) {
+        if signal > best { best = signal; raised = true }
+        peek.follow(signal, at: time, tDown: tDown, level: thresholds.peek, hysteresis: thresholds.hysteresis)
+        pop.follow(signal, at: time, tDown: tDown, level: thresholds.pop, hysteresis: thresholds.hysteresis)
     }
 
     mutating func finish(setup: Setup, resolution: (x: Double, y: Double), curve: UnsafeMutableBufferPointer<Float>,
                          aligned: UnsafeMutableBufferPointer<Float>) -> ContactStatistics {
         isOpen = false
         stats.stationary = stats.stationaryRise &+ pendingStationary
+        (stats.peekCrossings, stats.tPeekNs) = (peek.count, peek.firstNs)
+        (stats.popCrossings, stats.tPopNs) = (pop.count, pop.firstNs)
         if setup.hasPressure {
             hold(until: stats.endNs, setup: setup, curve: curve, aligned: aligned)
             // The span's last grid points lie before its end; a zero-length span holds the down value.
@@ -173,6 +228,29 @@ struct OpenContact {
         }
         stats.withinTolerance = setup.tolerances.within(dx: Int(stats.maxDx), dy: Int(stats.maxDy))
         return stats
+    }
+}
+
+/// One threshold's crossings by a contact's signal: one is counted where the
+/// signal reaches the threshold while armed; it is armed again once the
+/// signal falls a hysteresis below it.
+struct ThresholdCrossings {
+    var armed = true
+    var count = 0
+    /// From touch-down to the first crossing.
+    var firstNs: Int64?
+
+    @inline(__always)
+    mutating func follow(_ signal: Double, at time: Int64, tDown: Int64, level: Double, hysteresis: Double) {
+        if armed {
+            if signal >= level {
+                count += 1
+                if firstNs == nil { firstNs = time - tDown }
+                armed = false
+            }
+        } else if signal < level - hysteresis {
+            armed = true
+        }
     }
 }
 
@@ -202,10 +280,15 @@ struct WholeUnitTolerances {
     /// 1 in each lane whose tolerances the distance (in units on each axis, of either sign) is within.
     @inline(__always)
     func within(dx: Int, dy: Int) -> SIMD8<Int64> {
+        SIMD8<Int64>(truncatingIfNeeded: withinMask(dx: dx, dy: dy))
+    }
+
+    /// `within` in 32 bits, for sums over fewer than 2^32 rows.
+    @inline(__always)
+    func withinMask(dx: Int, dy: Int) -> SIMD8<UInt32> {
         let sx = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dx.magnitude))
         let sy = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dy.magnitude))
-        let ones = applies.replacing(with: 0, where: (sx .> x) .| (sy .> y))
-        return SIMD8<Int64>(truncatingIfNeeded: ones)
+        return applies.replacing(with: 0, where: (sx .> x) .| (sy .> y))
     }
 }
 

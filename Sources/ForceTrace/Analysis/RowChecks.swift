@@ -105,7 +105,8 @@ final class RowChecks {
             (multiContactFrames, sharedPressureFrames) = counts
             lane.addOutOfRange(outOfRange)
         }
-        for index in 0..<block.rows.count {
+        var index = 0
+        while index < block.rows.count {
             let row = block.rows.lowerBound + index
             let id = Int(ids[index])
             guard id >= 0 && id < contacts else { throw fail("samples row \(row) names contact \(id), which the contacts table lacks") }
@@ -129,12 +130,37 @@ final class RowChecks {
             }
             slotPressure[slotIndex] = block.pressure[index]
             if owner[id] == 0 {
-                let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized[index], open: open,
+                let added = ContactLane.step(block, index, id: id, slotIndex: slotIndex, normalized: normalized, open: open,
                                              targets: targets, lane: lane,
                                              setup, outOfRange: &outOfRange)
                 assert(added, "lane 0 refused a row the checks passed")
             }
-            if Int64(row) == setup.lastSample[id] { holder[slotIndex] = -1 }
+            if Int64(row) == setup.lastSample[id] { holder[slotIndex] = -1; index += 1; continue }
+            index += 1
+            // The rows after it that continue the same contact pass every check
+            // above, and their frames hold no other contact down: no frame
+            // counts, so they go through at once.
+            let run = block.run(from: index, id: Int32(id), slot: slots[index - 1], lastSample: setup.lastSample[id])
+            guard !run.isEmpty, !framesCounted || Self.othersDown(used, besides: slotIndex, at: frameTime, slotUntil: slotUntil) == 0
+            else { continue }
+            let last = run.upperBound - 1
+            frameTime = times[last]
+            slotPressure[slotIndex] = block.pressure[last]
+            if owner[id] == 0 {
+                ContactLane.stepRun(block, run, id: id, slotIndex: slotIndex, normalized: normalized, open: open, targets: targets,
+                                    lane: lane, setup, outOfRange: &outOfRange)
+            }
+            if Int64(block.rows.lowerBound + last) == setup.lastSample[id] { holder[slotIndex] = -1 }
+            index = run.upperBound
         }
+    }
+
+    /// How many used slots other than `slot` hold a contact down at `time`.
+    /// Zero at a frame's time stays zero at every later frame until a touch-down.
+    @inline(__always)
+    private static func othersDown(_ used: [Int], besides slot: Int, at time: Int64, slotUntil: UnsafeMutableBufferPointer<Int64>) -> Int {
+        var down = 0
+        for index in used where index != slot && slotUntil[index] > time { down += 1 }
+        return down
     }
 }

@@ -46,12 +46,19 @@ final class AlignedCurvesTests: XCTestCase {
         open.begin(contact, curveBase: 0, alignedBase: 0, setup: setup)
         XCTAssertEqual(open.alignedLimit, 4, "100, 110, 120 and 130 lie before 135")
         var curve = [Float](repeating: .nan, count: options.curvePoints), aligned = [Float](repeating: .nan, count: options.alignedPoints)
+        let times = Array(stride(from: Int64(100), through: 190, by: 10)), zeros = [Int32](repeating: 0, count: 10)
+        let pressures = [Int32](repeating: 5, count: 10), normalized = [Double](repeating: 0.5, count: 10)
+        let flags = [SampleFlags.down.rawValue] + [UInt8](repeating: 0, count: 9), slots = [Int16](repeating: 0, count: 10)
         curve.withUnsafeMutableBufferPointer { curve in
             aligned.withUnsafeMutableBufferPointer { aligned in
-                for (index, time) in stride(from: Int64(100), through: 190, by: 10).enumerated() {
-                    open.add(time: time, x: 0, y: 0, pressure: 5, normalized: 0.5, flags: index == 0 ? SampleFlags.down.rawValue : 0,
-                             isDown: index == 0, setup: setup, curve: curve, aligned: aligned)
-                }
+                times.withUnsafeBufferPointer { times in zeros.withUnsafeBufferPointer { zeros in pressures.withUnsafeBufferPointer { pressures in
+                    flags.withUnsafeBufferPointer { flags in slots.withUnsafeBufferPointer { slots in normalized.withUnsafeBufferPointer { normalized in
+                        let rows = SampleRows(rows: 0..<10, tNs: times, contact: zeros, slot: slots, x: zeros, y: zeros, pressure: pressures,
+                                              flags: flags)
+                        open.addDown(time: 100, x: 0, y: 0, pressure: 5, normalized: 0.5, setup: setup, curve: curve, aligned: aligned)
+                        open.addRun(rows, 1..<10, normalized: normalized, setup: setup, curve: curve, aligned: aligned)
+                    } } }
+                } } }
                 _ = open.finish(setup: setup, resolution: (0, 0), curve: curve, aligned: aligned)
             }
         }

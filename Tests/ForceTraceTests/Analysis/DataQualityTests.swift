@@ -30,6 +30,27 @@ final class DataQualityTests: XCTestCase {
         XCTAssertFalse(statistics.sharesPressure)
     }
 
+    /// A finger that rests sends no rows, yet it is down in every frame of
+    /// the finger that moves: id 1 (slot 0) rests from 0 ms and lifts at
+    /// `lift`; id 2 (slot 1) moves at 10 to 60 ms, rows one after another.
+    /// Frames with both down are those before the lift (up time > frame
+    /// time); equal pressures at 10 and 30 ms.
+    func testAFingerAtRestCountsInTheFramesOfOneThatMoves() throws {
+        for (lift, multi, shared) in [(Int64(35), Int64(4), Int64(2)), (30, 3, 1), (5, 1, 0)] {
+            var builder = RecordingBuilder()
+            builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 30),
+                              (F.slot, 1), (F.id, 2), (F.x, 500), (F.y, 500), (F.p, 20)])
+            let moves = [(Int64(10), Int32(30)), (20, 40), (30, 30), (40, 35), (50, 30), (60, 40)]
+            for (time, pressure) in moves where time <= lift { builder.frame(time, [(F.slot, 1), (F.p, pressure)]) }
+            builder.frame(lift, [(F.slot, 0), (F.id, -1)])
+            for (time, pressure) in moves where time > lift { builder.frame(time, [(F.slot, 1), (F.p, pressure)]) }
+            builder.frame(70, [(F.slot, 1), (F.id, -1)])
+            let statistics = try F.analyze(builder.recording).statistics
+            XCTAssertEqual(statistics.multiContactFrames, multi, "lift at \(lift) ms")
+            XCTAssertEqual(statistics.sharedPressureFrames, shared, "lift at \(lift) ms")
+        }
+    }
+
     func testValuesOutsideAbsinfoAreCounted() throws {
         var builder = RecordingBuilder()
         builder.frame(0, [(F.slot, 0), (F.id, 1), (F.x, 100), (F.y, 100), (F.p, 20)])
