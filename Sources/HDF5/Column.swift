@@ -285,9 +285,10 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     /// Reads every row.
     public func readAll() throws -> [Element] { try read(0..<count) }
 
-    /// Stored rows: a range that spans whole chunks reads them as stored and
-    /// inflates them with libdeflate (`BlockSource.fill`), the rest through
-    /// `H5Dread` (the library inflates with zlib, on one thread under its lock).
+    /// Stored rows: a range of a chunk's rows or more reads its chunks as
+    /// stored and inflates them with libdeflate (`BlockSource.fill`); a
+    /// shorter one goes through `H5Dread` (the library inflates with zlib,
+    /// under its lock, and keeps the chunk in its cache for the next read).
     private func readStored(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
         try pipeline?.drain()
         let layout = range.count >= chunkRows ? withHDF5 { rawLayout() } : nil

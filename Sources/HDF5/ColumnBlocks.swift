@@ -242,10 +242,11 @@ public struct ChunkReads: Equatable, Sendable {
 }
 
 extension BlockSource {
-    /// Rows `range` into `destination`: each stored chunk that lies wholly
-    /// inside the range read as stored and decoded here (with `layout`),
-    /// every other part through `H5Dread`. Returns the chunks decoded and
-    /// the `H5Dread` calls. Takes the HDF5 lock itself, only to read.
+    /// Rows `range` into `destination`: each stored chunk it touches read as
+    /// stored and decoded here (with `layout`), a part of a chunk copied from
+    /// the whole decoded; a chunk not stored, or that does not decode, through
+    /// `H5Dread`. Returns the chunks decoded and the `H5Dread` calls. Takes
+    /// the HDF5 lock itself, only to read.
     func fill(_ range: Range<Int>, layout: RawChunkLayout?, into destination: UnsafeMutableRawPointer, decoder: ChunkDecoder,
               raw: inout RawChunk) throws -> ChunkReads {
         let size = elementSize
@@ -260,8 +261,10 @@ extension BlockSource {
             let chunkRange = (chunk * layout.chunkRows)..<((chunk + 1) * layout.chunkRows)
             let part = chunkRange.clamped(to: range)
             let target = destination + (part.lowerBound - range.lowerBound) * size
-            let stored = part == chunkRange ? try withHDF5 { raw.read(dataset: try datasetID(), index: chunk, layout: layout) } : false
-            if stored && decoder.decode(raw, layout: layout, into: target) {
+            let stored = try withHDF5 { raw.read(dataset: try datasetID(), index: chunk, layout: layout) }
+            let rows = (part.lowerBound - chunkRange.lowerBound)..<(part.upperBound - chunkRange.lowerBound)
+            if stored && (part == chunkRange ? decoder.decode(raw, layout: layout, into: target)
+                                             : decoder.decode(raw, layout: layout, rows: rows, into: target)) {
                 done.decoded += 1
             } else {
                 try withHDF5 { try readThroughLibrary(part, into: target) }

@@ -94,6 +94,8 @@ final class ChunkDecoder {
     /// less than a chunk, a layout read through `H5Dread`) makes none.
     private var decompressor: OpaquePointer?
     private var scratch: [UInt8] = []
+    /// A chunk decoded whole, for a part of it.
+    private var whole: [UInt8] = []
 
     init() {}
     deinit { if let decompressor { libdeflate_free_decompressor(decompressor) } }
@@ -134,6 +136,19 @@ final class ChunkDecoder {
                     return true
                 }
             }
+        }
+    }
+
+    /// Rows `rows` of `chunk` into `output`: the chunk decoded whole (an edge
+    /// chunk is stored whole, its rows past the extent as fill), then those
+    /// rows copied.
+    func decode(_ chunk: RawChunk, layout: RawChunkLayout, rows: Range<Int>, into output: UnsafeMutableRawPointer) -> Bool {
+        guard rows.lowerBound >= 0, rows.upperBound <= layout.chunkRows else { return false }
+        if whole.count < layout.chunkBytes { whole = [UInt8](repeating: 0, count: layout.chunkBytes) }
+        return whole.withUnsafeMutableBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress, decode(chunk, layout: layout, into: base) else { return false }
+            output.copyMemory(from: base + rows.lowerBound * layout.elementSize, byteCount: rows.count * layout.elementSize)
+            return true
         }
     }
 
