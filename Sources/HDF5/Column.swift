@@ -544,7 +544,12 @@ extension Group {
             }
             let size = H5Tget_size(fileType)
             var bytes = [UInt8](repeating: 0, count: size * count)
-            try checkStatus(H5Dread(id, fileType, CHDF5_S_ALL(), CHDF5_S_ALL(), CHDF5_P_DEFAULT(), &bytes), "H5Dread", where_)
+            // Their chunks as stored, inflated by libdeflate where the layout allows (`BlockSource.fill`).
+            let rows = FixedStringRows(dataset: id, type: fileType, size: size, displayPath: where_)
+            var raw = RawChunk()
+            try bytes.withUnsafeMutableBytes { buffer in
+                _ = try rows.fill(0..<count, layout: rows.rawLayout(), into: buffer.baseAddress!, decoder: ChunkDecoder(), raw: &raw)
+            }
             return (0..<count).map { index in
                 String(decoding: bytes[(index * size)..<((index + 1) * size)].prefix { $0 != 0 }, as: UTF8.self)
             }

@@ -20,16 +20,7 @@ extension Column: BlockSource {
     var elementSize: Int { MemoryLayout<Element>.stride }
 
     func readThroughLibrary(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
-        let id = try handle.validID(displayPath)
-        let fileSpace = try checkID(H5Dget_space(id), "H5Dget_space", displayPath)
-        defer { H5Sclose(fileSpace) }
-        var start = hsize_t(range.lowerBound)
-        var rows = hsize_t(range.count)
-        try checkStatus(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, &start, nil, &rows, nil), "H5Sselect_hyperslab", displayPath)
-        let memorySpace = try checkID(H5Screate_simple(1, &rows, nil), "H5Screate_simple", displayPath)
-        defer { H5Sclose(memorySpace) }
-        try checkStatus(H5Dread(id, Element.scalarKind.nativeType, memorySpace, fileSpace, CHDF5_P_DEFAULT(), destination),
-                        "H5Dread", displayPath)
+        try readRows(try handle.validID(displayPath), as: Element.scalarKind.nativeType, range, into: destination, displayPath)
     }
 
     func rawLayout() -> RawChunkLayout? {
@@ -38,6 +29,40 @@ extension Column: BlockSource {
     }
 
     func datasetID() throws -> hid_t { try handle.validID(displayPath) }
+}
+
+/// A dataset of fixed-length strings as rows of bytes, for `Group.readStrings`:
+/// open only while it reads (the caller holds the dataset and its type).
+final class FixedStringRows: BlockSource, @unchecked Sendable {
+    let elementSize: Int
+    private let id: hid_t, type: hid_t, displayPath: String
+
+    init(dataset id: hid_t, type: hid_t, size: Int, displayPath: String) {
+        self.id = id
+        self.type = type
+        elementSize = size
+        self.displayPath = displayPath
+    }
+
+    func readThroughLibrary(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        try readRows(id, as: type, range, into: destination, displayPath)
+    }
+
+    func rawLayout() -> RawChunkLayout? { RawChunkLayout.of(dataset: id, memoryType: type) }
+    func datasetID() throws -> hid_t { id }
+}
+
+/// Rows `range` of a one-dimensional dataset through `H5Dread`, as `memoryType`. Call under the HDF5 lock.
+private func readRows(_ id: hid_t, as memoryType: hid_t, _ range: Range<Int>, into destination: UnsafeMutableRawPointer,
+                      _ displayPath: String) throws {
+    let fileSpace = try checkID(H5Dget_space(id), "H5Dget_space", displayPath)
+    defer { H5Sclose(fileSpace) }
+    var start = hsize_t(range.lowerBound)
+    var rows = hsize_t(range.count)
+    try checkStatus(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, &start, nil, &rows, nil), "H5Sselect_hyperslab", displayPath)
+    let memorySpace = try checkID(H5Screate_simple(1, &rows, nil), "H5Screate_simple", displayPath)
+    defer { H5Sclose(memorySpace) }
+    try checkStatus(H5Dread(id, memoryType, memorySpace, fileSpace, CHDF5_P_DEFAULT(), destination), "H5Dread", displayPath)
 }
 
 /// Reads several equally long columns block by block, in row order, on

@@ -56,6 +56,22 @@ final class ColumnReadTests: XCTestCase {
         }
     }
 
+    /// Fixed-length strings read from their chunks as stored, whole and the
+    /// partial last one, give back what was written, for each filter set.
+    func testFixedLengthStringsReadBackFromTheirChunks() throws {
+        let values = (0..<2500).map { index in index % 7 == 0 ? "" : String(repeating: "é", count: index % 5) + "peek-\(index)" }
+        for compression in [Compression.standard, try Compression(deflateLevel: 6, shuffle: false), Compression.none] {
+            let path = directory.appendingPathComponent("s.h5").path
+            let file = try File.create(path)
+            try file.root.writeCompressedStrings("s", values, chunkRows: 1000, compression: compression)
+            try file.close()
+            let reader = try File.open(path)
+            XCTAssertEqual(try reader.root.readStrings("s"), values, "\(compression)")
+            try reader.close()
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+
     func testAConvertedTypeIsReadByH5Dread() throws {
         let (path, values) = try written(.standard)
         let file = try File.open(path)

@@ -117,7 +117,7 @@ public enum PressureAnalyzer {
                                 bandsFromMatrices: Bool = false,
                                 progress: ((_ rowsDone: Int, _ rows: Int) -> Void)?) throws -> RecordingAnalysis {
         let device = recording.device
-        let recordingEnd = try recording.lastEventTimeNs()
+        let recordingEnd = recording.lastEventTimeNs()
 
         let pressureAxis = device.contactPressureAxis.flatMap { $0.maximum > $0.minimum ? $0 : nil }
         let positions = device.positionAxes

@@ -207,7 +207,7 @@ extension TraceRecording {
             }
             if has(.force) { _ = try force() }
             return RecordingSummary(name: name, events: events, frames: frames, contacts: Int64(contacts.count), samples: samples,
-                                    markers: Int64(markers.count), durationNs: try lastEventTimeNs(), anomalies: [], anomalyCount: 0)
+                                    markers: Int64(markers.count), durationNs: lastEventTimeNs(), anomalies: [], anomalyCount: 0)
         } catch let error as HDF5Error {
             throw ForceTraceError(file: filePath, "recording '\(name)': \(tablePath(of: error)): the data is damaged and HDF5 cannot read it (\(error.innermostCause))",
                                   hint: "copy the file again from its source, or re-import the recording from its original")

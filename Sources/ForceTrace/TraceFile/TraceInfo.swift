@@ -78,7 +78,7 @@ public struct RecordingInfo: Sendable {
         markers = markerList.count
         resyncs = markerList.filter { $0.kind == .resync }.count
         synDropped = markerList.filter { $0.kind == .synDropped }.count
-        durationNs = try recording.lastEventTimeNs()
+        durationNs = recording.lastEventTimeNs()
         (tableBytesUncompressed, tableBytesStored) = try recording.storage()
     }
 }

@@ -182,8 +182,9 @@ public final class TraceRecording {
         self.device = device
         try TraceValidation.checkStructure(self)
         if !isUnfinished { try TraceValidation.checkLengths(group, file: filePath, recording: name) }
-        // The last event's time is the recording's duration, which every command may use: checked once, here.
-        _ = try lastEventTimeNs()
+        // The last event's time is the recording's duration, which every command
+        // may use: read and checked once, here (a row read inflates its whole chunk).
+        lastEventTime = try readLastEventTime()
     }
 
     /// Whether the recording has `table` (only `labels` may be missing).
@@ -233,8 +234,12 @@ public final class TraceRecording {
         return rows
     }
 
-    /// `t_ns` of the last event kept (`rowCount`): the recording's duration.
-    public func lastEventTimeNs() throws -> Int64 {
+    /// `t_ns` of the last event kept (`rowCount`) when the recording was
+    /// opened: the recording's duration.
+    public func lastEventTimeNs() -> Int64 { lastEventTime }
+    private var lastEventTime: Int64 = 0
+
+    private func readLastEventTime() throws -> Int64 {
         let rows = try rowCount(.events)
         guard rows > 0 else { return 0 }
         let last = try open(TraceSchema.Events.tNs).read((rows - 1)..<rows)

@@ -81,7 +81,7 @@ final class SchemaTests: XCTestCase {
         }
         XCTAssertEqual(rows, try trace.rowCount(.samples))
         XCTAssertEqual(pressures, try trace.read(TraceSchema.Samples.pressure))
-        XCTAssertEqual(try trace.lastEventTimeNs(), recording.events.last!.timeNs - recording.t0Ns)
+        XCTAssertEqual(trace.lastEventTimeNs(), recording.events.last!.timeNs - recording.t0Ns)
         XCTAssertEqual(try trace.rowCount(.labels), recording.groundTruth.labels.count)
     }
 

@@ -69,7 +69,7 @@ func summaryFloor(_ path: String) throws {
     var checksum: Int64 = 0
     for name in reader.recordingNames {
         let recording = try reader.recording(name)
-        let end = try recording.lastEventTimeNs()
+        let end = recording.lastEventTimeNs()
         let table = try recording.contacts()
         contactCount += table.count
         // The labels on their own thread, as the summary reads them.
