@@ -96,6 +96,8 @@ final class ChunkDecoder {
     private var scratch: [UInt8] = []
     /// A chunk decoded whole, for a part of it.
     private var whole: [UInt8] = []
+    /// An 8-byte column's halves while unshuffling (`unshuffle`).
+    private var words: [UInt32] = []
 
     init() {}
     deinit { if let decompressor { libdeflate_free_decompressor(decompressor) } }
@@ -120,7 +122,7 @@ final class ChunkDecoder {
                 return true
             case (false, true):
                 guard chunk.count == size else { return false }
-                Self.unshuffle(source, into: output, rows: layout.chunkRows, elementSize: layout.elementSize)
+                self.unshuffle(source, into: output, layout: layout)
                 return true
             case (true, false):
                 var produced = 0
@@ -132,10 +134,18 @@ final class ChunkDecoder {
                     var produced = 0
                     guard libdeflate_zlib_decompress(decompressor, source, chunk.count, inflated.baseAddress, size, &produced) == LIBDEFLATE_SUCCESS,
                           produced == size else { return false }
-                    Self.unshuffle(UnsafeRawPointer(inflated.baseAddress!), into: output, rows: layout.chunkRows, elementSize: layout.elementSize)
+                    self.unshuffle(UnsafeRawPointer(inflated.baseAddress!), into: output, layout: layout)
                     return true
                 }
             }
+        }
+    }
+
+    private func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, layout: RawChunkLayout) {
+        let needed = layout.elementSize == 8 ? 2 * layout.chunkRows : 1
+        if words.count < needed { words = [UInt32](repeating: 0, count: needed) }
+        words.withUnsafeMutableBufferPointer { words in
+            Self.unshuffle(source, into: output, rows: layout.chunkRows, elementSize: layout.elementSize, words: words.baseAddress!)
         }
     }
 
@@ -153,8 +163,11 @@ final class ChunkDecoder {
     }
 
     /// Undoes HDF5's shuffle filter: byte `j` of every element is stored
-    /// together, as plane `j` of `rows` bytes.
-    static func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int) {
+    /// together, as plane `j` of `rows` bytes. `words`, room for `2 · rows`
+    /// UInt32, holds an 8-byte element's halves: two passes of the 4-byte
+    /// case and a widening pass are vector loops, one pass of eight planes is not.
+    static func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int,
+                          words: UnsafeMutablePointer<UInt32>) {
         let planes = source.assumingMemoryBound(to: UInt8.self)
         switch elementSize {
         case 2:
@@ -162,25 +175,27 @@ final class ChunkDecoder {
             let p0 = planes, p1 = planes + rows
             for i in 0..<rows { out[i] = UInt16(p0[i]) | UInt16(p1[i]) << 8 }
         case 4:
-            let out = output.assumingMemoryBound(to: UInt32.self)
-            let p0 = planes, p1 = planes + rows, p2 = planes + 2 * rows, p3 = planes + 3 * rows
-            for i in 0..<rows {
-                out[i] = UInt32(p0[i]) | UInt32(p1[i]) << 8 | UInt32(p2[i]) << 16 | UInt32(p3[i]) << 24
-            }
+            unshuffleWords(planes, into: output.assumingMemoryBound(to: UInt32.self), rows: rows)
         case 8:
+            let low = words, high = words + rows
+            unshuffleWords(planes, into: low, rows: rows)
+            unshuffleWords(planes + 4 * rows, into: high, rows: rows)
             let out = output.assumingMemoryBound(to: UInt64.self)
-            let p0 = planes, p1 = planes + rows, p2 = planes + 2 * rows, p3 = planes + 3 * rows
-            let p4 = planes + 4 * rows, p5 = planes + 5 * rows, p6 = planes + 6 * rows, p7 = planes + 7 * rows
-            for i in 0..<rows {
-                let low = UInt32(p0[i]) | UInt32(p1[i]) << 8 | UInt32(p2[i]) << 16 | UInt32(p3[i]) << 24
-                let high = UInt32(p4[i]) | UInt32(p5[i]) << 8 | UInt32(p6[i]) << 16 | UInt32(p7[i]) << 24
-                out[i] = UInt64(low) | UInt64(high) << 32
-            }
+            for i in 0..<rows { out[i] = UInt64(low[i]) | UInt64(high[i]) << 32 }
         default:
+            // Plane by plane: each read in order.
             let out = output.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<rows {
-                for j in 0..<elementSize { out[i * elementSize + j] = planes[j * rows + i] }
+            for j in 0..<elementSize {
+                let plane = planes + j * rows
+                for i in 0..<rows { out[i * elementSize + j] = plane[i] }
             }
         }
+    }
+
+    /// Four planes of `rows` bytes into `rows` UInt32.
+    @inline(__always)
+    private static func unshuffleWords(_ planes: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>, rows: Int) {
+        let p0 = planes, p1 = planes + rows, p2 = planes + 2 * rows, p3 = planes + 3 * rows
+        for i in 0..<rows { out[i] = UInt32(p0[i]) | UInt32(p1[i]) << 8 | UInt32(p2[i]) << 16 | UInt32(p3[i]) << 24 }
     }
 }

@@ -115,10 +115,13 @@ final class ColumnReadTests: XCTestCase {
                 var expected = [UInt8](repeating: 0, count: rows * size)
                 for row in 0..<rows { for byte in 0..<size { expected[row * size + byte] = planes[byte * rows + row] } }
                 var output = [UInt8](repeating: 0xEE, count: rows * size + 16)
+                var words = [UInt32](repeating: 0, count: 2 * rows + 1)
                 planes.withUnsafeBytes { source in
                     output.withUnsafeMutableBytes { target in
-                        ChunkDecoder.unshuffle(source.baseAddress ?? UnsafeRawPointer(target.baseAddress!), into: target.baseAddress!,
-                                               rows: rows, elementSize: size)
+                        words.withUnsafeMutableBufferPointer { words in
+                            ChunkDecoder.unshuffle(source.baseAddress ?? UnsafeRawPointer(target.baseAddress!), into: target.baseAddress!,
+                                                   rows: rows, elementSize: size, words: words.baseAddress!)
+                        }
                     }
                 }
                 XCTAssertEqual(Array(output[0..<(rows * size)]), expected, "\(rows) rows of \(size) bytes")
