@@ -232,10 +232,7 @@ final class ContactLane: @unchecked Sendable {
     static func step(_ block: SampleRows, _ index: Int, id: Int, slotIndex: Int, normalized: UnsafeBufferPointer<Double>,
                      open: UnsafeMutableBufferPointer<OpenContact>, targets: CurveTargets, lane: ContactLane,
                      _ setup: LaneSetup, outOfRange: inout Int64) -> Bool {
-        let x = block.x[index], y = block.y[index], pressure = block.pressure[index], flags = block.flags[index]
-        if !setup.bounds.contains(x: x, y: y, pressure: pressure) { outOfRange += 1 }
-        let isDown = flags & SampleFlags.down.rawValue != 0
-        if isDown {
+        if block.flags[index] & SampleFlags.down.rawValue != 0 {
             if open[slotIndex].isOpen { return false }
             lane.noteBegin(id, setup)
             // The contact's rows: by id in the matrix and the aligned curves, by slot in the lane's own rows.
@@ -245,19 +242,8 @@ final class ContactLane: @unchecked Sendable {
         } else if !open[slotIndex].isOpen || open[slotIndex].id != Int32(id) {
             return false
         }
-        if id < setup.paths.count && setup.paths[id].x.count < ContactPath.points {
-            setup.paths[id].x.append(x); setup.paths[id].y.append(y); setup.paths[id].pressure.append(Float(normalized[index]))
-        }
-        if isDown {
-            open[slotIndex].addDown(time: block.tNs[index], x: x, y: y, pressure: pressure, normalized: normalized[index],
-                                    setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
-        } else {
-            open[slotIndex].addRun(block, index..<(index + 1), normalized: normalized, setup: setup.contact,
-                                   curve: targets.curves, aligned: targets.aligned)
-        }
-        if Int64(block.rows.lowerBound + index) == setup.lastSample[id] {
-            setup.results[id] = lane.finish(slotIndex: slotIndex, setup)
-        }
+        stepRun(block, index..<(index + 1), id: id, slotIndex: slotIndex, normalized: normalized, open: open, targets: targets,
+                lane: lane, setup, outOfRange: &outOfRange)
         return true
     }
 }
@@ -265,9 +251,10 @@ final class ContactLane: @unchecked Sendable {
 extension ContactLane {
     func addOutOfRange(_ count: Int64) { outOfRange += count }
 
-    /// Adds the rows `run` (from `SampleRows.run`) to the contact open in
-    /// `slotIndex`, as `step` would one by one, with the contact's state in
-    /// locals for the whole run; finishes it when the run ends at its last sample.
+    /// Adds the rows `run` to the contact open in `slotIndex`: a row `step`
+    /// checked (its touch-down, begun there, or a row that continues it), or
+    /// the rows after one (`SampleRows.run`). Finishes the contact when the
+    /// run ends at its last sample.
     @inline(__always)
     static func stepRun(_ block: SampleRows, _ run: Range<Int>, id: Int, slotIndex: Int, normalized: UnsafeBufferPointer<Double>,
                         open: UnsafeMutableBufferPointer<OpenContact>, targets: CurveTargets, lane: ContactLane,
@@ -282,7 +269,13 @@ extension ContactLane {
                 setup.paths[id].pressure.append(Float(normalized[index]))
             }
         }
-        open[slotIndex].addRun(block, run, normalized: normalized, setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
+        var rest = run
+        if let first = run.first, block.flags[first] & SampleFlags.down.rawValue != 0 {
+            open[slotIndex].addDown(time: block.tNs[first], x: block.x[first], y: block.y[first], pressure: block.pressure[first],
+                                    normalized: normalized[first], setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
+            rest = (first + 1)..<run.upperBound
+        }
+        open[slotIndex].addRun(block, rest, normalized: normalized, setup: setup.contact, curve: targets.curves, aligned: targets.aligned)
         if Int64(block.rows.lowerBound + run.upperBound - 1) == setup.lastSample[id] {
             setup.results[id] = lane.finish(slotIndex: slotIndex, setup)
         }
@@ -292,8 +285,8 @@ extension ContactLane {
 extension SampleRows {
     /// The rows from `start` on that continue contact `id` in the same slot
     /// as row `start − 1` did (no touch-down among them), up to and including
-    /// its last sample row `lastSample`: rows `step` would add one by one to
-    /// the contact that row left open.
+    /// its last sample row `lastSample`: the rows that continue the contact
+    /// that row left open, checked as one.
     @inline(__always)
     func run(from start: Int, id: Int32, slot wanted: Int16, lastSample: Int64) -> Range<Int> {
         let limit = Swift.min(rows.count, Int(Swift.max(lastSample - Int64(rows.lowerBound) + 1, Int64(start))))
