@@ -44,6 +44,8 @@ public struct DatasetStorage: Sendable {
     public var isInteger: Bool = true
     /// Rows per chunk, nil for a contiguous or compact dataset.
     public var chunkRows: Int? = nil
+    /// Bytes of one element as the file stores it.
+    public var elementBytes: Int = 0
     /// What one element is, as the file stores it.
     public var element: StoredElement = .other("unknown")
     /// Dimensions of the dataspace: 1 for a column, 0 for a scalar.
@@ -55,6 +57,14 @@ public struct DatasetStorage: Sendable {
     public var declaredChunks: UInt64 {
         guard let chunkRows, chunkRows > 0, rows > 0 else { return 0 }
         return (UInt64(rows) - 1) / UInt64(chunkRows) + 1
+    }
+
+    /// Bytes one chunk holds uncompressed, nil when not chunked. A reader
+    /// inflates a chunk whole for any part of it.
+    public var chunkBytes: UInt64? {
+        guard let chunkRows else { return nil }
+        let bytes = UInt64(chunkRows).multipliedReportingOverflow(by: UInt64(max(0, elementBytes)))
+        return bytes.overflow ? .max : bytes.partialValue
     }
 }
 
@@ -353,7 +363,7 @@ func datasetStorage(_ id: hid_t, _ context: String) throws -> DatasetStorage {
     defer { H5Sclose(space) }
     return DatasetStorage(rows: rows, logicalBytes: logical.overflow ? .max : logical.partialValue,
                           storedBytes: UInt64(H5Dget_storage_size(id)), isInteger: H5Tget_class(type) == H5T_INTEGER,
-                          chunkRows: datasetChunkRows(id), element: StoredElement(type),
+                          chunkRows: datasetChunkRows(id), elementBytes: elementSize, element: StoredElement(type),
                           rank: max(0, Int(H5Sget_simple_extent_ndims(space))))
 }
 

@@ -1,6 +1,11 @@
 import CHDF5
 
 extension Group {
+    /// The most bytes a chunk of a trace file's column holds uncompressed:
+    /// a reader inflates a chunk whole for any part of it, so this bounds
+    /// each read's work (`TraceValidation` refuses larger chunks on read).
+    public static let maximumChunkBytes = 16 << 20
+
     /// Writes a whole array as a chunked, compressed, extendible column, for
     /// tables written at once (a recording's labels).
     /// - Parameter chunkRows: rows per chunk; a shorter array is one chunk.
@@ -26,6 +31,10 @@ extension Group {
             throw HDF5Error(function: "H5Dwrite", context: where_, stack: ["a string holds a NUL character, which fixed-length strings cannot keep"])
         }
         let width = max(1, encoded.map(\.count).max() ?? 1)
+        guard width <= Self.maximumChunkBytes else {
+            throw HDF5Error(function: "H5Dwrite", context: where_,
+                            stack: ["a string of \(width) bytes is longer than the \(Self.maximumChunkBytes) bytes a chunk may hold"])
+        }
         var bytes = [UInt8](repeating: 0, count: width * values.count)
         for (row, value) in encoded.enumerated() { bytes.replaceSubrange((row * width)..<(row * width + value.count), with: value) }
         try withHDF5 {
@@ -40,7 +49,7 @@ extension Group {
             defer { H5Sclose(space) }
             let dcpl = try checkID(H5Pcreate(CHDF5_P_DATASET_CREATE()), "H5Pcreate", where_)
             defer { H5Pclose(dcpl) }
-            var chunk = hsize_t(max(1, min(chunkRows, values.count)))
+            var chunk = hsize_t(max(1, min(chunkRows, values.count, Self.maximumChunkBytes / width)))
             try checkStatus(H5Pset_chunk(dcpl, 1, &chunk), "H5Pset_chunk", where_)
             if compression.deflateLevel > 0 {
                 if compression.shuffle { try checkStatus(H5Pset_shuffle(dcpl), "H5Pset_shuffle", where_) }

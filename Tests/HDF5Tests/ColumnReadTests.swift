@@ -70,6 +70,30 @@ final class ColumnReadTests: XCTestCase {
             try reader.close()
             try FileManager.default.removeItem(atPath: path)
         }
+
+    /// Long strings get fewer rows a chunk, so that no chunk holds more than
+    /// `Group.maximumChunkBytes` (what a reader refuses): 16 MiB of 4096-byte
+    /// rows is 4096 rows, one byte wider is 4095. A string wider than a whole
+    /// chunk is refused.
+    func testLongStringsTakeFewerRowsAChunk() throws {
+        for (width, chunkRows) in [(4096, 4096), (4097, 4095), (1000, 5000)] {
+            let path = directory.appendingPathComponent("s.h5").path
+            let file = try File.create(path)
+            let values = (0..<5000).map { String(repeating: "k", count: $0 == 7 ? width : 3) }
+            try file.root.writeCompressedStrings("s", values, chunkRows: 16384)
+            let storage = try file.root.storage(of: "s")
+            XCTAssertEqual(storage.chunkRows, chunkRows, "width \(width)")
+            XCTAssertLessThanOrEqual(try XCTUnwrap(storage.chunkBytes), UInt64(Group.maximumChunkBytes))
+            try file.close()
+            try FileManager.default.removeItem(atPath: path)
+        }
+        let path = directory.appendingPathComponent("wide.h5").path
+        let file = try File.create(path)
+        XCTAssertThrowsError(try file.root.writeCompressedStrings("s", [String(repeating: "k", count: Group.maximumChunkBytes + 1)])) {
+            XCTAssertTrue("\($0)".contains("a string of 16777217 bytes is longer than the 16777216 bytes a chunk may hold"), "\($0)")
+        }
+        try file.close()
+    }
     }
 
     func testAConvertedTypeIsReadByH5Dread() throws {

@@ -88,6 +88,15 @@ def sparse(table, name, dtype, rows, chunk=2):
     return change
 
 
+def rechunk(table, name, chunk_rows):
+    """Column `table/name` stored again in `chunk_rows`-row chunks (shuffle + deflate)."""
+    def change(f):
+        group = rec(f)[table]
+        values = group[name][:]
+        replace(group, name, values, maxshape=(None,), chunks=(chunk_rows,), compression="gzip", shuffle=True)
+    return change
+
+
 def shorten(table, name, rows=1):
     return column(table, name, lambda values: values[:-rows] if len(values) > rows else values[:0])
 
@@ -312,6 +321,8 @@ DAMAGED = {
     "extent-axes-2^24-chunks-2": (sparse("axes", "fuzz", "i4", 16_711_688), "axes/fuzz: declares 16711688 rows"),
     "extent-contacts-2^30": (sparse("contacts", "n_samples", "i8", 2**30, 4096), "contacts/n_samples: declares"),
     "unknown-column-longer": (sparse("samples", "extra", "i4", 2**27, 2), "samples/extra"),
+    # A chunk is inflated whole for any part of it: 16 MiB at most.
+    "chunks-events-t_ns-over-16MiB": (rechunk("events", "t_ns", 2**21 + 1), "events/t_ns: has chunks of 2097153 rows"),
     "unknown-column-more-rows": (lambda f: rec(f)["contacts"].create_dataset("extra", data=np.zeros(10**5, "i4")),
                                  "contacts/extra"),
     # Recording attributes.
@@ -367,6 +378,7 @@ VALID = {
     "extra-group-outside-recordings": lambda f: f.create_group("notes"),
     "marker-kind-unknown": one_marker(0, 200),
     "t0-at-limit": attribute("REC", "t0_ns", np.int64(LIMIT_NS)),
+    "chunks-events-t_ns-16MiB": rechunk("events", "t_ns", 2**21),
     # HDF5 converts any byte order exactly: the schema's type is class, width and sign.
     "bigendian-samples-x": column("samples", "x", lambda v: v.astype(">i4")),
     # Optional columns came within version 1: older files hold fewer rows of them (read as unknown).

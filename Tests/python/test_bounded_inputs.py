@@ -282,3 +282,41 @@ def test_a_column_is_bounded_at_exactly_the_bytes_the_file_could_hold(forcetrace
     with pytest.raises(package.ForceTraceFileError) as refused:
         package.open(path)["touchscreen-mixed"]
     assert said in str(refused.value)
+
+
+def rechunked(table, name, chunk_rows):
+    """Column `table/name` stored again in chunks of `chunk_rows` rows (extendible, shuffle + deflate)."""
+    def change(f):
+        group = f[f"recordings/touchscreen-mixed/{table}"]
+        values, attributes = group[name][:], dict(group[name].attrs)
+        del group[name]
+        column = group.create_dataset(name, data=values, maxshape=(None,), chunks=(chunk_rows,),
+                                      compression="gzip", shuffle=True)
+        column.attrs.update(attributes)
+    return change
+
+
+@pytest.mark.parametrize("past", [0, 1])
+def test_a_column_is_bounded_at_chunks_of_16_mib(forcetrace, tmp_path, past):
+    """A chunk is inflated whole for a read of any part of it: a 4 MB file
+    whose samples/t_ns (2 099 rows) was stored in 2^28-row chunks took
+    `report` 43 s and 4.2 GB. A chunk of exactly 16 MiB reads; one row more
+    is refused on open, by the commands and the Python package in the same
+    words. events/t_ns is read on open (the recording's duration)."""
+    rows = (16 << 20) // 8 + past
+    path = hostile_copy(forcetrace, tmp_path, "chunked.h5", rechunked("events", "t_ns", rows))
+    said = (f"{path}: recording 'touchscreen-mixed': events/t_ns: has chunks of {rows} rows ({rows * 8} bytes), "
+            "more than the 16777216 bytes (16 MiB) a chunk may hold")
+    import forcetrace as package
+    if past == 0:
+        for arguments in (["info", path], ["report", path]):
+            result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(30))
+            assert result.returncode == 0, (arguments, result.returncode, result.stderr)
+        assert len(package.open(path)["touchscreen-mixed"].contacts()) == 28
+        return
+    for arguments in (["info", path], ["report", path], ["export", path, "--format", "evemu"]):
+        result = run(forcetrace, *arguments, check=False, timeout=120, preexec_fn=cpu_limited(20))
+        assert result.returncode == 1 and said in result.stderr, (arguments, result.returncode, result.stderr)
+    with pytest.raises(package.ForceTraceFileError) as refused:
+        package.open(path)["touchscreen-mixed"]
+    assert said in str(refused.value)

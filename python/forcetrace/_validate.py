@@ -113,6 +113,9 @@ def _extent_problem(dataset: h5py.Dataset, file_size: int) -> Optional[str]:
     chunks = (rows - 1) // chunk + 1 if chunk and rows > 0 else 0
     if chunks > file_size // LIMITS["minimum_chunk_bytes"] + 16:
         return f"declares {rows} rows in {chunks} chunks of {chunk}, more chunks than a {file_size}-byte file can index"
+    if chunk and chunk * dataset.dtype.itemsize > LIMITS["maximum_chunk_bytes"]:
+        return (f"has chunks of {chunk} rows ({chunk * dataset.dtype.itemsize} bytes), "
+                f"more than the {LIMITS['maximum_chunk_bytes']} bytes (16 MiB) a chunk may hold")
     return None
 
 

@@ -18,6 +18,11 @@ public enum TraceValidation {
     /// A written chunk costs at least its index entry (8 bytes of address
     /// alone) in the file.
     static let minimumChunkBytes: UInt64 = 8
+    /// A chunk is inflated whole for a read of any part of it, so its size
+    /// bounds the work of each read. forcetrace's own columns take at most
+    /// 512 KiB a chunk (long label strings get fewer rows a chunk); h5py's
+    /// own choice stays under 1 MiB.
+    static let maximumChunkBytes = UInt64(Group.maximumChunkBytes)
 
     /// Violations listed before "and N more".
     static let shownViolations = 10
@@ -143,7 +148,8 @@ public enum TraceValidation {
 
     /// What is wrong with a dataset's declared size in a file of
     /// `fileSize` bytes, or nil: more bytes than the file could hold even
-    /// compressed, or more chunks than it could index.
+    /// compressed, more chunks than it could index, or chunks over
+    /// `maximumChunkBytes`.
     static func extentProblem(_ storage: DatasetStorage, fileSize: UInt64) -> String? {
         let limit = fileSize.multipliedReportingOverflow(by: maximumCompressionRatio)
         let byteLimit = (limit.overflow ? .max : limit.partialValue) &+ (16 << 20)
@@ -152,6 +158,9 @@ public enum TraceValidation {
         }
         if storage.declaredChunks > fileSize / minimumChunkBytes + 16 {
             return "declares \(storage.rows) rows in \(storage.declaredChunks) chunks of \(storage.chunkRows ?? 0), more chunks than a \(fileSize)-byte file can index"
+        }
+        if let chunkBytes = storage.chunkBytes, chunkBytes > maximumChunkBytes {
+            return "has chunks of \(storage.chunkRows ?? 0) rows (\(chunkBytes) bytes), more than the \(maximumChunkBytes) bytes (16 MiB) a chunk may hold"
         }
         return nil
     }

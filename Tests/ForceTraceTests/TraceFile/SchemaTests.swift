@@ -247,6 +247,7 @@ final class SchemaExportTests: XCTestCase {
         XCTAssertEqual(limits["time_ns"]?.int64Value, TraceValidation.timeLimitNs)
         XCTAssertEqual(limits["maximum_compression_ratio"]?.uint64Value, TraceValidation.maximumCompressionRatio)
         XCTAssertEqual(limits["minimum_chunk_bytes"]?.uint64Value, TraceValidation.minimumChunkBytes)
+        XCTAssertEqual(limits["maximum_chunk_bytes"]?.uint64Value, TraceValidation.maximumChunkBytes)
         XCTAssertEqual(limits["maximum_group_depth"]?.intValue, Group.maximumWalkDepth)
         XCTAssertEqual(limits["shown_violations"]?.intValue, TraceValidation.shownViolations)
         XCTAssertEqual(limits["maximum_slots"]?.intValue, DeviceDescription.maximumSlots)
