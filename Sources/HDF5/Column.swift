@@ -274,8 +274,11 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
 
     /// Reads rows `range`, converting from the file's type to `Element`.
     /// Buffered rows not yet written are included.
+    /// - Parameter cached: whether rows of the same chunks will be read
+    ///   soon: a range shorter than a chunk then goes through HDF5's chunk
+    ///   cache; without, its chunks are inflated here, as for longer ranges.
     /// The corresponding C function is `H5Dread`.
-    public func read(_ range: Range<Int>) throws -> [Element] {
+    public func read(_ range: Range<Int>, cached: Bool = true) throws -> [Element] {
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw HDF5Error(function: "H5Dread", context: displayPath,
                             stack: ["rows \(range.lowerBound)..<\(range.upperBound) are outside 0..<\(count)"])
@@ -284,7 +287,7 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
         let fromFile = range.clamped(to: 0..<storedCount)
         if !fromFile.isEmpty {
             try result.withUnsafeMutableBufferPointer { buffer in
-                try readStored(fromFile, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+                try readStored(fromFile, into: UnsafeMutableRawPointer(buffer.baseAddress!), cached: cached)
             }
         }
         let fromBuffer = range.clamped(to: storedCount..<count)
@@ -295,13 +298,14 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     /// Reads every row.
     public func readAll() throws -> [Element] { try read(0..<count) }
 
-    /// Stored rows: a range of a chunk's rows or more reads its chunks as
-    /// stored and inflates them with libdeflate (`BlockSource.fill`); a
-    /// shorter one goes through `H5Dread` (the library inflates with zlib,
-    /// under its lock, and keeps the chunk in its cache for the next read).
-    private func readStored(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+    /// Stored rows: a range of a chunk's rows or more, or any range not
+    /// `cached`, reads its chunks as stored and inflates them with libdeflate
+    /// (`BlockSource.fill`); a shorter one goes through `H5Dread` (the
+    /// library inflates with zlib, under its lock, and keeps the chunk in its
+    /// cache for the next read).
+    private func readStored(_ range: Range<Int>, into destination: UnsafeMutableRawPointer, cached: Bool) throws {
         try pipeline?.drain()
-        let layout = range.count >= chunkRows ? withHDF5 { rawLayout() } : nil
+        let layout = range.count >= chunkRows || !cached ? withHDF5 { rawLayout() } : nil
         var raw = RawChunk()
         let done = try fill(range, layout: layout, into: destination, decoder: ChunkDecoder(), raw: &raw)
         withHDF5 { counts += done }

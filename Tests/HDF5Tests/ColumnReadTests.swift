@@ -25,11 +25,25 @@ final class ColumnReadTests: XCTestCase {
     }
 
     /// Reads `range` from a freshly opened column: its values and what decoded them.
-    private func read(_ path: String, _ range: Range<Int>) throws -> (values: [Int64], reads: ChunkReads) {
+    private func read(_ path: String, _ range: Range<Int>, cached: Bool = true) throws -> (values: [Int64], reads: ChunkReads) {
         let file = try File.open(path)
         defer { try? file.close() }
         let column: Column<Int64> = try file.root.openColumn("t")
-        return (try column.read(range), column.readCounts)
+        return (try column.read(range, cached: cached), column.readCounts)
+    }
+
+    /// A range read once (`cached: false`) is decoded here however short:
+    /// the last row alone, a row of a whole chunk, and a range across two.
+    func testAShortRangeReadOnceIsDecodedHere() throws {
+        for compression in [Compression.standard, try Compression(deflateLevel: 6, shuffle: false), Compression.none] {
+            let (path, values) = try written(compression)
+            for (range, decoded) in [(9999..<10_000, 1), (1024..<1025, 1), (1020..<1030, 2), (3000..<3000, 0)] {
+                let result = try read(path, range, cached: false)
+                XCTAssertEqual(result.values, Array(values[range]), "\(compression) \(range)")
+                XCTAssertEqual(result.reads, ChunkReads(decoded: decoded, library: 0), "\(compression) \(range)")
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
     }
 
     func testTheChunksOfALongRangeAreDecodedHereAndAShortRangeByH5Dread() throws {

@@ -278,6 +278,22 @@ def test_an_import_holding_key_presses_as_typed_is_its_owners_alone(forcetrace, 
     assert stat.S_IMODE(os.stat(plain).st_mode) == 0o666 & ~umask
 
 
+def test_report_warns_once_for_each_recording_holding_key_presses_as_typed(forcetrace, tmp_path):
+    """`report` names each recording whose key presses are as typed, once, on
+    stderr after the report; a touch recording beside it gets no warning."""
+    typed, plain = tmp_path / "typed.evemu", tmp_path / "plain.h5"
+    typed.write_text(TYPED)
+    run(forcetrace, "import", typed, "-o", tmp_path / "typed.h5")
+    run(forcetrace, "import", SAMPLE, "-o", plain)
+    warning = (f"warning: {tmp_path / 'typed.h5'}: typed: holds 1 key presses of letters, digits or other common keys, "
+               "not obfuscated (an import keeps what its input said): it may hold what was typed, passwords included; "
+               "share it only if that is fine\n")
+    for extra in ([], ["--json"]):
+        result = run(forcetrace, "report", plain, tmp_path / "typed.h5", *extra)
+        assert result.stderr.count("warning: ") == 1 and result.stderr.endswith(warning), (extra, result.stderr)
+    assert "warning" not in run(forcetrace, "report", plain).stderr
+
+
 def test_empty_and_dash_outputs(forcetrace, tmp_path):
     folder = tmp_path / "work"
     folder.mkdir()

@@ -37,6 +37,10 @@ public struct RecordingAnalysis: Sendable {
     public var force: ForceAnalysis? = nil
     /// A `levels` session's result, when the labels hold one (the HTML panel).
     public var levels: LevelsResult? = nil
+    /// Said on stderr after a report: the recording holds common key presses
+    /// as typed (`TraceRecording.unobfuscatedKeysWarning`); set by `report`'s
+    /// analysis, which has the recording open.
+    public var keyWarning: String? = nil
 }
 
 /// One contact's samples as drawn: x, y (device units) and normalized pressure.

@@ -123,9 +123,11 @@ public enum ReportInputs {
                 state.start(index, samples: try opened.reduce(0) { $0 + (try $1.rowCount(.samples)) })
                 var recordings: [RecordingAnalysis] = []
                 for recording in opened {
-                    recordings.append(try PressureAnalyzer.analyze(recording, options: options) { done, _ in
+                    var analysis = try PressureAnalyzer.analyze(recording, options: options) { done, _ in
                         state.progress(index, samplesInRecording: done)
-                    })
+                    }
+                    analysis.keyWarning = try recording.unobfuscatedKeysWarning()
+                    recordings.append(analysis)
                     state.recordingDone(index)
                 }
                 state.finish(index, .success(FileAnalysis(file: files[index], recordings: recordings)))

@@ -134,7 +134,7 @@ public final class TraceRecording {
         for table in TraceSchema.Table.allCases where table.isRequired && !group.contains(table.rawValue) {
             throw fail("missing the \(table.rawValue) table")
         }
-        try TraceValidation.checkExtents(group, fileSize: TraceValidation.fileSize(filePath), file: filePath, recording: name)
+        let declared = try TraceValidation.checkExtents(group, fileSize: TraceValidation.fileSize(filePath), file: filePath, recording: name)
         typealias A = RecordingAttribute
         func string(_ name: String) throws -> String? { try group.attribute(name).flatMap(\.stringValue) }
         source = RecordingSource(try string(A.source) ?? "")
@@ -181,7 +181,7 @@ public final class TraceRecording {
         }
         self.device = device
         try TraceValidation.checkStructure(self)
-        if !isUnfinished { try TraceValidation.checkLengths(group, file: filePath, recording: name) }
+        if !isUnfinished { try TraceValidation.checkLengths(declared, file: filePath, recording: name) }
         // The last event's time is the recording's duration, which every command
         // may use: read and checked once, here (a row read inflates its whole chunk).
         lastEventTime = try readLastEventTime()
@@ -242,7 +242,8 @@ public final class TraceRecording {
     private func readLastEventTime() throws -> Int64 {
         let rows = try rowCount(.events)
         guard rows > 0 else { return 0 }
-        let last = try open(TraceSchema.Events.tNs).read((rows - 1)..<rows)
+        // Its chunk is read once: inflated here, not through HDF5's zlib and cache.
+        let last = try open(TraceSchema.Events.tNs).read((rows - 1)..<rows, cached: false)
         try TraceValidation.checkTimes(last, table: "events", firstRow: rows - 1, file: filePath, recording: name)
         return last[0]
     }

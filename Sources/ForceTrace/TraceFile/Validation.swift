@@ -93,8 +93,10 @@ public enum TraceValidation {
     /// is bounded too: by the same sizes, and by its table's rows, since a
     /// table's columns are of equal length (an unwritten 2^27-row column in
     /// a 100 KB file made `import` write 1.5 GB).
-    static func checkExtents(_ group: Group, fileSize: UInt64, file: String, recording: String) throws {
+    /// - Returns: the rows each schema column present declares, by table (for `checkLengths`).
+    static func checkExtents(_ group: Group, fileSize: UInt64, file: String, recording: String) throws -> [TraceSchema.Table: [String: Int]] {
         var violations: [Violation] = []
+        var declared: [TraceSchema.Table: [String: Int]] = [:]
         for table in TraceSchema.Table.allCases where group.contains(table.rawValue) {
             let group = try group.openGroup(table.rawValue)
             var tableRows = 0
@@ -106,6 +108,7 @@ public enum TraceValidation {
                     continue
                 }
                 let storage = try group.storage(of: column.name)
+                declared[table, default: [:]][column.name] = storage.rows
                 tableRows = max(tableRows, storage.rows)
                 if let message = extentProblem(storage, fileSize: fileSize) ?? elementProblem(storage, expected: column.element) {
                     violations.append(Violation(table: "\(table.rawValue)/\(column.name)", row: nil, message: message))
@@ -123,6 +126,7 @@ public enum TraceValidation {
             }
         }
         if !violations.isEmpty { throw error(violations, file: file, recording: recording) }
+        return declared
     }
 
     /// What is wrong with a column's shape or element type against the
@@ -206,12 +210,13 @@ public enum TraceValidation {
     /// ones, which older files hold fewer of, at most as long): checked on
     /// open from the declared sizes, so that every reader sees a table whole
     /// or refuses it. Axes and capabilities are checked as they are read.
-    static func checkLengths(_ group: Group, file: String, recording: String) throws {
-        for table in TraceSchema.Table.allCases where table != .axes && table != .capabilities && group.contains(table.rawValue) {
-            let columns = try group.openGroup(table.rawValue)
+    /// - Parameter declared: the rows of each column present, as `checkExtents` returned them.
+    static func checkLengths(_ declared: [TraceSchema.Table: [String: Int]], file: String, recording: String) throws {
+        for table in TraceSchema.Table.allCases where table != .axes && table != .capabilities {
+            guard let columns = declared[table] else { continue }
             var required: Set<Int> = [], optional: [Int] = []
-            for column in table.columns where columns.contains(column.name) {
-                let rows = try columns.storage(of: column.name).rows
+            for column in table.columns {
+                guard let rows = columns[column.name] else { continue }
                 if column.isRequired { required.insert(rows) } else { optional.append(rows) }
             }
             if required.count > 1 || optional.contains(where: { $0 > (required.first ?? 0) }) {
