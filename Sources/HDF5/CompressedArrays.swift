@@ -21,15 +21,13 @@ extension Group {
     /// HDF5's global heap, which no filter compresses: 48 000 class names
     /// took 2 MB that way, and 5 kB like this. h5py reads them as `bytes`
     /// (`.asstr()` gives `str`), xarray as `str` (the `_Encoding`
-    /// attribute); `readStrings` reads both kinds.
+    /// attribute); `readStrings` reads both kinds. A NUL ends a string.
     /// The corresponding C functions are `H5Tset_size`, `H5Pset_chunk`, `H5Pset_deflate` and `H5Dwrite`.
     public func writeCompressedStrings(_ name: String, _ values: [String], chunkRows: Int = 16384,
                                        compression: Compression = .standard) throws {
         let where_ = childDisplay(name)
-        let encoded = values.map { Array($0.utf8) }
-        guard !encoded.contains(where: { $0.contains(0) }) else {
-            throw HDF5Error(function: "H5Dwrite", context: where_, stack: ["a string holds a NUL character, which fixed-length strings cannot keep"])
-        }
+        // A NUL ends a string, as in a variable-length one (HDF5 strings are C strings).
+        let encoded = values.map { Array($0.utf8.prefix { $0 != 0 }) }
         let width = max(1, encoded.map(\.count).max() ?? 1)
         guard width <= Self.maximumChunkBytes else {
             throw HDF5Error(function: "H5Dwrite", context: where_,

@@ -84,6 +84,22 @@ final class ColumnReadTests: XCTestCase {
             try reader.close()
             try FileManager.default.removeItem(atPath: path)
         }
+    }
+
+    /// A NUL ends a string when it is stored, fixed-length as variable-length
+    /// (HDF5 strings are C strings; docs/FORMAT.md, "Names and strings").
+    func testANulEndsAStringOfEitherKind() throws {
+        let path = directory.appendingPathComponent("nul.h5").path
+        let file = try File.create(path)
+        let values = ["a\u{0}b", "\u{0}", "c", "d\u{0}\u{0}"]
+        try file.root.writeCompressedStrings("fixed", values)
+        try file.root.writeStrings("variable", values)
+        try file.close()
+        let reader = try File.open(path)
+        defer { try? reader.close() }
+        XCTAssertEqual(try reader.root.readStrings("fixed"), ["a", "", "c", "d"])
+        XCTAssertEqual(try reader.root.readStrings("variable"), ["a", "", "c", "d"])
+    }
 
     /// Long strings get fewer rows a chunk, so that no chunk holds more than
     /// `Group.maximumChunkBytes` (what a reader refuses): 16 MiB of 4096-byte
@@ -107,7 +123,6 @@ final class ColumnReadTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("a string of 16777217 bytes is longer than the 16777216 bytes a chunk may hold"), "\($0)")
         }
         try file.close()
-    }
     }
 
     func testAConvertedTypeIsReadByH5Dread() throws {

@@ -236,3 +236,17 @@ def test_recording_name_in_the_export_comment_forges_no_label(forcetrace, tmp_pa
     assert_same(original, labels_and_events(back), f"recording name through {fmt}")
     if fmt == "libinput":
         assert yaml.safe_load(exported.read_text(encoding="utf-8"))["version"] == 1
+
+
+def test_a_nul_in_a_label_kind_ends_it_as_stored(forcetrace, tmp_path):
+    """A NUL ends a string when it is stored (docs/FORMAT.md): a label kind
+    escaped as `a\\x00b` is stored as `a`, as a NUL in a name is. import
+    failed instead, calling its own output damaged."""
+    text = SAMPLE.read_text().replace("class=tap kind=tap peak=0.2833", "class=tap kind=a\\x00b peak=0.2833", 1)
+    source = tmp_path / "nul.evemu"
+    source.write_text(text)
+    output = tmp_path / "nul.h5"
+    result = run(forcetrace, "import", source, "-o", output, check=False)
+    assert result.returncode == 0, result.stderr
+    (_, labels, _), = labels_and_events(output).values()
+    assert labels["kind"][0] == "a"
