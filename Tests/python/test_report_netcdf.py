@@ -229,3 +229,28 @@ def test_read_report_refuses_a_ragged_array_whose_counts_do_not_fit(parts, tmp_p
     message = str(raised.value)
     assert message.startswith(f"{path}: /recordings/{name}/aligned_curve_counts "), message
     assert ("outside 0 … 200" if damage == "count beyond the grid" else "adds up to") in message
+
+
+def test_contact_strings_are_fixed_length_utf8_and_variable_length_ones_read_alike(parts, tmp_path):
+    """contacts/class and contacts/label are fixed-length UTF-8, NUL-padded,
+    with `_Encoding` (variable-length strings live in HDF5's global heap, one
+    entry a row: writing them was a sixth of --save's main thread). A file
+    saved before holds variable-length ones: read_report reads both alike."""
+    new = parts["parts"][0]
+    old = tmp_path / "old.h5"
+    shutil.copy(new, old)
+    with h5py.File(old, "r+") as f:
+        for name, group in f["recordings"].items():
+            for column in ("class", "label"):
+                stored = group["contacts"][column]
+                assert stored.dtype.kind == "S", (name, column, stored.dtype)
+                assert h5py.check_string_dtype(stored.dtype).encoding == "utf-8"
+                assert stored.attrs["_Encoding"] in ("utf-8", b"utf-8")
+                values, attributes = stored.asstr()[:], {k: v for k, v in stored.attrs.items() if k == "units" or k == "long_name"}
+                del group["contacts"][column]
+                group["contacts"].create_dataset(column, data=values.astype(object), dtype=h5py.string_dtype())
+                group["contacts"][column].attrs.update(attributes)
+    for recording in ft.read_report(new).recordings:
+        fresh, before = ft.read_report(new).contacts(recording), ft.read_report(old).contacts(recording)
+        assert fresh.equals(before), recording
+        assert set(fresh["class"]) <= {"tap", "peek-press", "pop-press", "no-pressure"} and len(fresh) > 0

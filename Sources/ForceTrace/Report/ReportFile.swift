@@ -139,7 +139,8 @@ public enum ReportFile {
         case (.uint16, .integers(let values)): try contacts.write(name, values.map { UInt16(truncatingIfNeeded: $0) }, units: field.units, field.longName)
         case (.double, .doubles(let values)): try contacts.write(name, values, units: field.units, field.longName)
         case (.string, .strings(let values)):
-            try contacts.writeStrings(name, values)
+            // Fixed-length: variable-length strings take one global-heap entry a row, which no filter compresses.
+            try contacts.writeCompressedStrings(name, values, chunkRows: 16384, compression: compression)
             try contacts.describe(name, units: field.units, field.longName)
         default:
             preconditionFailure("SavedContactColumns gives each storage its kind of values")
