@@ -27,14 +27,24 @@ extension Group {
                                        compression: Compression = .standard) throws {
         let where_ = childDisplay(name)
         // A NUL ends a string, as in a variable-length one (HDF5 strings are C strings).
-        let encoded = values.map { Array($0.utf8.prefix { $0 != 0 }) }
-        let width = max(1, encoded.map(\.count).max() ?? 1)
+        func stored(_ value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+            var value = value
+            value.withUTF8 { utf8 in body(UnsafeBufferPointer(rebasing: utf8[..<(utf8.firstIndex(of: 0) ?? utf8.count)])) }
+        }
+        var width = 1
+        for value in values { stored(value) { width = max(width, $0.count) } }
         guard width <= Self.maximumChunkBytes else {
             throw HDF5Error(function: "H5Dwrite", context: where_,
                             stack: ["a string of \(width) bytes is longer than the \(Self.maximumChunkBytes) bytes a chunk may hold"])
         }
         var bytes = [UInt8](repeating: 0, count: width * values.count)
-        for (row, value) in encoded.enumerated() { bytes.replaceSubrange((row * width)..<(row * width + value.count), with: value) }
+        bytes.withUnsafeMutableBufferPointer { bytes in
+            for (row, value) in values.enumerated() {
+                stored(value) { utf8 in
+                    _ = UnsafeMutableBufferPointer(rebasing: bytes[(row * width)...]).initialize(from: utf8)
+                }
+            }
+        }
         try withHDF5 {
             let type = try checkID(H5Tcopy(CHDF5_C_S1()), "H5Tcopy", where_)
             defer { H5Tclose(type) }
