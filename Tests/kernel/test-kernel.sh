@@ -134,7 +134,7 @@ t0=$(date +%s)
 
 # ---- 5. guest run ----
 "$HERE/run-guest.sh" --initrd "$WORK/initramfs.cpio.gz" --out "$WORK/out" \
-	--scenarios "$scenarios" --timeout "$timeout_s" --scenario-timeout 150
+	--scenarios "$scenarios" --timeout "$timeout_s" --scenario-timeout 240
 grc=$?
 [ "$grc" -le 1 ] || fail "guest run did not complete (run-guest exit $grc; console: $WORK/out/console.log)"
 
