@@ -6,13 +6,17 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 import h5py
 import pytest
 
-from conftest import SAMPLES, flushed_events, run, signal_while_held, wait_for
+from conftest import ROOT, SAMPLES, flushed_events, run, signal_while_held, wait_for
+
+sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
+import generate  # noqa: E402  (the hostile files' edits)
 
 SAMPLE = SAMPLES / "touchscreen-mixed.evemu"
 DEEP = SAMPLES / "touchscreen-deep-presses.evemu"
@@ -284,18 +288,6 @@ def test_a_column_is_bounded_at_exactly_the_bytes_the_file_could_hold(forcetrace
     assert said in str(refused.value)
 
 
-def rechunked(table, name, chunk_rows):
-    """Column `table/name` stored again in chunks of `chunk_rows` rows (extendible, shuffle + deflate)."""
-    def change(f):
-        group = f[f"recordings/touchscreen-mixed/{table}"]
-        values, attributes = group[name][:], dict(group[name].attrs)
-        del group[name]
-        column = group.create_dataset(name, data=values, maxshape=(None,), chunks=(chunk_rows,),
-                                      compression="gzip", shuffle=True)
-        column.attrs.update(attributes)
-    return change
-
-
 @pytest.mark.parametrize("past", [0, 1])
 def test_a_column_is_bounded_at_chunks_of_16_mib(forcetrace, tmp_path, past):
     """A chunk is inflated whole for a read of any part of it: a 4 MB file
@@ -304,7 +296,7 @@ def test_a_column_is_bounded_at_chunks_of_16_mib(forcetrace, tmp_path, past):
     is refused on open, by the commands and the Python package in the same
     words. events/t_ns is read on open (the recording's duration)."""
     rows = (16 << 20) // 8 + past
-    path = hostile_copy(forcetrace, tmp_path, "chunked.h5", rechunked("events", "t_ns", rows))
+    path = hostile_copy(forcetrace, tmp_path, "chunked.h5", generate.rechunk("events", "t_ns", rows))
     said = (f"{path}: recording 'touchscreen-mixed': events/t_ns: has chunks of {rows} rows ({rows * 8} bytes), "
             "more than the 16777216 bytes (16 MiB) a chunk may hold")
     import forcetrace as package
