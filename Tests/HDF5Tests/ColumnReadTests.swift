@@ -103,8 +103,8 @@ final class ColumnReadTests: XCTestCase {
 
     /// Long strings get fewer rows a chunk, so that no chunk holds more than
     /// `Group.maximumChunkBytes` (what a reader refuses): 16 MiB of 4096-byte
-    /// rows is 4096 rows, one byte wider is 4095. A string wider than a whole
-    /// chunk is refused.
+    /// rows is 4096 rows, one byte wider is 4095. A string of exactly a
+    /// chunk's bytes is one chunk; one byte more is refused.
     func testLongStringsTakeFewerRowsAChunk() throws {
         for (width, chunkRows) in [(4096, 4096), (4097, 4095), (1000, 5000)] {
             let path = directory.appendingPathComponent("s.h5").path
@@ -119,6 +119,8 @@ final class ColumnReadTests: XCTestCase {
         }
         let path = directory.appendingPathComponent("wide.h5").path
         let file = try File.create(path)
+        try file.root.writeCompressedStrings("whole", [String(repeating: "k", count: Group.maximumChunkBytes)])
+        XCTAssertEqual(try file.root.storage(of: "whole").chunkBytes, UInt64(Group.maximumChunkBytes))
         XCTAssertThrowsError(try file.root.writeCompressedStrings("s", [String(repeating: "k", count: Group.maximumChunkBytes + 1)])) {
             XCTAssertTrue("\($0)".contains("a string of 16777217 bytes is longer than the 16777216 bytes a chunk may hold"), "\($0)")
         }
