@@ -151,7 +151,8 @@ struct OpenContact {
             maxDx = max(maxDx, abs(Int64(x) - downX))
             maxDy = max(maxDy, abs(Int64(y) - downY))
             if rows.flags[index] & SampleFlags.pressureChanged.rawValue != 0 {
-                let ones = tolerances.withinMask(dx: x.distance(to: previousX), dy: y.distance(to: previousY))
+                let ones = tolerances.withinMask(stepX: WholeUnitTolerances.magnitude(x, previousX),
+                                                 stepY: WholeUnitTolerances.magnitude(y, previousY))
                 if index < split { rise &+= ones } else { pending &+= ones }
             }
             previousX = x; previousY = y
@@ -286,9 +287,21 @@ struct WholeUnitTolerances {
     /// `within` in 32 bits, for sums over fewer than 2^32 rows.
     @inline(__always)
     func withinMask(dx: Int, dy: Int) -> SIMD8<UInt32> {
-        let sx = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dx.magnitude))
-        let sy = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: dy.magnitude))
+        withinMask(stepX: UInt32(truncatingIfNeeded: dx.magnitude), stepY: UInt32(truncatingIfNeeded: dy.magnitude))
+    }
+
+    /// `withinMask` of a distance's magnitudes (`magnitude`).
+    @inline(__always)
+    func withinMask(stepX: UInt32, stepY: UInt32) -> SIMD8<UInt32> {
+        let sx = SIMD8<UInt32>(repeating: stepX), sy = SIMD8<UInt32>(repeating: stepY)
         return applies.replacing(with: 0, where: (sx .> x) .| (sy .> y))
+    }
+
+    /// |a − b|: at most 2^32 − 1, so the larger less the smaller, wrapped
+    /// in 32 bits, is exact, with no widening or overflow check per row.
+    @inline(__always)
+    static func magnitude(_ a: Int32, _ b: Int32) -> UInt32 {
+        a >= b ? UInt32(bitPattern: a &- b) : UInt32(bitPattern: b &- a)
     }
 }
 

@@ -89,4 +89,19 @@ final class ToleranceTests: XCTestCase {
             }
         }
     }
+
+    /// The step between two Int32 positions, taken as a magnitude in 32
+    /// bits, is the exact |a − b| up to the largest, 2^32 − 1, in either direction.
+    func testAStepsMagnitudeIsExactUpToTheLargestTwoInt32sMake() {
+        let positions: [Int32] = [.min, .min + 1, -2, -1, 0, 1, 2, .max - 1, .max]
+        for a in positions {
+            for b in positions {
+                XCTAssertEqual(UInt64(WholeUnitTolerances.magnitude(a, b)), (Int64(a) - Int64(b)).magnitude, "|\(a) − \(b)|")
+            }
+        }
+        let steps = WholeUnitTolerances(x: SIMD8(repeating: Double(UInt32.max) - 1), y: SIMD8(repeating: Double(UInt32.max)))
+        XCTAssertEqual(steps.withinMask(stepX: WholeUnitTolerances.magnitude(.max, .min), stepY: 0), .zero)
+        XCTAssertEqual(steps.withinMask(stepX: WholeUnitTolerances.magnitude(.max - 1, .min), stepY: WholeUnitTolerances.magnitude(.min, .max)),
+                       SIMD8(repeating: 1))
+    }
 }
