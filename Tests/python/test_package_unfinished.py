@@ -124,13 +124,17 @@ def samples_behind_events(path):
         return bool(((types == EV_ABS) & (times > last)).any())
 
 
-def check_rebuilt_against_the_report(forcetrace, path):
+def package_and_report(forcetrace, path):
+    """The package's `contacts()` of the file, and the report's contacts by id."""
+    _, contacts, _ = read(path)
+    report = json.loads(run(forcetrace, "report", path, "--json").stdout)
+    return contacts, {c["id"]: c for c in report["recordings"][0]["contacts"]}
+
+
+def check_rebuilt_against_the_report(path, contacts, by_id):
     """Each contact `contacts()` rebuilds has the report's slot and samples;
     where the samples may lag the events, at most the report's samples.
     Returns the contacts compared exactly and those compared as at most."""
-    _, contacts, _ = read(path)
-    report = json.loads(run(forcetrace, "report", path, "--json").stdout)
-    by_id = {c["id"]: c for c in report["recordings"][0]["contacts"]}
     rebuilt = contacts[contacts["rebuilt"]]
     # Every contact the report shows still down is one the table lacked.
     assert {i for i, c in by_id.items() if c["still_down"]} <= set(rebuilt["id"]), path.name
@@ -150,7 +154,7 @@ def test_rebuilt_contacts_agree_with_the_report(forcetrace, killed):
     table lacks, with its slot and samples; the rebuilt rows must say the same."""
     exact = at_most = 0
     for path in killed:
-        counts = check_rebuilt_against_the_report(forcetrace, path)
+        counts = check_rebuilt_against_the_report(path, *package_and_report(forcetrace, path))
         exact, at_most = exact + counts[0], at_most + counts[1]
     assert exact + at_most >= 10 and exact >= 1, (exact, at_most)
 
@@ -187,12 +191,10 @@ def test_samples_that_lag_the_events_are_fewer_than_the_report_counts(forcetrace
         for column in SAMPLE_COLUMNS:
             samples[column].resize((keep,))
     assert samples_behind_events(path)
-    _, contacts, _ = read(path)
-    report = json.loads(run(forcetrace, "report", path, "--json").stdout)
-    by_id = {c["id"]: c for c in report["recordings"][0]["contacts"]}
+    contacts, by_id = package_and_report(forcetrace, path)
     lagging = contacts[contacts["rebuilt"] & contacts["id"].isin(cut)]
     assert len(lagging) >= 1 and all(row.n_samples < by_id[row.id]["samples"] for row in lagging.itertuples())
-    assert check_rebuilt_against_the_report(forcetrace, path) == (0, int(contacts["rebuilt"].sum()))
+    assert check_rebuilt_against_the_report(path, contacts, by_id) == (0, int(contacts["rebuilt"].sum()))
 
 
 def test_a_live_file_opened_20_times_while_the_recorder_writes(forcetrace, tmp_path):
