@@ -75,7 +75,10 @@ private func readRows(_ id: hid_t, as memoryType: hid_t, _ range: Range<Int>, in
 /// filters or types, a partial last chunk, a chunk never written, damaged
 /// data — go through `H5Dread`, so values and errors are the library's.
 ///
-/// Memory: `2 × workers + 1` blocks of every column.
+/// Memory: as many blocks of every column as `readAheadBytes` holds, and at
+/// least `2 × workers + 1`. A caller that is slower on some blocks than the
+/// workers (two analysis lanes waiting for each other) leaves them a core
+/// to fill the room with (Tests/bench/README.md, "Read-ahead").
 public final class ColumnBlocks: @unchecked Sendable {
     /// One block of rows; its buffers stay valid until the next `next()`.
     public struct Block {
@@ -119,8 +122,11 @@ public final class ColumnBlocks: @unchecked Sendable {
     ///   - columns: columns of one table, all `rowCount` long.
     ///   - preferredRows: block size wanted; rounded to whole chunks when every column shares a chunk size.
     ///   - workers: threads that read and decode; 0 reads on the caller's thread.
+    ///   - readAheadBytes: the blocks the workers may fill ahead of the caller,
+    ///     in bytes of all columns: room to work on while the caller is busy
+    ///     elsewhere, or slower than they are on some blocks.
     public init(_ columns: [BlockColumn], rowCount: Int, preferredRows: Int = 65536,
-                workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) throws {
+                workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), readAheadBytes: Int = 32 << 20) throws {
         let columns = columns.map(\.source)
         self.columns = columns
         self.rowCount = rowCount
@@ -135,7 +141,8 @@ public final class ColumnBlocks: @unchecked Sendable {
             self.layouts = layouts.map { _ in nil }
         }
         blockCount = (rowCount + blockRows - 1) / blockRows
-        capacity = workers > 0 ? 2 * workers + 1 : 1
+        let blockBytes = max(1, blockRows * columns.reduce(0) { $0 + $1.elementSize })
+        capacity = workers > 0 ? max(2 * workers + 1, readAheadBytes / blockBytes) : 1
         threaded = workers > 0 && blockCount > 1
         running = threaded ? min(workers, blockCount) : 0
         for _ in 0..<min(capacity, max(1, blockCount)) {

@@ -105,6 +105,32 @@ final class ColumnBlocksTests: XCTestCase {
         }
     }
 
+    /// Before the caller asks for a block, the workers fill as many as the
+    /// read-ahead budget holds (the blocks of all columns), at least 2 × workers + 1.
+    func testWorkersReadAheadAsManyBlocksAsTheBudgetHolds() throws {
+        let filePath = try writeTable("ahead.h5", rows: 40 * 256, chunkRows: 256, compression: .standard)
+        let file = try File.open(filePath)
+        defer { try? file.close() }
+        let t: Column<Int64> = try file.root.openColumn("t"), c: Column<Int32> = try file.root.openColumn("c")
+        let s: Column<Int16> = try file.root.openColumn("s"), f: Column<UInt8> = try file.root.openColumn("f")
+        let d: Column<Double> = try file.root.openColumn("d")
+        let columns = [BlockColumn(t), BlockColumn(c), BlockColumn(s), BlockColumn(f), BlockColumn(d)]
+        let blockBytes = 256 * (8 + 4 + 2 + 1 + 8)
+        for (budget, blocksAhead) in [(12 * blockBytes, 12), (12 * blockBytes - 1, 11), (0, 5)] {
+            let blocks = try ColumnBlocks(columns, rowCount: 40 * 256, preferredRows: 256, workers: 2, readAheadBytes: budget)
+            defer { blocks.finish() }
+            let deadline = Date().addingTimeInterval(20)
+            while blocks.readCounts.decoded < blocksAhead * 5 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            XCTAssertEqual(blocks.readCounts.decoded, blocksAhead * 5, "a budget of \(budget) bytes: \(blocksAhead) blocks of 5 chunks")
+            // And no more while no block is taken.
+            Thread.sleep(forTimeInterval: 0.2)
+            XCTAssertEqual(blocks.readCounts.decoded, blocksAhead * 5, "a budget of \(budget) bytes reads no further ahead")
+            var rows = 0
+            while let block = try blocks.next() { rows += block.rows.count }
+            XCTAssertEqual(rows, 40 * 256)
+        }
+    }
+
     func testDeflateWithoutShuffleAndTheHighestLevel() throws {
         let plain = try writeTable("deflate.h5", rows: 5000, chunkRows: 500, compression: try Compression(deflateLevel: 9, shuffle: false))
         XCTAssertEqual(try checkFile(plain, rows: 5000, workers: 2).decoded, 5 * 10)
