@@ -27,6 +27,10 @@ public struct PressureReport: Sendable {
         self.options = options
         self.files = files
         total = files.reduce(PressureStatistics()) { $0 + $1.statistics }
+        // Every renderer shows the quantiles of every value list: made here a
+        // list per core, instead of one after another where each is first shown.
+        let lists = ([total] + recordings.map(\.statistics)).flatMap { $0.quantileLists.map(\.values) }
+        DispatchQueue.concurrentPerform(iterations: lists.count) { _ = lists[$0].quantiles }
     }
 
     public var recordings: [RecordingAnalysis] { files.flatMap(\.recordings) }
