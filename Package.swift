@@ -34,8 +34,10 @@ let package = Package(
         ),
         // H5Dread with faults on damaged files turned into errors (see its header).
         .target(name: "CHDF5Guard", dependencies: ["CHDF5"]),
+        // HDF5's shuffle filter undone with SSE2's unpacks (HDF5/RawChunks.swift).
+        .target(name: "CByteShuffle"),
         // The thin safe layer over HDF5: no hid_t escapes it.
-        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard", "CDeflate"]),
+        .target(name: "HDF5", dependencies: ["CHDF5", "CHDF5Guard", "CDeflate", "CByteShuffle"]),
         // The library: decoding, formats, trace files, analysis.
         .target(name: "ForceTrace", dependencies: ["HDF5", "CEvdev", "CYAML"]),
         // The command-line layer, one file per subcommand.

@@ -1,3 +1,4 @@
+import CByteShuffle
 import CDeflate
 import CHDF5
 
@@ -96,8 +97,6 @@ final class ChunkDecoder {
     private var scratch: [UInt8] = []
     /// A chunk decoded whole, for a part of it.
     private var whole: [UInt8] = []
-    /// An 8-byte column's halves while unshuffling (`unshuffle`).
-    private var words: [UInt32] = []
 
     init() {}
     deinit { if let decompressor { libdeflate_free_decompressor(decompressor) } }
@@ -142,11 +141,7 @@ final class ChunkDecoder {
     }
 
     private func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, layout: RawChunkLayout) {
-        let needed = layout.elementSize == 8 ? 2 * layout.chunkRows : 1
-        if words.count < needed { words = [UInt32](repeating: 0, count: needed) }
-        words.withUnsafeMutableBufferPointer { words in
-            Self.unshuffle(source, into: output, rows: layout.chunkRows, elementSize: layout.elementSize, words: words.baseAddress!)
-        }
+        Self.unshuffle(source, into: output, rows: layout.chunkRows, elementSize: layout.elementSize)
     }
 
     /// Rows `rows` of `chunk` into `output`: the chunk decoded whole (an edge
@@ -163,39 +158,20 @@ final class ChunkDecoder {
     }
 
     /// Undoes HDF5's shuffle filter: byte `j` of every element is stored
-    /// together, as plane `j` of `rows` bytes. `words`, room for `2 · rows`
-    /// UInt32, holds an 8-byte element's halves: two passes of the 4-byte
-    /// case and a widening pass are vector loops, one pass of eight planes is not.
-    static func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int,
-                          words: UnsafeMutablePointer<UInt32>) {
-        let planes = source.assumingMemoryBound(to: UInt8.self)
+    /// together, as plane `j` of `rows` bytes. Elements of 2, 4 and 8 bytes
+    /// go sixteen rows at a time through SSE2's unpacks (Sources/CByteShuffle).
+    static func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int) {
+        let planes = source.assumingMemoryBound(to: UInt8.self), out = output.assumingMemoryBound(to: UInt8.self)
         switch elementSize {
-        case 2:
-            let out = output.assumingMemoryBound(to: UInt16.self)
-            let p0 = planes, p1 = planes + rows
-            for i in 0..<rows { out[i] = UInt16(p0[i]) | UInt16(p1[i]) << 8 }
-        case 4:
-            unshuffleWords(planes, into: output.assumingMemoryBound(to: UInt32.self), rows: rows)
-        case 8:
-            let low = words, high = words + rows
-            unshuffleWords(planes, into: low, rows: rows)
-            unshuffleWords(planes + 4 * rows, into: high, rows: rows)
-            let out = output.assumingMemoryBound(to: UInt64.self)
-            for i in 0..<rows { out[i] = UInt64(low[i]) | UInt64(high[i]) << 32 }
+        case 2: ft_unshuffle2(planes, out, rows)
+        case 4: ft_unshuffle4(planes, out, rows)
+        case 8: ft_unshuffle8(planes, out, rows)
         default:
             // Plane by plane: each read in order.
-            let out = output.assumingMemoryBound(to: UInt8.self)
             for j in 0..<elementSize {
                 let plane = planes + j * rows
                 for i in 0..<rows { out[i * elementSize + j] = plane[i] }
             }
         }
-    }
-
-    /// Four planes of `rows` bytes into `rows` UInt32.
-    @inline(__always)
-    private static func unshuffleWords(_ planes: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>, rows: Int) {
-        let p0 = planes, p1 = planes + rows, p2 = planes + 2 * rows, p3 = planes + 3 * rows
-        for i in 0..<rows { out[i] = UInt32(p0[i]) | UInt32(p1[i]) << 8 | UInt32(p2[i]) << 16 | UInt32(p3[i]) << 24 }
     }
 }

@@ -162,7 +162,7 @@ final class ColumnReadTests: XCTestCase {
     func testUnshuffleTakesEachByteFromItsPlaneAtEveryRowCount() {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         for size in [1, 2, 3, 4, 8] {
-            for rows in [0, 1, 15, 16, 17, 31, 32, 33, 500, 1024] {
+            for rows in [0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 500, 1024, 1039] {
                 let planes = (0..<(rows * size)).map { _ -> UInt8 in
                     state ^= state << 13; state ^= state >> 7; state ^= state << 17
                     return UInt8(truncatingIfNeeded: state)
@@ -170,13 +170,10 @@ final class ColumnReadTests: XCTestCase {
                 var expected = [UInt8](repeating: 0, count: rows * size)
                 for row in 0..<rows { for byte in 0..<size { expected[row * size + byte] = planes[byte * rows + row] } }
                 var output = [UInt8](repeating: 0xEE, count: rows * size + 16)
-                var words = [UInt32](repeating: 0, count: 2 * rows + 1)
                 planes.withUnsafeBytes { source in
                     output.withUnsafeMutableBytes { target in
-                        words.withUnsafeMutableBufferPointer { words in
-                            ChunkDecoder.unshuffle(source.baseAddress ?? UnsafeRawPointer(target.baseAddress!), into: target.baseAddress!,
-                                                   rows: rows, elementSize: size, words: words.baseAddress!)
-                        }
+                        ChunkDecoder.unshuffle(source.baseAddress ?? UnsafeRawPointer(target.baseAddress!), into: target.baseAddress!,
+                                               rows: rows, elementSize: size)
                     }
                 }
                 XCTAssertEqual(Array(output[0..<(rows * size)]), expected, "\(rows) rows of \(size) bytes")
