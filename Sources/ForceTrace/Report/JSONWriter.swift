@@ -204,8 +204,14 @@ struct JSONWriter: TextOutputStream {
                     let renderer = UncheckedRender(render: render)
                     DispatchQueue.concurrentPerform(iterations: rounds) { part in
                         let low = batchStart + part * batch, high = min(count, low + batch)
-                        shared.parts[part].restart(elementsBefore: start + low)
-                        for index in low..<high { renderer.render(index, &shared.parts[part]) }
+                        // On this thread's stack while it renders: the writers lie
+                        // side by side in `parts`, and a count written per value
+                        // in one cache line with another thread's cost up to five
+                        // times the rendering (Tests/bench/README.md, "False sharing").
+                        var writer = shared.parts[part]
+                        writer.restart(elementsBefore: start + low)
+                        for index in low..<high { renderer.render(index, &writer) }
+                        shared.parts[part] = writer
                     }
                 }
             }
@@ -293,6 +299,9 @@ final class ByteBuffer {
     private var capacity: Int
     /// The text of recently written doubles; made at the first double.
     private var doubles: DoubleTextCache?
+    /// A cache line after the fields written per value, so that the next
+    /// object on the heap (another thread's buffer) never shares theirs.
+    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     /// Bytes held so far (an offset for `cacheDouble`).
     var position: Int { count }
