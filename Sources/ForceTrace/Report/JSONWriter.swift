@@ -207,7 +207,7 @@ struct JSONWriter: TextOutputStream {
                         // On this thread's stack while it renders: the writers lie
                         // side by side in `parts`, and a count written per value
                         // in one cache line with another thread's cost up to five
-                        // times the rendering (Tests/bench/README.md, "False sharing").
+                        // times the rendering (Tests/bench/README.md, "False sharing in `--json`").
                         var writer = shared.parts[part]
                         writer.restart(elementsBefore: start + low)
                         for index in low..<high { renderer.render(index, &writer) }
