@@ -1,6 +1,5 @@
 #include "CByteShuffle.h"
 
-#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -9,7 +8,8 @@
 // bytes, then their pairs, then their quads, is an unshuffle in log2(size)
 // rounds of unpacks, each of which Swift's vectoriser did not find.
 
-// The rows from `first` on, one byte at a time: the tail, or every row without SSE2.
+// The rows from `first` on, one byte at a time: the tail, other element
+// sizes, or every row without SSE2.
 static void unshuffle_rows(const uint8_t *planes, uint8_t *out, size_t rows, size_t size, size_t first) {
     for (size_t row = first; row < rows; row++) {
         for (size_t byte = 0; byte < size; byte++) out[row * size + byte] = planes[byte * rows + row];
@@ -21,7 +21,7 @@ static inline __m128i load(const uint8_t *p) { return _mm_loadu_si128((const __m
 static inline void store(uint8_t *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }
 #endif
 
-void ft_unshuffle2(const uint8_t *planes, uint8_t *out, size_t rows) {
+static void unshuffle2(const uint8_t *planes, uint8_t *out, size_t rows) {
     size_t row = 0;
 #if defined(__SSE2__)
     const uint8_t *p0 = planes, *p1 = planes + rows;
@@ -34,7 +34,7 @@ void ft_unshuffle2(const uint8_t *planes, uint8_t *out, size_t rows) {
     unshuffle_rows(planes, out, rows, 2, row);
 }
 
-void ft_unshuffle4(const uint8_t *planes, uint8_t *out, size_t rows) {
+static void unshuffle4(const uint8_t *planes, uint8_t *out, size_t rows) {
     size_t row = 0;
 #if defined(__SSE2__)
     const uint8_t *p0 = planes, *p1 = planes + rows, *p2 = planes + 2 * rows, *p3 = planes + 3 * rows;
@@ -52,7 +52,7 @@ void ft_unshuffle4(const uint8_t *planes, uint8_t *out, size_t rows) {
     unshuffle_rows(planes, out, rows, 4, row);
 }
 
-void ft_unshuffle8(const uint8_t *planes, uint8_t *out, size_t rows) {
+static void unshuffle8(const uint8_t *planes, uint8_t *out, size_t rows) {
     size_t row = 0;
 #if defined(__SSE2__)
     const uint8_t *p[8];
@@ -79,4 +79,13 @@ void ft_unshuffle8(const uint8_t *planes, uint8_t *out, size_t rows) {
     }
 #endif
     unshuffle_rows(planes, out, rows, 8, row);
+}
+
+void ft_unshuffle(const uint8_t *planes, uint8_t *out, size_t rows, size_t size) {
+    switch (size) {
+    case 2: unshuffle2(planes, out, rows); break;
+    case 4: unshuffle4(planes, out, rows); break;
+    case 8: unshuffle8(planes, out, rows); break;
+    default: unshuffle_rows(planes, out, rows, size, 0); break;
+    }
 }

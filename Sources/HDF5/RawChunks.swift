@@ -161,17 +161,6 @@ final class ChunkDecoder {
     /// together, as plane `j` of `rows` bytes. Elements of 2, 4 and 8 bytes
     /// go sixteen rows at a time through SSE2's unpacks (Sources/CByteShuffle).
     static func unshuffle(_ source: UnsafeRawPointer, into output: UnsafeMutableRawPointer, rows: Int, elementSize: Int) {
-        let planes = source.assumingMemoryBound(to: UInt8.self), out = output.assumingMemoryBound(to: UInt8.self)
-        switch elementSize {
-        case 2: ft_unshuffle2(planes, out, rows)
-        case 4: ft_unshuffle4(planes, out, rows)
-        case 8: ft_unshuffle8(planes, out, rows)
-        default:
-            // Plane by plane: each read in order.
-            for j in 0..<elementSize {
-                let plane = planes + j * rows
-                for i in 0..<rows { out[i * elementSize + j] = plane[i] }
-            }
-        }
+        ft_unshuffle(source.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), rows, elementSize)
     }
 }

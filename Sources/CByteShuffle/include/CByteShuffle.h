@@ -4,12 +4,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Undoes HDF5's shuffle filter for elements of 2, 4 and 8 bytes: `planes`
-// holds byte j of every element together, as plane j of `rows` bytes; `out`
-// receives `rows` elements in the machine's (little-endian) order. Writes
-// exactly rows * size bytes. The buffers must not overlap.
-void ft_unshuffle2(const uint8_t *planes, uint8_t *out, size_t rows);
-void ft_unshuffle4(const uint8_t *planes, uint8_t *out, size_t rows);
-void ft_unshuffle8(const uint8_t *planes, uint8_t *out, size_t rows);
+// Undoes HDF5's shuffle filter: `planes` holds byte j of every element of
+// `size` bytes together, as plane j of `rows` bytes; `out` receives `rows`
+// elements, each as its bytes were before shuffling. Writes exactly
+// rows * size bytes. The buffers must not overlap.
+void ft_unshuffle(const uint8_t *planes, uint8_t *out, size_t rows, size_t size);
 
 #endif
