@@ -2,9 +2,11 @@ import CDeflate
 import CHDF5
 import Foundation
 
-/// Compresses full column chunks on a worker thread and stores them with
+/// Compresses full column chunks on worker threads and stores them with
 /// `H5Dwrite_chunk`, so that the thread filling the columns (an import's
-/// parser) never waits for deflate. The chunks are what HDF5's own shuffle
+/// parser) never waits for deflate. Workers deflate side by side and store
+/// in the order the chunks came, one at a time, so the file is the same
+/// whatever the threads' timing. The chunks are what HDF5's own shuffle
 /// and deflate filters would store: any reader (h5py, h5dump) decodes them
 /// through the dataset's filter pipeline as usual. libdeflate, not zlib,
 /// makes the deflate stream, so the bytes differ, not the values.
@@ -17,20 +19,31 @@ public final class ChunkPipeline: @unchecked Sendable {
     /// Chunks waiting or being compressed at most.
     public let capacity: Int
     private let condition = NSCondition()
+    /// Compressing threads.
+    public let workers: Int
     private var queue: [ChunkJob] = []
-    private var busy = false
+    /// Chunks taken from the queue and not yet stored.
+    private var inFlight = 0
+    /// The order number of the next chunk taken, and of the next to store.
+    private var nextTaken = 0
+    private var nextStored = 0
+    /// Chunks compressed, by order number, until those before them are stored.
+    private var ready: [Int: (job: ChunkJob, chunk: Result<EncodedChunk, any Error>)] = [:]
     private var failure: (any Error)?
     private var stopped = false
-    /// The worker has returned: nothing of this pipeline touches HDF5 any more.
-    private var exited = false
-    private var worker: Thread?
+    /// Workers that have returned: once all have, nothing of this pipeline touches HDF5 any more.
+    private var exited = 0
 
-    public init(capacity: Int = 8) {
+    /// - Parameter workers: compressing threads; by default two where the
+    ///   machine has two cores, since one could not keep up with a parser.
+    public init(capacity: Int = 8, workers: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)) {
         self.capacity = max(1, capacity)
-        let thread = Thread { [self] in run() }
-        thread.name = "forcetrace chunk compressor"
-        worker = thread
-        thread.start()
+        self.workers = max(1, workers)
+        for number in 0..<self.workers {
+            let thread = Thread { [self] in run() }
+            thread.name = "forcetrace chunk compressor \(number)"
+            thread.start()
+        }
     }
 
     /// Whether chunks are still taken (`shutdown()` not called).
@@ -58,28 +71,28 @@ public final class ChunkPipeline: @unchecked Sendable {
     public func drain() throws {
         condition.lock()
         defer { condition.unlock() }
-        while (!queue.isEmpty || busy) && failure == nil && !stopped { condition.wait() }
+        while (!queue.isEmpty || inFlight > 0) && failure == nil && !stopped { condition.wait() }
         if let failure { throw failure }
     }
 
-    /// Whether the worker is compressing or storing a chunk now (tests).
+    /// Whether a worker is compressing or storing a chunk now (tests).
     var isBusy: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return busy
+        return inFlight > 0
     }
 
-    /// Stops the worker and waits for it to end; chunks still queued are
-    /// dropped (the writer drains first when it closes normally), the one
-    /// being stored is finished. Waiting matters: a process must not exit
-    /// while the worker is inside libdeflate or HDF5, where exit's HDF5
-    /// cleanup would meet it (a full disk made import crash so, 1 run in 7).
+    /// Stops the workers and waits for them to end; chunks still queued are
+    /// dropped (the writer drains first when it closes normally), those
+    /// taken are finished. Waiting matters: a process must not exit while a
+    /// worker is inside libdeflate or HDF5, where exit's HDF5 cleanup would
+    /// meet it (a full disk made import crash so, 1 run in 7).
     public func shutdown() {
         condition.lock()
         stopped = true
         queue.removeAll()
         condition.broadcast()
-        while !exited { condition.wait() }
+        while exited < workers { condition.wait() }
         condition.unlock()
     }
 
@@ -90,22 +103,38 @@ public final class ChunkPipeline: @unchecked Sendable {
         while true {
             condition.lock()
             while queue.isEmpty && !stopped { condition.wait() }
-            if stopped {
-                exited = true
+            if stopped && queue.isEmpty {
+                exited += 1
                 condition.broadcast()
                 condition.unlock()
                 return
             }
             let job = queue.removeFirst()
-            busy = true
+            let order = nextTaken
+            nextTaken += 1
+            inFlight += 1
             condition.broadcast()
             condition.unlock()
-            var error: (any Error)?
-            do { try encoder.write(job) } catch let thrown { error = thrown }
+            let result = Result { try encoder.encode(job) }
             condition.lock()
-            busy = false
-            if let error, failure == nil { failure = error }
-            condition.broadcast()
+            ready[order] = (job, result)
+            // The worker holding the next chunk in order stores it and every
+            // compressed one after it; the others go on compressing.
+            guard order == nextStored else {
+                condition.unlock()
+                continue
+            }
+            while let (job, result) = ready.removeValue(forKey: nextStored) {
+                let skip = failure != nil
+                condition.unlock()
+                var error: (any Error)?
+                do { if !skip { try job.store(try result.get()) } } catch let thrown { error = thrown }
+                condition.lock()
+                nextStored += 1
+                inFlight -= 1
+                if let error, failure == nil { failure = error }
+                condition.broadcast()
+            }
             condition.unlock()
         }
     }
@@ -130,6 +159,26 @@ struct ChunkJob: @unchecked Sendable {
     let elementSize: Int
     let compression: Compression
     let payload: any ChunkPayload
+
+    /// Stores `chunk` as this chunk of its dataset.
+    func store(_ chunk: EncodedChunk) throws {
+        try withHDF5 {
+            let id = try handle.validID(displayPath)
+            var extent = hsize_t((index + 1) * chunkRows)
+            try checkStatus(H5Dset_extent(id, &extent), "H5Dset_extent", displayPath)
+            var offset = [hsize_t(index * chunkRows)]
+            let status = chunk.bytes.withUnsafeBytes {
+                H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), chunk.mask, &offset, $0.count, $0.baseAddress)
+            }
+            try checkStatus(status, "H5Dwrite_chunk", displayPath)
+        }
+    }
+}
+
+/// A chunk's bytes as they go into the file, and its filter mask.
+struct EncodedChunk: @unchecked Sendable {
+    let bytes: [UInt8]
+    let mask: UInt32
 }
 
 /// Shuffles and deflates chunks as HDF5's filters do. One per thread.
@@ -148,16 +197,13 @@ public final class ChunkEncoder {
         try encode(values, rows: rows, elementSize: elementSize, compression: compression, displayPath: "probe").stored
     }
 
-    func write(_ job: ChunkJob) throws {
+    /// `job` compressed, in bytes of its own (a worker may compress the
+    /// next chunk before this one is stored).
+    func encode(_ job: ChunkJob) throws -> EncodedChunk {
         let (stored, mask) = try job.payload.withChunkBytes { values in
             try encode(values, rows: job.chunkRows, elementSize: job.elementSize, compression: job.compression, displayPath: job.displayPath)
         }
-        try withHDF5 {
-            let id = try job.handle.validID(job.displayPath)
-            var extent = hsize_t((job.index + 1) * job.chunkRows)
-            try checkStatus(H5Dset_extent(id, &extent), "H5Dset_extent", job.displayPath)
-            try storeEncoded(id, row: job.index * job.chunkRows, stored: stored, mask: mask, displayPath: job.displayPath)
-        }
+        return EncodedChunk(bytes: Array(compressed[..<stored]), mask: mask)
     }
 
     /// Stores the chunk `encode` left as the one starting at `row` of dataset `id`.

@@ -82,6 +82,24 @@ final class ChunkPipelineTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(noise.storedBytes, 9 * 1024 * 8, "whole noise chunks stored as they are")
     }
 
+    /// Workers compress side by side but store in the order the chunks
+    /// came: the file is the same, byte for byte, with one worker or four,
+    /// the noise chunks (slow to deflate) overtaken by the others.
+    func testChunksAreStoredInTheirOrderWhateverTheWorkers() throws {
+        var files: [Data] = []
+        for workers in [1, 2, 4] {
+            let pipeline = ChunkPipeline(capacity: 8, workers: workers)
+            defer { pipeline.shutdown() }
+            XCTAssertEqual(pipeline.workers, workers)
+            let piped = try write("order-\(workers).h5", rows: 40_000, chunkRows: 1024, compression: .standard, pipeline: pipeline)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: piped)))
+        }
+        XCTAssertEqual(files[1], files[0], "two workers")
+        XCTAssertEqual(files[2], files[0], "four workers")
+        try checkSame(path("order-4.h5"), try write("order-filtered.h5", rows: 40_000, chunkRows: 1024, compression: .standard,
+                                                     pipeline: nil), rows: 40_000)
+    }
+
     func testPipelineWithoutShuffleAndAtOtherLevels() throws {
         for compression in [try Compression(deflateLevel: 1, shuffle: false), try Compression(deflateLevel: 9)] {
             let pipeline = ChunkPipeline()

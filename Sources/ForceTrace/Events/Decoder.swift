@@ -116,6 +116,17 @@ public struct TraceDecoder: Sendable {
         return output
     }
 
+    /// Hands the accumulated rows to `body`, then empties them keeping
+    /// their storage: a writer draining every frame then allocates nothing.
+    public mutating func drainOutput(_ body: (Output) throws -> Void) rethrows {
+        defer {
+            output.samples.removeAll(keepingCapacity: true)
+            output.contacts.removeAll(keepingCapacity: true)
+            output.markers.removeAll(keepingCapacity: true)
+        }
+        try body(output)
+    }
+
     private mutating func note(_ index: Int64, _ message: String) {
         anomalyCount += 1
         if anomalies.count < Self.anomalyLimit { anomalies.append(DecoderAnomaly(eventIndex: index, message: message)) }

@@ -132,19 +132,26 @@ public enum Evemu {
     }
 
     /// Reads header and event lines, handing each event to `event` until
-    /// it returns false.
+    /// it returns false. The header goes in place: a copy per event cost a
+    /// 185-byte memcpy and its references' retains.
     private static func readLines(_ reader: inout LineReader, header: inout Header,
-                                  event handle: (InputEvent, Header) throws -> Bool) throws {
+                                  event handle: (InputEvent, inout Header) throws -> Bool) throws {
         let file = reader.file
         var sawEvent = false
-        while var fullLine = try reader.next() {
-            // Editors on Windows start UTF-8 text with a byte-order mark: it is no content.
-            if reader.lineNumber == 1 && fullLine.starts(with: RecordingHead.byteOrderMark) { fullLine = fullLine.dropFirst(3) }
+        while true {
             // The common event line, parsed straight from the bytes; anything
             // unusual (or wrong) takes the general path below, which names the problem.
+            if let event = reader.nextParsed(Self.fastEvent) {
+                sawEvent = true
+                if try !handle(event, &header) { return }
+                continue
+            }
+            guard var fullLine = try reader.next() else { break }
+            // Editors on Windows start UTF-8 text with a byte-order mark: it is no content.
+            if reader.lineNumber == 1 && fullLine.starts(with: RecordingHead.byteOrderMark) { fullLine = fullLine.dropFirst(3) }
             if !reader.lastLineUnterminated, let event = fullLine.withUnsafeBufferPointer(Self.fastEvent) {
                 sawEvent = true
-                if try !handle(event, header) { return }
+                if try !handle(event, &header) { return }
                 continue
             }
             let lineNumber = reader.lineNumber
@@ -214,7 +221,7 @@ public enum Evemu {
                                      "the file ends in the middle of a line (no final newline): the recording was cut off here")
                 }
                 sawEvent = true
-                if try !handle(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)), header) { return }
+                if try !handle(InputEvent(timeNs: time, type: UInt16(type), code: UInt16(code), value: Int32(value)), &header) { return }
             case UInt8(ascii: "N"):
                 // Marked files keep trailing blanks, as libevemu does; others drop them, as forcetrace always has.
                 header.name = try header.escaped ? value(Substring(fields.rest(keepingTrailingBlanks: true)), of: "'N:'") : fields.rest()
@@ -285,66 +292,6 @@ public enum Evemu {
 
     /// The first bytes of header lines.
     private static let headerFields: Set<UInt8> = Set("NIPBALS".utf8)
-
-    /// "E: SECONDS.FRACTION TYPE CODE VALUE" in its plain form (no sign on
-    /// the time, at most 4 hex digits without 0x, no comment), or nil.
-    @inline(__always)
-    static func fastEvent(_ line: UnsafeBufferPointer<UInt8>) -> InputEvent? {
-        guard var p = line.baseAddress, line.count >= 12, p[0] == UInt8(ascii: "E"), p[1] == UInt8(ascii: ":") else { return nil }
-        let end = p + line.count
-        p += 2
-        // Plain loops over a pointer: nested closures here did not inline.
-        var spaced = p
-        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
-        guard p > spaced else { return nil }
-        var seconds: Int64 = 0
-        let secondsStart = p
-        while p < end, p.pointee &- 0x30 < 10 { seconds = seconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
-        guard p > secondsStart, p - secondsStart <= 10, seconds < 9_000_000_000 else { return nil }
-        var nanoseconds: Int64 = 0
-        if p < end && p.pointee == UInt8(ascii: ".") {
-            p += 1
-            let fractionStart = p
-            while p < end, p.pointee &- 0x30 < 10 { nanoseconds = nanoseconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
-            let digits = p - fractionStart
-            guard digits > 0, digits <= 9 else { return nil }
-            for _ in digits..<9 { nanoseconds &*= 10 }
-        }
-        var fields: (UInt16, UInt16) = (0, 0)
-        for field in 0..<2 {
-            spaced = p
-            while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
-            guard p > spaced else { return nil }
-            let hexStart = p
-            var value: UInt16 = 0
-            while p < end {
-                let byte = p.pointee
-                let digit: UInt8
-                if byte &- 0x30 < 10 { digit = byte &- 0x30 }
-                else if (byte | 0x20) &- 0x61 < 6 { digit = ((byte | 0x20) &- 0x61) + 10 }
-                else { break }
-                guard p - hexStart < 4 else { return nil }
-                value = value << 4 | UInt16(digit)
-                p += 1
-            }
-            guard p > hexStart else { return nil }
-            if field == 0 { fields.0 = value } else { fields.1 = value }
-        }
-        spaced = p
-        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
-        guard p > spaced, p < end else { return nil }
-        var negative = false
-        if p.pointee == UInt8(ascii: "-") { negative = true; p += 1 } else if p.pointee == UInt8(ascii: "+") { p += 1 }
-        let valueStart = p
-        var value: Int64 = 0
-        while p < end, p.pointee &- 0x30 < 10 { value = value &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
-        guard p > valueStart, p - valueStart <= 10 else { return nil }
-        if negative { value = -value }
-        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
-        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
-        guard p == end else { return nil }
-        return InputEvent(timeNs: seconds * 1_000_000_000 + nanoseconds, type: fields.0, code: fields.1, value: Int32(value))
-    }
 
     private static func makeDevice(_ header: Header, file: String) throws -> DeviceDescription {
         var device = DeviceDescription(name: header.name ?? "")

@@ -64,7 +64,10 @@ public struct GroundTruth: Equatable, Sendable {
         var pairs: [(key: Substring, value: Substring)]
         subscript(_ key: String) -> Substring? {
             var key = key
-            return key.withUTF8 { wanted in pairs.last { $0.key.utf8.elementsEqual(wanted) }?.value }
+            // Lengths first: comparing the bytes of every key was most of a label's cost.
+            return key.withUTF8 { wanted in
+                pairs.last { $0.key.utf8.count == wanted.count && $0.key.utf8.elementsEqual(wanted) }?.value
+            }
         }
     }
 
@@ -73,20 +76,28 @@ public struct GroundTruth: Equatable, Sendable {
     /// (a space followed by a combining mark is one character, so any other
     /// line is split by characters).
     static func words(_ text: Substring) -> [Substring] {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.split(separator: " ", omittingEmptySubsequences: true) }
-        var words: [Substring] = []
-        var index = text.utf8.startIndex, start: Substring.Index?
-        let end = text.utf8.endIndex
-        while index < end {
-            if text.utf8[index] == UInt8(ascii: " ") {
-                if let first = start { words.append(text[first..<index]); start = nil }
-            } else if start == nil {
-                start = index
+        // Word bounds as byte offsets over the contiguous bytes, then one
+        // slice each: stepping the UTF-8 view's indices cost ~100 instructions a byte.
+        let bounds: [Range<Int>]? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var bounds: [Range<Int>] = []
+            var start = -1
+            for (offset, byte) in bytes.enumerated() {
+                if byte >= 0x80 { return nil }
+                if byte == UInt8(ascii: " ") {
+                    if start >= 0 { bounds.append(start..<offset); start = -1 }
+                } else if start < 0 {
+                    start = offset
+                }
             }
-            index = text.utf8.index(after: index)
+            if start >= 0 { bounds.append(start..<bytes.count) }
+            return bounds
+        } ?? nil
+        guard let bounds else { return text.split(separator: " ", omittingEmptySubsequences: true) }
+        let utf8 = text.utf8
+        return bounds.map { bound in
+            let lower = utf8.index(utf8.startIndex, offsetBy: bound.lowerBound)
+            return text[lower..<utf8.index(lower, offsetBy: bound.count)]
         }
-        if let first = start { words.append(text[first..<end]) }
-        return words
     }
 
     /// Parses the text after `# forcetrace-label:`. Returns an error message

@@ -9,8 +9,15 @@ public enum ImportFloor {
     public static func parseEvemu(path: String) throws -> (events: Int, checksum: Int64) {
         var reader = LineReader(source: try ByteSource(path: path))
         var events = 0, checksum: Int64 = 0
-        while let line = try reader.next() {
-            guard let event = line.withUnsafeBufferPointer(Evemu.fastEvent) else { continue }
+        while true {
+            let event: InputEvent
+            if let parsed = reader.nextParsed(Evemu.fastEvent) {
+                event = parsed
+            } else {
+                guard let line = try reader.next() else { break }
+                guard let parsed = line.withUnsafeBufferPointer(Evemu.fastEvent) else { continue }
+                event = parsed
+            }
             events += 1
             checksum &+= event.timeNs &+ Int64(event.value) &+ Int64(event.code)
         }

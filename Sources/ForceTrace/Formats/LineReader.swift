@@ -18,6 +18,30 @@ struct LineReader {
         self.source = source
     }
 
+    /// The next line parsed in place by `parse`, when it is whole in the
+    /// window (newline included) and `parse` accepts it; otherwise nil, and
+    /// `next()` returns that same line. Common lines skip the slice (its
+    /// retain and release) and the NUL scan: `parse` must accept no NUL.
+    @inline(__always)
+    mutating func nextParsed<R>(_ parse: (UnsafeBufferPointer<UInt8>) -> R?) -> R? {
+        source.consume(pendingConsume)
+        pendingConsume = 0
+        let parsed: (R, Int)? = source.withWindow { window in
+            let limit = min(window.count, Self.maximumLineLength)
+            guard limit > 0, let base = window.baseAddress,
+                  let hit = memchr(base, Int32(UInt8(ascii: "\n")), limit) else { return nil }
+            let length = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            let crlf = length > 0 && base[length - 1] == UInt8(ascii: "\r")
+            guard let value = parse(UnsafeBufferPointer(start: base, count: crlf ? length - 1 : length)) else { return nil }
+            return (value, length + 1)
+        }
+        guard let (value, consumed) = parsed else { return nil }
+        lineNumber += 1
+        lastLineUnterminated = false
+        pendingConsume = consumed
+        return value
+    }
+
     /// The next line without its terminator, or nil at the end. The slice
     /// is valid until the next call.
     mutating func next() throws -> ArraySlice<UInt8>? {

@@ -33,15 +33,22 @@ public final class RecordingBuilder {
         var name: String
         var source: RecordingSource
         var clock: RecordingClock?
-        var timeOffsetNs: Int64
         var begun = false
         var events = 0
-        var frames = 0
-        var order = FrameOrder()
-        var t0Ns: Int64?
     }
-    // Touched per event (add): no run-time exclusivity checks (docs/ARCHITECTURE.md, "Import").
+    /// What `add` touches per event, kept out of the optional `Current`,
+    /// whose every `current!` read its tag through an outlined call.
+    private struct Flow {
+        /// Whether `current` is set.
+        var open = false
+        var timeOffsetNs: Int64 = 0
+        var t0Ns: Int64?
+        var order = FrameOrder()
+        var frames = 0
+    }
     @exclusivity(unchecked) private var current: Current?
+    // Touched per event (add): no run-time exclusivity checks (docs/ARCHITECTURE.md, "Import").
+    @exclusivity(unchecked) private var flow = Flow()
     @exclusivity(unchecked) private var chunk: [InputEvent] = []
     @exclusivity(unchecked) private var held: [InputEvent] = []
     private var pendingEnd: RecordingEnding?
@@ -78,7 +85,8 @@ public final class RecordingBuilder {
         precondition(current == nil, "startRecording while a recording is open")
         cut = false
         current = Current(device: device, name: baseName + (nameSuffix.map { "-" + $0 } ?? ""),
-                          source: codec.source(file: InputPath.displayName(file), device: deviceIndex), clock: clock, timeOffsetNs: timeOffsetNs)
+                          source: codec.source(file: InputPath.displayName(file), device: deviceIndex), clock: clock)
+        flow = Flow(open: true, timeOffsetNs: timeOffsetNs)
     }
 
     /// Whether a recording is open.
@@ -88,18 +96,18 @@ public final class RecordingBuilder {
     @inline(__always)
     public func add(_ event: InputEvent) throws {
         // After a salvage cut the rest of the device's events are dropped.
-        guard current != nil else { return }
+        guard flow.open else { return }
         var event = event
-        event.timeNs &+= current!.timeOffsetNs
-        if current!.t0Ns == nil { current!.t0Ns = event.timeNs }
-        if let problem = current!.order.check(event, t0Ns: current!.t0Ns) {
+        event.timeNs &+= flow.timeOffsetNs
+        if flow.t0Ns == nil { flow.t0Ns = event.timeNs }
+        if let problem = flow.order.check(event, t0Ns: flow.t0Ns) {
             try damaged(ForceTraceError(file: file, "recording '\(current!.name)': \(problem)"))
             cut = true
             return
         }
         held.append(event)
         if event.isSynReport {
-            current!.frames += 1
+            flow.frames += 1
             framesInInput += 1
             chunk.append(contentsOf: held)
             held.removeAll(keepingCapacity: true)
@@ -125,7 +133,7 @@ public final class RecordingBuilder {
     }
 
     /// Whether damage now would leave something to keep.
-    public var hasSalvage: Bool { pendingEnd != nil || (current?.frames ?? 0) > 0 }
+    public var hasSalvage: Bool { pendingEnd != nil || (flow.open && flow.frames > 0) }
 
     /// Reports damage in the input. Cuts the open recording at its last
     /// complete frame; with salvage on, the recording (or, if the open one
@@ -141,11 +149,12 @@ public final class RecordingBuilder {
                 ? "pass --salvage to import the \(framesInInput) complete frames before it" : nil)
             throw ForceTraceError(file: damage.file, location: damage.location, damage.message, hint: hint)
         }
-        if let current, current.frames > 0 {
+        if flow.open && flow.frames > 0 {
             try close(RecordingEnding(groundTruth: groundTruth, damage: damage, events: 0, frames: 0))
         } else {
             // Nothing complete in the open recording: the damage belongs to the one before.
             current = nil
+            flow.open = false
             chunk.removeAll()
             pendingEnd?.damage = damage
         }
@@ -164,8 +173,9 @@ public final class RecordingBuilder {
         try deliver(force: true)
         var ending = ending
         ending.events = current!.events
-        ending.frames = current!.frames
+        ending.frames = flow.frames
         current = nil
+        flow.open = false
         pendingEnd = ending
     }
 

@@ -52,7 +52,8 @@ public enum TextEscaping {
     /// `text` with its escapes decoded, or nil when one is malformed (an
     /// unknown letter, too few hex digits, a surrogate, a lone `\` at the end).
     public static func unescaped(_ text: some StringProtocol) -> String? {
-        guard text.contains("\\") else { return String(text) }
+        // By its byte: `contains` of a string went through Foundation's search.
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return String(text) }
         var result = ""
         var scalars = text.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {

@@ -287,12 +287,13 @@ public final class RecordingWriter {
     }
 
     private func drainDecoder() throws {
-        let output = decoder.takeOutput()
-        samples.append(contentsOf: output.samples)
-        if samples.count >= Self.batchRows { try writeSamples() }
-        try write(output.contacts, to: contactColumns)
-        try write(output.markers, to: markerColumns)
-        markerCount += Int64(output.markers.count)
+        try decoder.drainOutput { output in
+            samples.append(contentsOf: output.samples)
+            if samples.count >= Self.batchRows { try writeSamples() }
+            try write(output.contacts, to: contactColumns)
+            try write(output.markers, to: markerColumns)
+            markerCount += Int64(output.markers.count)
+        }
     }
 
     private func writeEvents() throws {

@@ -186,20 +186,29 @@ final class DecoderTests: XCTestCase {
         let simulation = Simulator.run({ var options = SimulationOptions(); options.presses = 10; return options }())
         let events = simulation.recording.events
         let (whole, _) = decode(events, device: simulation.recording.device)
-        var decoder = TraceDecoder(device: simulation.recording.device)
-        var samples: [Sample] = [], contacts: [Contact] = []
-        for (index, event) in events.enumerated() {
-            decoder.feed(event, index: Int64(index))
-            if index % 97 == 0 {
-                let part = decoder.takeOutput()
-                samples += part.samples
-                contacts += part.contacts
+        // Both ways of draining: taking the arrays, and reading them in place
+        // (the storage kept for the next frame must not leak rows into it).
+        for inPlace in [false, true] {
+            var decoder = TraceDecoder(device: simulation.recording.device)
+            var samples: [Sample] = [], contacts: [Contact] = []
+            func drain() {
+                if inPlace {
+                    decoder.drainOutput { part in samples += part.samples; contacts += part.contacts }
+                } else {
+                    let part = decoder.takeOutput()
+                    samples += part.samples
+                    contacts += part.contacts
+                }
             }
+            for (index, event) in events.enumerated() {
+                decoder.feed(event, index: Int64(index))
+                if index % 97 == 0 { drain() }
+            }
+            decoder.finish()
+            drain()
+            XCTAssertEqual(samples, whole.samples, "in place: \(inPlace)")
+            XCTAssertEqual(contacts, whole.contacts, "in place: \(inPlace)")
         }
-        decoder.finish()
-        let rest = decoder.takeOutput()
-        XCTAssertEqual(samples + rest.samples, whole.samples)
-        XCTAssertEqual(contacts + rest.contacts, whole.contacts)
         XCTAssertEqual(whole.contacts.count, simulation.presses.count)
     }
 

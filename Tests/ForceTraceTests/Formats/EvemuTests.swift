@@ -361,6 +361,10 @@ final class EvemuTests: XCTestCase {
     func testLabelLineWordsAndFields() throws {
         for line in ["press slot=0", "  press   slot=0  t=1 ", "", "   ", "a=b=c d", "x"] {
             XCTAssertEqual(GroundTruth.words(Substring(line)), line.split(separator: " ", omittingEmptySubsequences: true), line)
+            // As import passes it: the text after the prefix, a slice that does not start at 0.
+            let comment = GroundTruth.evemuPrefix + line
+            let after = comment.dropFirst(GroundTruth.evemuPrefix.count)
+            XCTAssertEqual(GroundTruth.words(after), after.split(separator: " ", omittingEmptySubsequences: true), line)
         }
         // A space with a combining mark is one character: not a place to split.
         let marked = "press slot=0 \u{301}tracking_id=1"
