@@ -84,27 +84,32 @@ final class EvemuEventLineTests: XCTestCase {
         }
     }
 
-    /// The 8-byte read of the fraction stays inside the line: every prefix
-    /// of a written line, placed at the end of a page whose next page is
-    /// unreadable, parses as it does in a plain buffer. A read past the
-    /// line is a segmentation fault here.
-    func testRecordLayoutReadsNothingPastTheEndOfItsMemory() throws {
+    /// Neither parse reads past the end of its memory, the 8-byte reads of
+    /// the fixed places included: every prefix of a line (each cut in a
+    /// field, after it, in a blank) ends at the last byte of a page whose
+    /// next page is unreadable, and parses as it does in a plain buffer. A
+    /// read of one byte more is a segmentation fault here.
+    func testTheEventLineIsReadNoFurtherThanItsMemory() throws {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let base = try XCTUnwrap(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
         XCTAssertNotEqual(base, MAP_FAILED)
         defer { munmap(base, 2 * page) }
         XCTAssertEqual(mprotect(base + page, page, PROT_NONE), 0)
         var takenWhole = 0
-        for text in ["E: 1764400000.208171 0003 0035 1234", "E: 0.000000 0000 0000 0", "E: 5.000001 0003 0039 -1 "] {
+        for text in ["E:\t1.000001 0003 0035 -7 \t", "E: 1764400000.208171 0003 0035 1234", "E: 0.000000 0000 0000 0",
+                     "E: 5.000001 0003 0039 -1 "] {
             let line = Array(text.utf8)
             for count in 0...line.count {
                 let start = (base + page - count).assumingMemoryBound(to: UInt8.self)
                 line[..<count].withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: count) }
-                let parsed = Evemu.recordLayoutEvent(UnsafeBufferPointer(start: start, count: count))
-                XCTAssertEqual(parsed, strict(Array(line[..<count])), String(decoding: line[..<count], as: UTF8.self))
-                if count == line.count && parsed != nil { takenWhole += 1 }
+                let atTheEnd = UnsafeBufferPointer(start: start, count: count), plainCopy = Array(line[..<count])
+                let shown = String(decoding: plainCopy, as: UTF8.self)
+                XCTAssertEqual(Evemu.fastEvent(atTheEnd), plainCopy.withUnsafeBufferPointer(Evemu.fastEvent), shown)
+                let fixed = Evemu.recordLayoutEvent(atTheEnd)
+                XCTAssertEqual(fixed, strict(plainCopy), shown)
+                if count == line.count && fixed != nil { takenWhole += 1 }
             }
         }
-        XCTAssertEqual(takenWhole, 3)
+        XCTAssertEqual(takenWhole, 3, "evemu-record's lines take the fixed places")
     }
 }

@@ -183,26 +183,6 @@ final class EvemuTests: XCTestCase {
         }
     }
 
-    /// Nor past the end of memory: every prefix of a line (each cut in a
-    /// field, after it, in a blank) ends at the last byte of a page whose
-    /// next page is unreadable, and parses as it does in a plain buffer.
-    /// A read of one byte more is a segmentation fault here.
-    func testFastEventReadsNothingPastTheEndOfItsMemory() throws {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let base = try XCTUnwrap(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
-        XCTAssertNotEqual(base, MAP_FAILED)
-        defer { munmap(base, 2 * page) }
-        XCTAssertEqual(mprotect(base + page, page, PROT_NONE), 0)
-        let line = Array("E:\t1.000001 0003 0035 -7 \t".utf8)
-        for count in 0...line.count {
-            let start = (base + page - count).assumingMemoryBound(to: UInt8.self)
-            line[..<count].withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: count) }
-            let parsed = Evemu.fastEvent(UnsafeBufferPointer(start: start, count: count))
-            let expected = Array(line[..<count]).withUnsafeBufferPointer(Evemu.fastEvent)
-            XCTAssertEqual(parsed, expected, String(decoding: line[..<count], as: UTF8.self))
-        }
-    }
-
     /// The byte-level evemu parser's decimal digits are '0' (0x30) to '9'
     /// (0x39): in the seconds, the fraction and the value, '9' is a digit
     /// and the bytes either side, '/' (0x2f) and ':' (0x3a), end the number,
