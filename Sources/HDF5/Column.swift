@@ -200,11 +200,25 @@ public final class Column<Element: HDF5Scalar>: @unchecked Sendable {
     /// per value (a batch of table rows copied field by field).
     @inlinable
     public func append(count: Int, _ value: (Int) -> Element) throws {
+        try appendRuns(count: count) { run in pending.append(contentsOf: run.lazy.map(value)) }
+    }
+
+    /// Appends `values` a run at a time, each copied whole: called
+    /// unspecialized (a table written whole, its element type generic), a
+    /// value at a time went through the type's metadata for each.
+    @inlinable
+    public func append(contentsOf values: UnsafeBufferPointer<Element>) throws {
+        try appendRuns(count: values.count) { run in pending.append(contentsOf: UnsafeBufferPointer(rebasing: values[run])) }
+    }
+
+    /// Calls `add` with each run of `count` new values' indices up to a
+    /// chunk's end, and writes the chunk it fills.
+    @inlinable
+    func appendRuns(count: Int, _ add: (Range<Int>) -> Void) throws {
         var index = 0
         while index < count {
             let run = Swift.min(chunkRows - (storedCount + pending.count) % chunkRows, count - index)
-            let start = index
-            pending.append(contentsOf: (start..<start + run).lazy.map(value))
+            add(index..<index + run)
             index += run
             if (storedCount + pending.count) % chunkRows == 0 { try writePending() }
         }

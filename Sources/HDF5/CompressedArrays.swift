@@ -12,7 +12,7 @@ extension Group {
     public func writeCompressedArray<Element: HDF5Scalar>(_ name: String, _ values: [Element], chunkRows: Int = 16384,
                                                           compression: Compression = .standard) throws {
         let column: Column<Element> = try createColumn(name, chunkRows: max(1, min(chunkRows, values.count)), compression: compression)
-        try column.append(contentsOf: values)
+        try values.withUnsafeBufferPointer { try column.append(contentsOf: $0) }
         try column.close()
     }
 

@@ -142,6 +142,34 @@ final class HDF5Tests: XCTestCase {
         XCTAssertThrowsError(try column.read(999..<1001))
     }
 
+    /// Runs of values appended whole fill each chunk to its end and go on
+    /// in the next: runs shorter than, as long as and longer than a chunk,
+    /// after a flush mid-chunk too; and a whole array written at once.
+    func testRunsOfValuesAppendAcrossChunkBoundaries() throws {
+        let filePath = path("runs.h5")
+        let values = (0..<1000).map { Int32($0 * 7 - 3000) }
+        do {
+            let file = try File.create(filePath)
+            let column: Column<Int32> = try file.root.createColumn("runs", chunkRows: 64)
+            var start = 0
+            for (index, run) in [1, 63, 64, 65, 1, 200, 128, 3].enumerated() {
+                try values.withUnsafeBufferPointer { try column.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<start + run])) }
+                start += run
+                if index == 4 { try column.flush() }
+            }
+            try values.withUnsafeBufferPointer { try column.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
+            try column.close()
+            try file.root.writeCompressedArray("whole", values, chunkRows: 64)
+            try file.close()
+        }
+        let file = try File.open(filePath)
+        let column: Column<Int32> = try file.root.openColumn("runs")
+        XCTAssertEqual(try column.readAll(), values)
+        let whole: Column<Int32> = try file.root.openColumn("whole")
+        XCTAssertEqual(whole.chunkRows, 64)
+        XCTAssertEqual(try whole.readAll(), values)
+    }
+
     func testReopenForAppend() throws {
         let filePath = path("reopen.h5")
         do {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a press was meant to be, as the simulator scripted it or a person
 /// labelled it. Stored in evemu files as `# forcetrace-label:` comments and in
 /// trace files as the `labels` table (docs/FORMAT.md).
@@ -59,40 +61,13 @@ public struct GroundTruth: Equatable, Sendable {
         TextEscaping.escaped(text, also: [" "])
     }
 
-    /// A label line's fields by key.
-    private struct Fields {
-        var pairs: [(key: Substring, value: Substring)]
-        subscript(_ key: String) -> Substring? {
-            var key = key
-            // Lengths first: comparing the bytes of every key was most of a label's cost.
-            return key.withUTF8 { wanted in
-                pairs.last { $0.key.utf8.count == wanted.count && $0.key.utf8.elementsEqual(wanted) }?.value
-            }
-        }
-    }
-
     /// The words of a label line, split at spaces. An ASCII line is split by
     /// its bytes, which gives the same words as splitting its characters
     /// (a space followed by a combining mark is one character, so any other
     /// line is split by characters).
     static func words(_ text: Substring) -> [Substring] {
-        // Word bounds as byte offsets over the contiguous bytes, then one
-        // slice each: stepping the UTF-8 view's indices cost ~100 instructions a byte.
-        let bounds: [Range<Int>]? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            var bounds: [Range<Int>] = []
-            var start = -1
-            for (offset, byte) in bytes.enumerated() {
-                if byte >= 0x80 { return nil }
-                if byte == UInt8(ascii: " ") {
-                    if start >= 0 { bounds.append(start..<offset); start = -1 }
-                } else if start < 0 {
-                    start = offset
-                }
-            }
-            if start >= 0 { bounds.append(start..<bytes.count) }
-            return bounds
-        } ?? nil
-        guard let bounds else { return text.split(separator: " ", omittingEmptySubsequences: true) }
+        var contiguous = text
+        let bounds = contiguous.withUTF8 { bytes in wordBounds(bytes, text) }
         let utf8 = text.utf8
         return bounds.map { bound in
             let lower = utf8.index(utf8.startIndex, offsetBy: bound.lowerBound)
@@ -100,44 +75,78 @@ public struct GroundTruth: Equatable, Sendable {
         }
     }
 
+    /// The words of `text` (whose UTF-8 is `bytes`) as byte ranges: over the
+    /// bytes when they are ASCII, since stepping a string's indices cost
+    /// about 100 instructions a byte; else by characters.
+    private static func wordBounds(_ bytes: UnsafeBufferPointer<UInt8>, _ text: Substring) -> [Range<Int>] {
+        var bounds: [Range<Int>] = []
+        var start = -1
+        for (offset, byte) in bytes.enumerated() {
+            if byte >= 0x80 {
+                let utf8 = text.utf8
+                return text.split(separator: " ", omittingEmptySubsequences: true).map { word in
+                    utf8.distance(from: utf8.startIndex, to: word.startIndex)..<utf8.distance(from: utf8.startIndex, to: word.endIndex)
+                }
+            }
+            if byte == UInt8(ascii: " ") {
+                if start >= 0 { bounds.append(start..<offset); start = -1 }
+            } else if start < 0 {
+                start = offset
+            }
+        }
+        if start >= 0 { bounds.append(start..<bytes.count) }
+        return bounds
+    }
+
     /// Parses the text after `# forcetrace-label:`. Returns an error message
     /// for the caller to place at its line.
     public mutating func parseEvemuComment(_ text: Substring) -> String? {
-        let words = Self.words(text)
+        var contiguous = text
+        return contiguous.withUTF8 { bytes in parseEvemuComment(bytes, Self.wordBounds(bytes, text)) }
+    }
+
+    /// The label line whose UTF-8 is `bytes`, split into `words`, read by its
+    /// bytes: a label line's fields are short ASCII, and strings are made
+    /// only of the values kept.
+    private mutating func parseEvemuComment(_ bytes: UnsafeBufferPointer<UInt8>, _ words: [Range<Int>]) -> String? {
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
         guard let what = words.first else { return "expected 'thresholds ...' or 'press ...' after 'forcetrace-label:'" }
         // A handful of fields: a list searched from its end (the last of a repeated key wins), not a hashed map.
-        var pairs: [(key: Substring, value: Substring)] = []
+        var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         pairs.reserveCapacity(words.count - 1)
         for word in words.dropFirst() {
-            guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")) else { return "expected KEY=VALUE, found '\(word)'" }
-            pairs.append((word[..<equals], word[word.utf8.index(after: equals)...]))
+            guard let equals = bytes[word].firstIndex(of: UInt8(ascii: "=")) else { return "expected KEY=VALUE, found '\(text(word))'" }
+            pairs.append((word.lowerBound..<equals, equals + 1..<word.upperBound))
         }
-        let fields = Fields(pairs: pairs)
-        switch what {
-        case "thresholds":
-            guard let peek = fields["peek"].flatMap({ Double($0) }), let pop = fields["pop"].flatMap({ Double($0) }) else {
+        func matches(_ range: Range<Int>, _ name: StaticString) -> Bool {
+            range.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
+        }
+        func field(_ key: StaticString) -> String? { pairs.last { matches($0.key, key) }.map { text($0.value) } }
+        if matches(what, "thresholds") {
+            guard let peek = field("peek").flatMap({ Double($0) }), let pop = field("pop").flatMap({ Double($0) }) else {
                 return "expected 'thresholds peek=X pop=Y' with numbers"
             }
             self.peek = peek; self.pop = pop
-        case "press":
-            guard let slot = fields["slot"].flatMap({ Int16($0) }), let tracking = fields["tracking_id"].flatMap({ Int32($0) }),
-                  let time = fields["t"].flatMap({ Timestamp.parseDecimal($0.utf8) }), let label = fields["class"] else {
+        } else if matches(what, "press") {
+            guard let slot = field("slot").flatMap({ Int16($0) }), let tracking = field("tracking_id").flatMap({ Int32($0) }),
+                  let time = pairs.last(where: { matches($0.key, "t") }).flatMap({ Timestamp.parseDecimal(bytes[$0.value]) }),
+                  let label = field("class") else {
                 return "expected 'press slot=N tracking_id=N t=SECONDS.MICROSECONDS class=NAME [kind=NAME] [peak=X]'"
             }
-            guard let pressClass = PressClass(label: String(label)) else {
+            guard let pressClass = PressClass(label: label) else {
                 return "unknown class '\(label)'; expected tap, peek-press or pop-press (or peek, pop, deep)"
             }
             var kind: String?
-            if let written = fields["kind"] {
+            if let written = field("kind") {
                 guard let decoded = TextEscaping.unescaped(written) else {
                     return "malformed escape in 'kind=\(written)'; expected \\\\, \\n, \\r, \\t, \\xHH or \\uHHHH after each backslash"
                 }
                 kind = decoded
             }
             labels.append(ContactLabel(slot: slot, trackingID: tracking, tNs: time.ns, label: pressClass,
-                                       kind: kind, intendedPeak: fields["peak"].flatMap { Double($0) }))
-        default:
-            return "unknown label record '\(what)'; expected 'thresholds' or 'press'"
+                                       kind: kind, intendedPeak: field("peak").flatMap { Double($0) }))
+        } else {
+            return "unknown label record '\(text(what))'; expected 'thresholds' or 'press'"
         }
         return nil
     }

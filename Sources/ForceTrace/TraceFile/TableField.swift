@@ -35,10 +35,15 @@ public struct TableField<Row>: @unchecked Sendable {  // key paths and closures 
             })
             return
         }
+        // By the field's offset: a key path read per row cost hundreds of instructions.
+        func value(_ bytes: UnsafeRawBufferPointer, _ row: Int) -> Element { bytes.load(fromByteOffset: row * stride + offset, as: Element.self) }
         self.init(column, isRequired: isRequired, append: { target, rows in
             let bytes = UnsafeRawBufferPointer(rows)
-            try target.append(count: rows.count) { bytes.load(fromByteOffset: $0 * stride + offset, as: Element.self) }
-        }, values: { rows in rows.map { $0[keyPath: field] } }, fill: { rows, values in
+            try target.append(count: rows.count) { value(bytes, $0) }
+        }, values: { rows in
+            let bytes = UnsafeRawBufferPointer(rows)
+            return (0..<rows.count).map { value(bytes, $0) }
+        }, fill: { rows, values in
             let bytes = UnsafeMutableRawBufferPointer(rows)
             for index in values.indices { bytes.storeBytes(of: values[index], toByteOffset: index * stride + offset, as: Element.self) }
         })
