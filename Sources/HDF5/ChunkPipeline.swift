@@ -103,7 +103,7 @@ public final class ChunkPipeline: @unchecked Sendable {
         while true {
             condition.lock()
             while queue.isEmpty && !stopped { condition.wait() }
-            if stopped && queue.isEmpty {
+            if stopped {
                 exited += 1
                 condition.broadcast()
                 condition.unlock()
@@ -167,10 +167,7 @@ struct ChunkJob: @unchecked Sendable {
             var extent = hsize_t((index + 1) * chunkRows)
             try checkStatus(H5Dset_extent(id, &extent), "H5Dset_extent", displayPath)
             var offset = [hsize_t(index * chunkRows)]
-            let status = chunk.bytes.withUnsafeBytes {
-                H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), chunk.mask, &offset, $0.count, $0.baseAddress)
-            }
-            try checkStatus(status, "H5Dwrite_chunk", displayPath)
+            try chunk.bytes.withUnsafeBytes { try ChunkEncoder.writeChunk(id, offset: &offset, bytes: $0, mask: chunk.mask, displayPath: displayPath) }
         }
     }
 }
@@ -214,9 +211,15 @@ public final class ChunkEncoder {
 
     /// The same for a dataset of any rank: `offset` is the chunk's first element, one index per dimension.
     func storeEncoded(_ id: hid_t, offset: inout [hsize_t], stored: Int, mask: UInt32, displayPath: String) throws {
-        let status = compressed.withUnsafeBytes {
-            H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, stored, $0.baseAddress)
+        try compressed.withUnsafeBytes {
+            try Self.writeChunk(id, offset: &offset, bytes: UnsafeRawBufferPointer(rebasing: $0[..<stored]), mask: mask, displayPath: displayPath)
         }
+    }
+
+    /// `bytes` stored as the chunk at `offset` of dataset `id`, as encoded
+    /// (`mask`: the filters skipped). The corresponding C function is `H5Dwrite_chunk`.
+    static func writeChunk(_ id: hid_t, offset: inout [hsize_t], bytes: UnsafeRawBufferPointer, mask: UInt32, displayPath: String) throws {
+        let status = H5Dwrite_chunk(id, CHDF5_P_DEFAULT(), mask, &offset, bytes.count, bytes.baseAddress)
         try checkStatus(status, "H5Dwrite_chunk", displayPath)
     }
 
