@@ -121,7 +121,9 @@ public struct GroundTruth: Equatable, Sendable {
         func matches(_ range: Range<Int>, _ name: StaticString) -> Bool {
             range.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
         }
-        func field(_ key: StaticString) -> String? { pairs.last { matches($0.key, key) }.map { text($0.value) } }
+        // The last value of `key` (a repeated key's last wins), as bytes or as a string.
+        func bounds(_ key: StaticString) -> Range<Int>? { pairs.last { matches($0.key, key) }?.value }
+        func field(_ key: StaticString) -> String? { bounds(key).map(text) }
         if matches(what, "thresholds") {
             guard let peek = field("peek").flatMap({ Double($0) }), let pop = field("pop").flatMap({ Double($0) }) else {
                 return "expected 'thresholds peek=X pop=Y' with numbers"
@@ -129,7 +131,7 @@ public struct GroundTruth: Equatable, Sendable {
             self.peek = peek; self.pop = pop
         } else if matches(what, "press") {
             guard let slot = field("slot").flatMap({ Int16($0) }), let tracking = field("tracking_id").flatMap({ Int32($0) }),
-                  let time = pairs.last(where: { matches($0.key, "t") }).flatMap({ Timestamp.parseDecimal(bytes[$0.value]) }),
+                  let time = bounds("t").flatMap({ Timestamp.parseDecimal(bytes[$0]) }),
                   let label = field("class") else {
                 return "expected 'press slot=N tracking_id=N t=SECONDS.MICROSECONDS class=NAME [kind=NAME] [peak=X]'"
             }
