@@ -81,14 +81,18 @@ extension Evemu {
         return InputEvent(timeNs: seconds * 1_000_000_000 + nanoseconds, type: fields.0, code: fields.1, value: value)
     }
 
-    /// The whole seconds: 1 to 10 digits, below 9e9 so that the time in
-    /// nanoseconds fits an Int64.
+    /// The whole seconds' most digits, and the bound they stay below so
+    /// that the time in nanoseconds fits an Int64.
+    static let secondsDigits = 10
+    static let secondsLimit: Int64 = 9_000_000_000
+
+    /// The whole seconds: 1 to `secondsDigits` digits, below `secondsLimit`.
     @inline(__always)
     private static func seconds(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Int64? {
         var seconds: Int64 = 0
         let start = p
         while p < end, p.pointee &- 0x30 < 10 { seconds = seconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
-        guard p > start, p - start <= 10, seconds < 9_000_000_000 else { return nil }
+        guard p > start, p - start <= secondsDigits, seconds < secondsLimit else { return nil }
         return seconds
     }
 
@@ -110,7 +114,7 @@ extension Evemu {
         guard count == 8 else { return seconds }
         let start = p
         while p < end, p.pointee &- 0x30 < 10 { seconds = seconds &* 10 &+ Int64(p.pointee &- 0x30); p += 1 }
-        guard p - start <= 2, seconds < 9_000_000_000 else { return nil }
+        guard p - start <= secondsDigits - 8, seconds < secondsLimit else { return nil }
         return seconds
     }
 

@@ -84,6 +84,29 @@ final class EvemuEventLineTests: XCTestCase {
         }
     }
 
+    /// The seconds take 1 to 10 digits below 9 000 000 000 (so that the
+    /// time in nanoseconds fits an Int64), eight of them read as one word
+    /// and the rest one by one; the value takes Int32's range. Each bound
+    /// on both sides, on the fixed places, as the plain parse reads them.
+    func testRecordLayoutSecondsAndValueStopAtTheirBounds() throws {
+        func line(_ seconds: String, _ value: String = "7") -> [UInt8] { Array("E: \(seconds).000000 0003 0035 \(value)".utf8) }
+        let taken: [(String, String, Int64, Int32)] = [
+            ("8999999999", "7", 8_999_999_999, 7), ("0000000001", "7", 1, 7), ("12345678", "7", 12_345_678, 7),
+            ("123456789", "7", 123_456_789, 7), ("1234567", "7", 1_234_567, 7), ("5", "2147483647", 5, .max), ("5", "-2147483648", 5, .min),
+        ]
+        for (seconds, value, whole, expected) in taken {
+            let written = line(seconds, value)
+            let event = try XCTUnwrap(strict(written), String(decoding: written, as: UTF8.self))
+            XCTAssertEqual(event, InputEvent(timeNs: whole * 1_000_000_000, type: 3, code: 0x35, value: expected))
+            XCTAssertEqual(plain(written), event)
+        }
+        for (seconds, value) in [("9000000000", "7"), ("00000000001", "7"), ("5", "2147483648"), ("5", "-2147483649")] {
+            let written = line(seconds, value)
+            XCTAssertNil(strict(written), String(decoding: written, as: UTF8.self))
+            XCTAssertNil(plain(written), String(decoding: written, as: UTF8.self))
+        }
+    }
+
     /// Neither parse reads past the end of its memory, the 8-byte reads of
     /// the fixed places included: every prefix of a line (each cut in a
     /// field, after it, in a blank) ends at the last byte of a page whose
